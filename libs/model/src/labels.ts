@@ -1,0 +1,52 @@
+// Label sets as every part of Strata sees them: sorted by name, names unique.
+// Nothing here may reorder or copy labels on a hot path without saying so.
+
+export interface Label {
+  name: string;
+  value: string;
+}
+
+/** Sorted by name, names unique, no empty values. */
+export type Labels = Label[];
+
+export const METRIC_NAME = '__name__';
+
+export function metricName(labels: Labels): string | undefined {
+  for (const l of labels) if (l.name === METRIC_NAME) return l.value;
+  return undefined;
+}
+
+export function labelValue(labels: Labels, name: string): string | undefined {
+  for (const l of labels) if (l.name === name) return l.value;
+  return undefined;
+}
+
+/** A stable string key for a label set; labels must already be sorted. */
+export function labelsKey(labels: Labels): string {
+  let key = '';
+  for (const l of labels) key += l.name + '\xff' + l.value + '\xfe';
+  return key;
+}
+
+export function sortLabels(labels: Labels): Labels {
+  return labels.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export function labelsFromRecord(record: Record<string, string>): Labels {
+  return sortLabels(Object.entries(record).map(([name, value]) => ({ name, value })));
+}
+
+export function labelsToRecord(labels: Labels): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of labels) out[l.name] = l.value;
+  return out;
+}
+
+export function compareLabels(a: Labels, b: Labels): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
+    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
+  }
+  return a.length - b.length;
+}

@@ -1,0 +1,26 @@
+// Runs before `npm start` and `npm test`, before node_modules may exist:
+// installs npm dependencies when they are missing or stale, then fetches the
+// Apache Kafka jars into the git-ignored cache. Plain Node, no dependencies.
+import { existsSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const marker = join(root, 'node_modules', '.package-lock.json');
+const lock = join(root, 'package-lock.json');
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) {
+    console.error(`strata bootstrap: '${cmd} ${args.join(' ')}' failed (exit ${r.status})`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
+if (stale) {
+  console.log('strata bootstrap: installing npm dependencies');
+  run('npm', existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
+}
+run(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'kafka.ts'), 'fetch']);
