@@ -1,0 +1,100 @@
+// Postings: label name -> label value -> ascending series ids. Selection by
+// matchers follows Prometheus: a matcher that accepts "" also selects series
+// that lack the label, so it is applied by subtraction.
+
+import { matcherFn, type Matcher } from '@strata/model';
+
+export class Postings {
+  private readonly index = new Map<string, Map<string, number[]>>();
+  private readonly all: number[] = [];
+
+  add(id: number, labels: readonly { name: string; value: string }[]): void {
+    this.all.push(id);
+    for (const { name, value } of labels) {
+      let values = this.index.get(name);
+      if (!values) this.index.set(name, (values = new Map()));
+      const list = values.get(value);
+      if (list) list.push(id);
+      else values.set(value, [id]);
+    }
+  }
+
+  labelNames(): string[] {
+    return [...this.index.keys()];
+  }
+
+  labelValues(name: string): string[] {
+    return [...(this.index.get(name)?.keys() ?? [])];
+  }
+
+  /** Series ids selected by all matchers, ascending. */
+  select(matchers: Matcher[]): number[] {
+    const positive: number[][] = [];
+    const negative: number[][] = [];
+    for (const m of matchers) {
+      const fn = matcherFn(m);
+      const values = this.index.get(m.name);
+      if (fn('')) {
+        // Accepts absent labels: remove the series whose value is rejected.
+        if (!values) continue;
+        const rejected: number[][] = [];
+        for (const [v, ids] of values) if (!fn(v)) rejected.push(ids);
+        if (rejected.length > 0) negative.push(union(rejected));
+      } else {
+        if (!values) return [];
+        if (m.type === '=') {
+          const ids = values.get(m.value);
+          if (!ids) return [];
+          positive.push(ids);
+          continue;
+        }
+        const accepted: number[][] = [];
+        for (const [v, ids] of values) if (fn(v)) accepted.push(ids);
+        if (accepted.length === 0) return [];
+        positive.push(union(accepted));
+      }
+    }
+    let result = positive.length > 0 ? intersectAll(positive) : this.all;
+    for (const ids of negative) result = subtract(result, ids);
+    return result === this.all ? this.all.slice() : result;
+  }
+}
+
+function intersectAll(lists: number[][]): number[] {
+  lists.sort((a, b) => a.length - b.length);
+  let out = lists[0];
+  for (let i = 1; i < lists.length && out.length > 0; i++) out = intersect(out, lists[i]);
+  return out;
+}
+
+function intersect(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      out.push(a[i]);
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return out;
+}
+
+function subtract(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let j = 0;
+  for (const id of a) {
+    while (j < b.length && b[j] < id) j++;
+    if (j >= b.length || b[j] !== id) out.push(id);
+  }
+  return out;
+}
+
+function union(lists: number[][]): number[] {
+  if (lists.length === 1) return lists[0];
+  const seen = new Set<number>();
+  for (const l of lists) for (const id of l) seen.add(id);
+  return [...seen].sort((x, y) => x - y);
+}

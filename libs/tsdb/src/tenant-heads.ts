@@ -1,0 +1,37 @@
+// One head per tenant behind the Querier seam; a query never sees another
+// tenant's head.
+
+import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
+import { Head } from './head.ts';
+
+export class TenantHeads implements Querier {
+  private readonly heads = new Map<string, Head>();
+
+  head(tenant: string): Head {
+    let h = this.heads.get(tenant);
+    if (!h) this.heads.set(tenant, (h = new Head()));
+    return h;
+  }
+
+  tenants(): string[] {
+    return [...this.heads.keys()];
+  }
+
+  get numSeries(): number {
+    let n = 0;
+    for (const h of this.heads.values()) n += h.numSeries;
+    return n;
+  }
+
+  async select(p: SelectParams): Promise<Series[]> {
+    return this.heads.get(p.tenant)?.select(p.matchers, p.mint, p.maxt) ?? [];
+  }
+
+  async labelNames(p: SelectParams): Promise<string[]> {
+    return this.heads.get(p.tenant)?.labelNames(p.matchers, p.mint, p.maxt) ?? [];
+  }
+
+  async labelValues(p: LabelValuesParams): Promise<string[]> {
+    return this.heads.get(p.tenant)?.labelValues(p.name, p.matchers, p.mint, p.maxt) ?? [];
+  }
+}
