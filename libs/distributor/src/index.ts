@@ -1,0 +1,8 @@
+export { Distributor } from './distributor.ts';
+export type { DistributorOptions, PushRequest, PushResult, RecordWriter } from './distributor.ts';
+export { DistributorError } from './errors.ts';
+export { registerPushRoutes } from './http.ts';
+export type { PushRoutesOptions } from './http.ts';
+export { partitionFor, seriesToken } from './sharding.ts';
+export { distributorConfigShape } from './config.ts';
+export type { DistributorConfig } from './config.ts';

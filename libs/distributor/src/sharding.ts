@@ -1,0 +1,29 @@
+// Picks the partition of a series: a hash of (tenant, labels) so one series
+// always lands on one partition and one ingester per zone.
+
+import type { Label } from '@strata/model';
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+function fnv1a(hash: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    hash ^= s.charCodeAt(i);
+    hash = Math.imul(hash, FNV_PRIME);
+  }
+  return hash;
+}
+
+/** A 32-bit token for the series; labels as sent (validated as sorted). */
+export function seriesToken(tenant: string, labels: readonly Label[]): number {
+  let h = fnv1a(FNV_OFFSET, tenant);
+  for (const l of labels) {
+    h = fnv1a(h ^ 0xff, l.name);
+    h = fnv1a(h ^ 0xfe, l.value);
+  }
+  return h >>> 0;
+}
+
+export function partitionFor(tenant: string, labels: readonly Label[], partitions: number): number {
+  return seriesToken(tenant, labels) % partitions;
+}

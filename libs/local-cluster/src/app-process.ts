@@ -1,0 +1,103 @@
+// One Strata app as a child process: started with fixed flags and ports so a
+// restart comes back at the same address, killed by pid, logs to a file.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface AppProcessOptions {
+  /** e.g. distributor, querier, ingester-zone-a-0. */
+  name: string;
+  /** apps/<app>/src/main.ts */
+  app: 'distributor' | 'ingester' | 'querier' | 'strata';
+  args: string[];
+  httpPort: number;
+  logFile: string;
+}
+
+export class AppProcess {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(readonly opts: AppProcessOptions) {}
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.opts.httpPort}`;
+  }
+
+  start(): void {
+    if (this.running) throw new Error(`${this.name} is already running (pid ${this.pid})`);
+    const fd = openSync(this.opts.logFile, 'a');
+    const main = `${REPO_ROOT}apps/${this.opts.app}/src/main.ts`;
+    const child = spawn(process.execPath, ['--import', 'tsx', main, ...this.opts.args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', fd, fd],
+      env: { ...process.env, STRATA_LOG_LEVEL: process.env.STRATA_LOG_LEVEL ?? 'info' },
+    });
+    closeSync(fd);
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  /** Sends the signal by pid and waits until the process is gone. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL', timeoutMs = 15_000): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running || child.pid === undefined) return;
+    process.kill(child.pid, signal);
+    const timer = setTimeout(() => this.running && child.pid && process.kill(child.pid, 'SIGKILL'), timeoutMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** Kills without waiting (for process-exit cleanup). */
+  killNow(): void {
+    if (this.running && this.child?.pid) {
+      try {
+        process.kill(this.child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  /** Polls GET /ready until 200; fails early if the process dies. */
+  async waitReady(timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no answer yet';
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`${this.name} exited while waiting for /ready; see ${this.opts.logFile}`);
+      try {
+        const res = await fetch(`${this.url}/ready`, { signal: AbortSignal.timeout(2000) });
+        if (res.status === 200) return;
+        last = `${res.status} ${(await res.text()).trim()}`;
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`${this.name} not ready after ${timeoutMs}ms (last: ${last}); see ${this.opts.logFile}`);
+  }
+
+  /** GET /ready once: true only on 200. */
+  async isReady(): Promise<boolean> {
+    try {
+      return (await fetch(`${this.url}/ready`, { signal: AbortSignal.timeout(2000) })).status === 200;
+    } catch {
+      return false;
+    }
+  }
+}

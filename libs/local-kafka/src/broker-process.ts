@@ -1,0 +1,106 @@
+// One Kafka node as an OS process: spawn (detached, output to its log file), signal, wait for exit.
+// Processes are only ever addressed by their own pid, never by name or process group.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { classpath } from './jvm-args.ts';
+
+export interface BrokerProcessSpec {
+  nodeId: number;
+  libsDir: string;
+  propsFile: string;
+  logFile: string;
+  jvmArgs: string[];
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export class BrokerProcess {
+  private child: ChildProcess | undefined;
+  private exit: Promise<ExitInfo> | undefined;
+  private exitInfo: ExitInfo | undefined;
+
+  constructor(private readonly spec: BrokerProcessSpec) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.exitInfo === undefined;
+  }
+
+  /** Why the last run ended, or undefined while running / never started. */
+  get exited(): ExitInfo | undefined {
+    return this.exitInfo;
+  }
+
+  start(): number {
+    if (this.running) throw new Error(`kafka node ${this.spec.nodeId} is already running (pid ${this.pid})`);
+    const fd = openSync(this.spec.logFile, 'a');
+    let child: ChildProcess;
+    try {
+      const args = [...this.spec.jvmArgs, '-cp', classpath(this.spec.libsDir), 'kafka.Kafka', this.spec.propsFile];
+      child = spawn('java', args, { detached: true, stdio: ['ignore', fd, fd] });
+    } finally {
+      closeSync(fd);
+    }
+    this.exitInfo = undefined;
+    this.exit = new Promise((resolve) => {
+      // 'error' without 'exit' means the process never started (e.g. no java on PATH).
+      child.once('error', () => {
+        this.exitInfo ??= { code: -1, signal: null };
+        resolve(this.exitInfo);
+      });
+      child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        resolve(this.exitInfo);
+      });
+    });
+    // The broker must not keep the node process alive by itself; owners stop it explicitly.
+    child.unref();
+    if (child.pid === undefined) {
+      this.exitInfo = { code: -1, signal: null };
+      throw new Error(`cannot start java for kafka node ${this.spec.nodeId}; is Java 17+ on PATH?`);
+    }
+    this.child = child;
+    return child.pid;
+  }
+
+  /** Sends `signal`; if the process is still alive after `killAfterMs`, SIGKILLs it. Resolves once it exited. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', killAfterMs = 20_000): Promise<void> {
+    const pid = this.child?.pid;
+    if (!this.running || pid === undefined || this.exit === undefined) return;
+    sendSignal(pid, signal);
+    if (signal === 'SIGKILL') {
+      await this.exit;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), killAfterMs);
+    });
+    const first = await Promise.race([this.exit, timedOut]);
+    clearTimeout(timer);
+    if (first === 'timeout') {
+      sendSignal(pid, 'SIGKILL');
+      await this.exit;
+    }
+  }
+
+  /** Synchronous SIGKILL for process-exit hooks, where nothing async runs any more. */
+  killNow(): void {
+    const pid = this.child?.pid;
+    if (this.running && pid !== undefined) sendSignal(pid, 'SIGKILL');
+  }
+}
+
+function sendSignal(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}

@@ -1,0 +1,8 @@
+// Public surface of @strata/local-kafka: a real Apache Kafka (KRaft) on loopback.
+export { KAFKA_VERSION, kafkaLibsDir } from './kafka-version.ts';
+export { fetchKafka } from './fetch-kafka.ts';
+export type { FetchKafkaOptions } from './fetch-kafka.ts';
+export { startKafka } from './start-kafka.ts';
+export type { LocalKafka, StartKafkaOptions } from './start-kafka.ts';
+export { ensureTopic } from './ensure-topic.ts';
+export type { EnsureTopicOptions, EnsureTopicResult } from './ensure-topic.ts';

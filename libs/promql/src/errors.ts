@@ -1,0 +1,115 @@
+// The error registry of the PromQL engine: every error a query can end in, with
+// the Prometheus API error type and HTTP status the HTTP layer maps it to.
+// Nothing else in this lib may throw a bare Error at a caller.
+
+/** The `errorType` strings of Prometheus' HTTP API. */
+export type PromQLErrorType = 'bad_data' | 'execution' | 'timeout' | 'internal';
+
+export abstract class PromQLError extends Error {
+  abstract readonly errorType: PromQLErrorType;
+  /** Stable code for logs and metrics. */
+  abstract readonly code: string;
+  abstract readonly httpStatus: number;
+  /** Whether sending the same request again may succeed. */
+  abstract readonly retriable: boolean;
+}
+
+/** A 0-based offset range into the query string (UTF-16 code units). */
+export interface PositionRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The query does not parse or does not type-check. The message is Prometheus'
+ * (`1:14: parse error: unexpected "}" in label matching, expected string`):
+ * line and column are 1-based, the column counted in bytes as Go does.
+ */
+export class PromQLParseError extends PromQLError {
+  readonly errorType = 'bad_data' as const;
+  readonly code = 'err-strata-promql-parse';
+  readonly httpStatus = 400;
+  readonly retriable = false;
+  /** The message without the `line:col: parse error: ` prefix. */
+  readonly detail: string;
+  readonly positionRange: PositionRange;
+  readonly line: number;
+  readonly column: number;
+  readonly query: string;
+
+  constructor(query: string, positionRange: PositionRange, detail: string) {
+    const { line, column } = goLineColumn(query, positionRange.start);
+    super(`${query === '' ? 'unknown position' : `${line}:${column}`}: parse error: ${detail}`);
+    this.name = 'PromQLParseError';
+    this.detail = detail;
+    this.positionRange = positionRange;
+    this.line = line;
+    this.column = column;
+    this.query = query;
+  }
+}
+
+/** A request parameter other than the expression is unusable (bad step, end before start, wrong result type). */
+export class PromQLBadDataError extends PromQLError {
+  readonly errorType = 'bad_data' as const;
+  readonly code = 'err-strata-promql-bad-data';
+  readonly httpStatus = 400;
+  readonly retriable = false;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'PromQLBadDataError';
+  }
+}
+
+/** The query parsed but failed while evaluating (too many samples, duplicate label sets, bad arguments). */
+export class PromQLExecutionError extends PromQLError {
+  readonly errorType = 'execution' as const;
+  readonly code = 'err-strata-promql-execution';
+  readonly httpStatus = 422;
+  readonly retriable = false;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'PromQLExecutionError';
+  }
+}
+
+/** The query ran past its deadline or the caller aborted it. */
+export class PromQLTimeoutError extends PromQLError {
+  readonly errorType = 'timeout' as const;
+  readonly code = 'err-strata-promql-timeout';
+  readonly httpStatus = 503;
+  readonly retriable = true;
+  readonly reason: 'timeout' | 'canceled';
+
+  constructor(reason: 'timeout' | 'canceled', where: string) {
+    super(reason === 'timeout' ? `query timed out in ${where}` : `query was canceled in ${where}`);
+    this.name = 'PromQLTimeoutError';
+    this.reason = reason;
+  }
+}
+
+/** Reading from the querier failed; the query may succeed when retried. */
+export class PromQLStorageError extends PromQLError {
+  readonly errorType = 'internal' as const;
+  readonly code = 'err-strata-promql-storage';
+  readonly httpStatus = 500;
+  readonly retriable = true;
+
+  constructor(cause: unknown) {
+    super(`expanding series: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'PromQLStorageError';
+  }
+}
+
+export const TOO_MANY_SAMPLES_MESSAGE = 'query processing would load too many samples into memory in query execution';
+
+/** Line and byte column of a UTF-16 offset, as Prometheus' PositionRange.StartPosInput computes them. */
+function goLineColumn(query: string, offset: number): { line: number; column: number } {
+  const before = query.slice(0, Math.max(0, Math.min(offset, query.length)));
+  const lastBreak = before.lastIndexOf('\n');
+  const line = before.split('\n').length;
+  const column = Buffer.byteLength(before.slice(lastBreak + 1)) + 1;
+  return { line, column };
+}

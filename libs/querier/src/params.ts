@@ -1,0 +1,33 @@
+// Parameter parsing with Prometheus' rules: times as unix seconds or RFC 3339,
+// durations as Prometheus durations or float seconds.
+
+import { parseDuration } from '@strata/service';
+import { badData } from './errors.ts';
+
+// Prometheus' min/max times for "no bound" (what its API prints back, too).
+export const MIN_TIME = -9223309901257974;
+export const MAX_TIME = 9223309901257974;
+
+export function parseTime(value: string | null, name: string, fallback: number): number {
+  if (value === null || value === '') return fallback;
+  if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(value)) {
+    return Math.round(Number(value) * 1000);
+  }
+  const ms = Date.parse(value);
+  if (!Number.isNaN(ms) && /^\d{4}-\d\d-\d\dT/.test(value)) return ms;
+  throw badData(`invalid parameter "${name}": cannot parse "${value}" to a valid timestamp`);
+}
+
+export function parseStep(value: string | null, name: string): number {
+  if (value === null || value === '') throw badData(`invalid parameter "${name}": cannot parse "" to a valid duration`);
+  let ms: number;
+  if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(value)) ms = Math.round(Number(value) * 1000);
+  else {
+    try {
+      ms = parseDuration(value);
+    } catch {
+      throw badData(`invalid parameter "${name}": cannot parse "${value}" to a valid duration`);
+    }
+  }
+  return ms;
+}

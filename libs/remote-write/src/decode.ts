@@ -1,0 +1,183 @@
+// The ingester's view of a record value (a remote write 1.0 WriteRequest):
+// everything materialised, sample values copied byte for byte so NaN payloads
+// such as the stale marker survive. Must never turn a value into a JS number on the way.
+
+import type { Label } from '@strata/model';
+import {
+  TAG_EXEMPLAR_LABELS,
+  TAG_EXEMPLAR_TIMESTAMP,
+  TAG_EXEMPLAR_VALUE,
+  TAG_SAMPLE_TIMESTAMP,
+  TAG_SAMPLE_VALUE,
+  TAG_TIMESERIES_EXEMPLARS,
+  TAG_TIMESERIES_HISTOGRAMS,
+  TAG_TIMESERIES_LABELS,
+  TAG_TIMESERIES_SAMPLES,
+  TAG_WRITE_REQUEST_METADATA,
+  TAG_WRITE_REQUEST_TIMESERIES,
+  WT_EXEMPLAR,
+  WT_SAMPLE,
+  WT_TIMESERIES,
+  WT_WRITE_REQUEST,
+  readLabel,
+  readMetadata,
+  type MetricMetadata,
+} from './messages.ts';
+import { LITTLE_ENDIAN, ProtoReader } from './wire.ts';
+
+export interface DecodedExemplar {
+  labels: Label[];
+  value: number;
+  timestamp: number;
+}
+
+export interface DecodedSeries {
+  /** As sent (the distributor accepted them sorted). */
+  labels: Label[];
+  /**
+   * Views into one ArrayBuffer shared by every series of the request (one
+   * allocation per request, not two per series); copy them to keep them long.
+   */
+  timestamps: Float64Array;
+  values: Float64Array;
+  exemplars: DecodedExemplar[];
+  /** Native histograms are not decoded yet; counted so the caller can report them dropped. */
+  histograms: number;
+}
+
+export interface DecodedWriteRequest {
+  timeseries: DecodedSeries[];
+  metadata: MetricMetadata[];
+}
+
+/** Decodes a WriteRequest in full. Throws RemoteWriteError 'bad-protobuf' on malformed input. */
+export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
+  const r = new ProtoReader(buf);
+  const end = buf.length;
+
+  // Pass 1: count each series' samples, so all of them fit one ArrayBuffer.
+  const counts: number[] = [];
+  let total = 0;
+  while (r.pos < end) {
+    const tag = r.tag(end, 'WriteRequest');
+    if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
+      const e = r.len(end, 1, 'WriteRequest');
+      let n = 0;
+      while (r.pos < e) {
+        const t = r.tag(e, 'TimeSeries');
+        if (t === TAG_TIMESERIES_SAMPLES) n++;
+        r.skip(t, e, 'TimeSeries', WT_TIMESERIES);
+      }
+      counts.push(n);
+      total += n;
+    } else {
+      r.skip(tag, end, 'WriteRequest', WT_WRITE_REQUEST);
+    }
+  }
+
+  const store = new ArrayBuffer(total * 16);
+  const allTimestamps = new Float64Array(store, 0, total);
+  const allValueBytes = new Uint8Array(store, total * 8, total * 8);
+  const src = r.buf;
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+
+  // Pass 2: decode.
+  const timeseries: DecodedSeries[] = [];
+  const metadata: MetricMetadata[] = [];
+  let seriesIndex = 0;
+  let offset = 0;
+  r.pos = 0;
+  while (r.pos < end) {
+    const tag = r.tag(end, 'WriteRequest');
+    if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
+      const seriesEnd = r.len(end, 1, 'WriteRequest');
+      const n = counts[seriesIndex++];
+      const labels: Label[] = [];
+      const exemplars: DecodedExemplar[] = [];
+      let histograms = 0;
+      let i = offset;
+      while (r.pos < seriesEnd) {
+        const t = r.tag(seriesEnd, 'TimeSeries');
+        switch (t) {
+          case TAG_TIMESERIES_LABELS: {
+            const e = r.len(seriesEnd, 1, 'TimeSeries');
+            labels.push(readLabel(r, e));
+            break;
+          }
+          case TAG_TIMESERIES_SAMPLES: {
+            const e = r.len(seriesEnd, 2, 'TimeSeries');
+            let ts = 0;
+            let valueAt = -1;
+            while (r.pos < e) {
+              const st = r.tag(e, 'Sample');
+              if (st === TAG_SAMPLE_VALUE) {
+                valueAt = r.pos;
+                r.fixed64(e, 1, 'Sample');
+              } else if (st === TAG_SAMPLE_TIMESTAMP) {
+                ts = r.int64(e, 2, 'Sample');
+              } else {
+                r.skip(st, e, 'Sample', WT_SAMPLE);
+              }
+            }
+            allTimestamps[i] = ts;
+            if (valueAt >= 0) {
+              // Byte copy: a JS number round trip may canonicalise NaN payloads.
+              const o = i * 8;
+              if (LITTLE_ENDIAN) for (let k = 0; k < 8; k++) allValueBytes[o + k] = src[valueAt + k];
+              else for (let k = 0; k < 8; k++) allValueBytes[o + k] = src[valueAt + 7 - k];
+            }
+            i++;
+            break;
+          }
+          case TAG_TIMESERIES_EXEMPLARS: {
+            const e = r.len(seriesEnd, 3, 'TimeSeries');
+            exemplars.push(readExemplar(r, e, view));
+            break;
+          }
+          case TAG_TIMESERIES_HISTOGRAMS:
+            histograms++;
+            r.skip(t, seriesEnd, 'TimeSeries');
+            break;
+          default:
+            r.skip(t, seriesEnd, 'TimeSeries', WT_TIMESERIES);
+        }
+      }
+      timeseries.push({
+        labels,
+        timestamps: new Float64Array(store, offset * 8, n),
+        values: new Float64Array(store, (total + offset) * 8, n),
+        exemplars,
+        histograms,
+      });
+      offset += n;
+    } else if (tag === TAG_WRITE_REQUEST_METADATA) {
+      const e = r.len(end, 3, 'WriteRequest');
+      metadata.push(readMetadata(r, e));
+    } else {
+      r.skip(tag, end, 'WriteRequest', WT_WRITE_REQUEST);
+    }
+  }
+  return { timeseries, metadata };
+}
+
+function readExemplar(r: ProtoReader, end: number, view: DataView): DecodedExemplar {
+  const labels: Label[] = [];
+  let value = 0;
+  let timestamp = 0;
+  while (r.pos < end) {
+    const tag = r.tag(end, 'Exemplar');
+    if (tag === TAG_EXEMPLAR_LABELS) {
+      const e = r.len(end, 1, 'Exemplar');
+      labels.push(readLabel(r, e));
+    } else if (tag === TAG_EXEMPLAR_VALUE) {
+      const at = r.pos;
+      r.fixed64(end, 2, 'Exemplar');
+      value = view.getFloat64(at, true);
+    } else if (tag === TAG_EXEMPLAR_TIMESTAMP) {
+      timestamp = r.int64(end, 3, 'Exemplar');
+    } else {
+      r.skip(tag, end, 'Exemplar', WT_EXEMPLAR);
+    }
+  }
+  return { labels, value, timestamp };
+}

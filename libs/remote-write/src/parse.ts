@@ -1,0 +1,151 @@
+// The distributor's view of a remote write 1.0 request: labels to validate and
+// shard on, plus each TimeSeries' own bytes to route on unchanged. Samples are
+// only counted and scanned for their time bounds, never materialised.
+
+import type { Label } from '@strata/model';
+import {
+  TAG_EXEMPLAR_LABELS,
+  TAG_HISTOGRAM_TIMESTAMP,
+  TAG_SAMPLE_TIMESTAMP,
+  TAG_SAMPLE_VALUE,
+  TAG_TIMESERIES_EXEMPLARS,
+  TAG_TIMESERIES_HISTOGRAMS,
+  TAG_TIMESERIES_LABELS,
+  TAG_TIMESERIES_SAMPLES,
+  TAG_WRITE_REQUEST_METADATA,
+  TAG_WRITE_REQUEST_TIMESERIES,
+  WT_EXEMPLAR,
+  WT_HISTOGRAM,
+  WT_LABEL,
+  WT_SAMPLE,
+  WT_TIMESERIES,
+  WT_WRITE_REQUEST,
+  readLabel,
+  readMetadata,
+  type MetricMetadata,
+} from './messages.ts';
+import { ProtoReader } from './wire.ts';
+
+export interface ParsedSeries {
+  /** As sent: not re-sorted, empty values kept (validation decides). */
+  labels: Label[];
+  /** The TimeSeries message body: a zero-copy view of the request buffer. */
+  raw: Uint8Array;
+  samples: number;
+  exemplars: number;
+  histograms: number;
+  /** Bounds over sample and histogram timestamps (ms); Infinity / -Infinity when there are none. */
+  minTimestamp: number;
+  maxTimestamp: number;
+  /** A label name or value held bytes that are not UTF-8 (they were decoded as U+FFFD). */
+  invalidUtf8: boolean;
+}
+
+export interface ParsedMetadata extends MetricMetadata {
+  /** The MetricMetadata message body: a zero-copy view of the request buffer. */
+  raw: Uint8Array;
+}
+
+export interface ParsedWriteRequest {
+  series: ParsedSeries[];
+  metadata: ParsedMetadata[];
+}
+
+/** Parses a decompressed WriteRequest. Throws RemoteWriteError 'bad-protobuf' on malformed input. */
+export function parseWriteRequest(buf: Uint8Array): ParsedWriteRequest {
+  const r = new ProtoReader(buf);
+  const end = buf.length;
+  const series: ParsedSeries[] = [];
+  const metadata: ParsedMetadata[] = [];
+  while (r.pos < end) {
+    const tag = r.tag(end, 'WriteRequest');
+    if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
+      const e = r.len(end, 1, 'WriteRequest');
+      series.push(parseSeries(r, e));
+    } else if (tag === TAG_WRITE_REQUEST_METADATA) {
+      const e = r.len(end, 3, 'WriteRequest');
+      const start = r.pos;
+      const m = readMetadata(r, e) as ParsedMetadata;
+      m.raw = r.buf.subarray(start, e);
+      metadata.push(m);
+    } else {
+      r.skip(tag, end, 'WriteRequest', WT_WRITE_REQUEST);
+    }
+  }
+  return { series, metadata };
+}
+
+function parseSeries(r: ProtoReader, end: number): ParsedSeries {
+  const start = r.pos;
+  const labels: Label[] = [];
+  let samples = 0;
+  let exemplars = 0;
+  let histograms = 0;
+  let minTimestamp = Infinity;
+  let maxTimestamp = -Infinity;
+  r.invalidUtf8 = false;
+  while (r.pos < end) {
+    const tag = r.tag(end, 'TimeSeries');
+    switch (tag) {
+      case TAG_TIMESERIES_LABELS: {
+        const e = r.len(end, 1, 'TimeSeries');
+        labels.push(readLabel(r, e));
+        break;
+      }
+      case TAG_TIMESERIES_SAMPLES: {
+        const e = r.len(end, 2, 'TimeSeries');
+        let t = 0;
+        while (r.pos < e) {
+          const st = r.tag(e, 'Sample');
+          if (st === TAG_SAMPLE_VALUE) r.fixed64(e, 1, 'Sample');
+          else if (st === TAG_SAMPLE_TIMESTAMP) t = r.int64(e, 2, 'Sample');
+          else r.skip(st, e, 'Sample', WT_SAMPLE);
+        }
+        if (t < minTimestamp) minTimestamp = t;
+        if (t > maxTimestamp) maxTimestamp = t;
+        samples++;
+        break;
+      }
+      case TAG_TIMESERIES_EXEMPLARS: {
+        const e = r.len(end, 3, 'TimeSeries');
+        // Walked down to its labels, so anything the ingester would reject is rejected here.
+        while (r.pos < e) {
+          const et = r.tag(e, 'Exemplar');
+          if (et === TAG_EXEMPLAR_LABELS) {
+            const le = r.len(e, 1, 'Exemplar');
+            while (r.pos < le) r.skip(r.tag(le, 'Label'), le, 'Label', WT_LABEL);
+          } else {
+            r.skip(et, e, 'Exemplar', WT_EXEMPLAR);
+          }
+        }
+        exemplars++;
+        break;
+      }
+      case TAG_TIMESERIES_HISTOGRAMS: {
+        const e = r.len(end, 4, 'TimeSeries');
+        let t = 0;
+        while (r.pos < e) {
+          const ht = r.tag(e, 'Histogram');
+          if (ht === TAG_HISTOGRAM_TIMESTAMP) t = r.int64(e, 15, 'Histogram');
+          else r.skip(ht, e, 'Histogram', WT_HISTOGRAM);
+        }
+        if (t < minTimestamp) minTimestamp = t;
+        if (t > maxTimestamp) maxTimestamp = t;
+        histograms++;
+        break;
+      }
+      default:
+        r.skip(tag, end, 'TimeSeries', WT_TIMESERIES);
+    }
+  }
+  return {
+    labels,
+    raw: r.buf.subarray(start, end),
+    samples,
+    exemplars,
+    histograms,
+    minTimestamp,
+    maxTimestamp,
+    invalidUtf8: r.invalidUtf8,
+  };
+}

@@ -1,0 +1,220 @@
+// Series label validation with Prometheus/Mimir rules, run by the distributor on
+// every series before it is routed. Returns failures as values: one bad series
+// must not fail its request's valid ones. Never reorders or copies labels.
+//
+// Empty label values follow Mimir (pkg/distributor/distributor.go,
+// prePushSortAndFilterMiddleware, and mimirpb.PreallocTimeseries.RemoveEmptyLabelValues):
+// "Prometheus strips empty values before storing; drop them now", i.e. a label
+// with an empty value is the same as no label. Mimir strips them *before*
+// validateLabels runs, so such a label is never rejected, whatever its name, and
+// does not count toward the label limit; `__name__=""` therefore reads as a
+// missing metric name. The caller drops them from what it stores and routes with
+// withoutEmptyLabelValues() + replaceSeriesLabels(). An empty label *name* with a
+// non-empty value is invalid (it fails the name syntax).
+//
+// Two deliberate differences from Mimir: Mimir sorts unsorted labels, Strata
+// rejects them (err-strata-labels-not-sorted; remote write 1.0 says senders MUST
+// sort, and the distributor routes the sender's bytes without re-encoding them);
+// and a series left with no labels at all is rejected as missing its metric
+// name, where Mimir drops it silently.
+
+import { METRIC_NAME, type Label } from '@strata/model';
+import type { ParsedSeries } from './parse.ts';
+
+export type ValidationCode =
+  | 'err-strata-missing-metric-name'
+  | 'err-strata-invalid-metric-name'
+  | 'err-strata-max-label-names-per-series'
+  | 'err-strata-invalid-label'
+  | 'err-strata-label-name-too-long'
+  | 'err-strata-invalid-label-value'
+  | 'err-strata-label-value-too-long'
+  | 'err-strata-duplicate-label-names'
+  | 'err-strata-labels-not-sorted';
+
+export interface ValidationFailure {
+  code: ValidationCode;
+  /** HTTP status for the request if this is its first failure: always 400. */
+  status: number;
+  /** One line naming the series and saying what to fix. */
+  message: string;
+}
+
+export interface LabelLimits {
+  maxLabelNamesPerSeries?: number;
+  /** In UTF-8 bytes, as Mimir counts. */
+  maxLabelNameLength?: number;
+  maxLabelValueLength?: number;
+}
+
+/** Mimir's defaults, used for any limit not given. */
+export const DEFAULT_LABEL_LIMITS: Readonly<Required<LabelLimits>> = {
+  maxLabelNamesPerSeries: 30,
+  maxLabelNameLength: 1024,
+  maxLabelValueLength: 2048,
+};
+
+const SERIES_MAX_CHARS = 200;
+const SNIPPET_MAX_CHARS = 100;
+
+/** Validates one series' labels; `undefined` means valid. Labels with empty values count as absent. */
+export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLimits): ValidationFailure | undefined {
+  const maxNames = limits?.maxLabelNamesPerSeries ?? DEFAULT_LABEL_LIMITS.maxLabelNamesPerSeries;
+  const maxNameLength = limits?.maxLabelNameLength ?? DEFAULT_LABEL_LIMITS.maxLabelNameLength;
+  const maxValueLength = limits?.maxLabelValueLength ?? DEFAULT_LABEL_LIMITS.maxLabelValueLength;
+
+  let metricName: string | undefined;
+  let count = 0;
+  for (const l of labels) {
+    if (l.value === '') continue;
+    count++;
+    if (metricName === undefined && l.name === METRIC_NAME) metricName = l.value;
+  }
+  if (metricName === undefined) {
+    return fail('err-strata-missing-metric-name', `received a series with no metric name (no non-empty ${METRIC_NAME} label) ${inSeries(labels)}; add a ${METRIC_NAME} label`);
+  }
+  if (!isValidMetricName(metricName)) {
+    return fail(
+      'err-strata-invalid-metric-name',
+      `received a series with invalid metric name ${snippet(metricName)} ${inSeries(labels)}; metric names must match [a-zA-Z_:][a-zA-Z0-9_:]*`,
+    );
+  }
+  if (count > maxNames) {
+    return fail(
+      'err-strata-max-label-names-per-series',
+      `received a series with ${count} labels, above the limit of ${maxNames} ${inSeries(labels)}; drop labels (e.g. with relabelling) or raise -validation.max-label-names-per-series for the tenant`,
+    );
+  }
+
+  let prev: string | undefined;
+  for (const l of labels) {
+    if (l.value === '') continue;
+    const name = l.name;
+    if (!isValidLabelName(name)) {
+      return fail(
+        'err-strata-invalid-label',
+        `received a series with invalid label name ${snippet(name)} ${inSeries(labels)}; label names must match [a-zA-Z_][a-zA-Z0-9_]*`,
+      );
+    }
+    // Valid names are ASCII, so characters are bytes.
+    if (name.length > maxNameLength) {
+      return fail(
+        'err-strata-label-name-too-long',
+        `received a series with a label name of ${name.length} bytes, above the limit of ${maxNameLength} (label ${snippet(name)}) ${inSeries(labels)}; shorten it or raise -validation.max-length-label-name for the tenant`,
+      );
+    }
+    if (!isWellFormed(l.value)) return invalidValue(name, labels);
+    const valueBytes = utf8Length(l.value, maxValueLength);
+    if (valueBytes > maxValueLength) {
+      return fail(
+        'err-strata-label-value-too-long',
+        `received a series whose label ${JSON.stringify(name)} has a value of ${valueBytes} bytes, above the limit of ${maxValueLength} (value ${snippet(l.value)}) ${inSeries(labels)}; shorten it or raise -validation.max-length-label-value for the tenant`,
+      );
+    }
+    if (prev !== undefined) {
+      if (name === prev) {
+        return fail(
+          'err-strata-duplicate-label-names',
+          `received a series with duplicate label name ${JSON.stringify(name)} ${inSeries(labels)}; send each label name once`,
+        );
+      }
+      // Both names are ASCII here, so UTF-16 order is byte order.
+      if (name < prev) {
+        return fail(
+          'err-strata-labels-not-sorted',
+          `received a series whose label names are not sorted (${JSON.stringify(name)} after ${JSON.stringify(prev)}) ${inSeries(labels)}; sort labels by name before sending`,
+        );
+      }
+    }
+    prev = name;
+  }
+  return undefined;
+}
+
+/**
+ * validateSeriesLabels for a parsed series, which also knows whether the sent
+ * bytes were UTF-8 (the decoded strings no longer can say).
+ */
+export function validateParsedSeries(series: ParsedSeries, limits?: LabelLimits): ValidationFailure | undefined {
+  const failure = validateSeriesLabels(series.labels, limits);
+  if (failure !== undefined || !series.invalidUtf8) return failure;
+  for (const l of series.labels) if (l.value.includes('\ufffd')) return invalidValue(l.name, series.labels);
+  return undefined;
+}
+
+/** The labels without empty-valued ones; the same array when there are none (the common case). */
+export function withoutEmptyLabelValues(labels: Label[]): Label[] {
+  let i = 0;
+  while (i < labels.length && labels[i].value !== '') i++;
+  if (i === labels.length) return labels;
+  const out = labels.slice(0, i);
+  for (i++; i < labels.length; i++) if (labels[i].value !== '') out.push(labels[i]);
+  return out;
+}
+
+/** `{__name__="up", job="api"}`, cut at about 200 characters. */
+export function formatSeries(labels: readonly Label[]): string {
+  let s = '{';
+  for (let i = 0; i < labels.length; i++) {
+    if (i > 0) s += ', ';
+    s += labels[i].name + '=' + JSON.stringify(labels[i].value);
+    if (s.length > SERIES_MAX_CHARS) return s.slice(0, SERIES_MAX_CHARS) + '…}';
+  }
+  return s + '}';
+}
+
+export function isValidMetricName(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ok =
+      (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58 || (i > 0 && c >= 48 && c <= 57);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+export function isValidLabelName(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (i > 0 && c >= 48 && c <= 57);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+function invalidValue(name: string, labels: readonly Label[]): ValidationFailure {
+  return fail(
+    'err-strata-invalid-label-value',
+    `received a series whose label ${JSON.stringify(name)} has a value that is not valid UTF-8 ${inSeries(labels)}; send label values as UTF-8`,
+  );
+}
+
+function fail(code: ValidationCode, message: string): ValidationFailure {
+  return { code, status: 400, message };
+}
+
+function inSeries(labels: readonly Label[]): string {
+  return 'in series ' + formatSeries(labels);
+}
+
+function snippet(s: string): string {
+  return JSON.stringify(s.length > SNIPPET_MAX_CHARS ? s.slice(0, SNIPPET_MAX_CHARS) + '…' : s);
+}
+
+/** UTF-8 length of `s`, counted exactly only when it could exceed `limit`. */
+function utf8Length(s: string, limit: number): number {
+  // Each UTF-16 unit is 1 to 3 UTF-8 bytes.
+  if (s.length * 3 <= limit) return s.length;
+  return Buffer.byteLength(s, 'utf8');
+}
+
+type WellFormed = (this: string) => boolean;
+const nativeIsWellFormed = (String.prototype as unknown as { isWellFormed?: WellFormed }).isWellFormed;
+
+/** No lone surrogates, i.e. the string has a UTF-8 encoding. */
+function isWellFormed(s: string): boolean {
+  if (nativeIsWellFormed !== undefined) return nativeIsWellFormed.call(s);
+  return Buffer.from(s, 'utf8').toString('utf8') === s;
+}

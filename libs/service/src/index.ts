@@ -1,0 +1,12 @@
+export { parseFlags, flagsToConfig, parseDuration, duration, boolFlag } from './flags.ts';
+export type { FlagValues } from './flags.ts';
+export { createLogger } from './logger.ts';
+export type { Logger } from './logger.ts';
+export { createMetricsRegistry } from './metrics.ts';
+export { createHttpServer, listen } from './http.ts';
+export type { Readiness, HttpServerOptions } from './http.ts';
+export { runServices } from './lifecycle.ts';
+export type { Service } from './lifecycle.ts';
+export { tenantFromHeader, validateTenantId, TenantError, ANONYMOUS_TENANT } from './tenant.ts';
+export { serverConfigShape } from './config.ts';
+export type { ServerConfig } from './config.ts';
