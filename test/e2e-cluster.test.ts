@@ -12,6 +12,7 @@ import { compressBody, encodeWriteRequest } from '@strata/remote-write';
 import { api, generateSeries, push, pushRaw, type MatrixSeries, type VectorSample } from './support/client.ts';
 
 const INTERVAL = 15_000;
+const TENANT = { 'X-Scope-OrgID': 'team-e2e' };
 const T0 = Math.floor(Date.now() / 60_000) * 60_000 - 30 * 60_000;
 
 describe('cluster e2e: distributor → Kafka → two zones → querier', { timeout: 600_000 }, () => {
@@ -33,7 +34,7 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
   async function pushAndRecord(batch: number, samples: number): Promise<void> {
     const start = T0 + batch * samples * INTERVAL;
     const series = generateSeries('e2e_metric', 100, samples, start, INTERVAL, (s, i) => s * 10_000 + batch * 100 + i);
-    const res = await push(cluster.distributorUrl, series);
+    const res = await push(cluster.distributorUrl, series, TENANT);
     assert.equal(res.status, 200, `push answered ${res.status}: ${res.body}`);
     for (const s of series) {
       const instance = s.labels.find((l) => l.name === 'instance')!.value;
@@ -69,7 +70,7 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
       start: String(start / 1000),
       end: String(end / 1000),
       step: `${INTERVAL / 1000}s`,
-    });
+    }, { headers: TENANT });
     assert.equal(res.httpStatus, 200, `${what}: ${res.error}`);
     assert.equal(res.data.result.length, acked.size, `${what}: series count`);
     for (const s of res.data.result) {
@@ -87,14 +88,29 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
     const count = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/prometheus/api/v1/query', {
       query: 'count(e2e_metric)',
       time: String((T0 + 9 * INTERVAL + 7_500) / 1000),
-    });
+    }, { headers: TENANT });
+    assert.equal(count.httpStatus, 200, count.error);
     assert.deepEqual(count.data.result.map((r) => r.value[1]), ['100']);
     const byJob = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/api/v1/query', {
       query: 'sum by (job) (e2e_metric)',
       time: String((T0 + 9 * INTERVAL + 1) / 1000),
-    }, { method: 'POST' });
+    }, { method: 'POST', headers: TENANT });
+    assert.equal(byJob.httpStatus, 200, byJob.error);
     const want = Array.from({ length: 100 }, (_, s) => s * 10_000 + 9).reduce((a, b) => a + b, 0);
     assert.deepEqual(byJob.data.result, [{ metric: { job: 'e2e' }, value: [(T0 + 9 * INTERVAL + 1) / 1000, String(want)] }]);
+  });
+
+  test('tenants are isolated and a missing tenant is 401 on push and query', async () => {
+    const other = await api<VectorSample[]>(cluster.querierUrl, '/prometheus/api/v1/series', { 'match[]': 'e2e_metric' }, {
+      headers: { 'X-Scope-OrgID': 'someone-else' },
+    });
+    assert.equal(other.httpStatus, 200);
+    assert.deepEqual(other.data, []);
+    const noTenantQuery = await api(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'e2e_metric' });
+    assert.equal(noTenantQuery.httpStatus, 401);
+    const noTenantPush = await push(cluster.distributorUrl, generateSeries('e2e_metric', 1, 1, T0, INTERVAL));
+    assert.equal(noTenantPush.status, 401);
+    assert.match(noTenantPush.body, /X-Scope-OrgID/);
   });
 
   test('invalid writes get 400 with a one-line reason and nothing else breaks', async () => {
@@ -109,12 +125,12 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
       ['invalid metric name', body([['__name__', '1bad']]), /metric name/i],
     ];
     for (const [what, payload, reason] of cases) {
-      const res = await pushRaw(url, payload);
+      const res = await pushRaw(url, payload, TENANT);
       assert.equal(res.status, 400, `${what}: ${res.status} ${res.body}`);
       assert.match(res.body, reason, what);
       assert.equal(res.body.trim().split('\n').length, 1, `${what}: one line`);
     }
-    const res = await pushRaw(url, Buffer.from('x'), { 'content-type': 'application/json' });
+    const res = await pushRaw(url, Buffer.from('x'), { ...TENANT, 'content-type': 'application/json' });
     assert.equal(res.status, 415, `wrong content type: ${res.body}`);
     await assertEverySampleReadable('after bad writes');
   });
@@ -141,14 +157,14 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
 
   test('broker stopped: pushes get 5xx; after it returns every acknowledged write is queryable', async () => {
     await cluster.kafka.stopBroker(0);
-    const down = await push(cluster.distributorUrl, generateSeries('e2e_metric', 5, 1, T0 + 40 * INTERVAL, INTERVAL));
+    const down = await push(cluster.distributorUrl, generateSeries('e2e_metric', 5, 1, T0 + 40 * INTERVAL, INTERVAL), TENANT);
     assert.ok(down.status >= 500 && down.status < 600, `push with broker down answered ${down.status}: ${down.body}`);
     assert.match(down.body, /Kafka/);
     await cluster.kafka.startBroker(0);
     // The distributor recovers by itself; the agent would retry.
     let status = 0;
     for (let i = 0; i < 60 && status !== 200; i++) {
-      const res = await push(cluster.distributorUrl, generateSeries('e2e_probe', 1, 1, T0, INTERVAL));
+      const res = await push(cluster.distributorUrl, generateSeries('e2e_probe', 1, 1, T0, INTERVAL), TENANT);
       status = res.status;
       if (status !== 200) await new Promise((r) => setTimeout(r, 1000));
     }
@@ -166,7 +182,7 @@ function body(labels: [string, string][]): Buffer {
 
 async function waitForSeries(url: string, n: number): Promise<void> {
   await waitUntil(async () => {
-    const res = await api<string[]>(url, '/api/v1/series', { 'match[]': 'e2e_metric' });
+    const res = await api<string[]>(url, '/api/v1/series', { 'match[]': 'e2e_metric' }, { headers: TENANT });
     return res.httpStatus === 200 && (res.data as unknown as unknown[]).length === n;
   }, 60_000);
 }

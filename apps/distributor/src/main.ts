@@ -21,7 +21,7 @@ const writer = new IngestWriter({
   brokers: config['ingest-storage.kafka.address'].split(','),
   topic: config['ingest-storage.kafka.topic'],
   clientId: 'strata-distributor',
-  timeoutMs: config['ingest-storage.kafka.write-timeout'],
+  timeoutMs: config['ingest-storage.kafka.write-timeout-ms'],
   logger,
 });
 const distributor = new Distributor({ writer, maxRecvMsgSize: config['distributor.max-recv-msg-size'], logger, registry });

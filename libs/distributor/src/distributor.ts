@@ -8,7 +8,9 @@ import {
   encodeRecordValue,
   parseContentType,
   parseWriteRequest,
-  validateSeriesLabels,
+  replaceSeriesLabels,
+  validateParsedSeries,
+  withoutEmptyLabelValues,
   RemoteWriteError,
 } from '@strata/remote-write';
 import { KafkaUnavailableError } from '@strata/kafka';
@@ -74,7 +76,13 @@ export class Distributor {
   /** Throws DistributorError for whole-request failures; per-series rejections come back as a 400 result. */
   async push(req: PushRequest): Promise<PushResult> {
     try {
-      parseContentType(req.contentType, req.contentEncoding);
+      if (parseContentType(req.contentType, req.contentEncoding) === 'v2') {
+        throw new DistributorError(
+          'err-strata-unsupported-remote-write-version',
+          415,
+          'remote write 2.0 (io.prometheus.write.v2.Request) is not supported yet; send remote write 1.0 (prometheus.WriteRequest)',
+        );
+      }
       const parsed = parseWriteRequest(decompressBody(req.body, this.opts.maxRecvMsgSize));
       const partitions = await this.partitions();
       const byPartition = new Map<number, Uint8Array[]>();
@@ -82,16 +90,19 @@ export class Distributor {
       let samples = 0;
       let series = 0;
       for (const s of parsed.series) {
-        const failure = validateSeriesLabels(s.labels);
+        const failure = validateParsedSeries(s);
         if (failure) {
           firstInvalid ??= failure.message;
           this.discarded.inc({ tenant: req.tenant, reason: failure.code }, s.samples);
           continue;
         }
-        const p = partitionFor(req.tenant, s.labels, partitions);
+        // Prometheus treats an empty label value as no label: drop it before the series is stored.
+        const labels = withoutEmptyLabelValues(s.labels);
+        const raw = labels === s.labels ? s.raw : replaceSeriesLabels(s.raw, labels);
+        const p = partitionFor(req.tenant, labels, partitions);
         let list = byPartition.get(p);
         if (!list) byPartition.set(p, (list = []));
-        list.push(s.raw);
+        list.push(raw);
         samples += s.samples;
         series++;
       }

@@ -55,6 +55,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
   };
   // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
   void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body));
     scope.post('/api/v1/push', handler);
     scope.post('/api/v1/write', handler);

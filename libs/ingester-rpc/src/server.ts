@@ -29,7 +29,7 @@ export class IngesterServer {
             }
             call.end();
           })
-          .catch((err: Error) => call.destroy(toStatus(err)));
+          .catch((err: Error) => call.destroy(Object.assign(new Error(err.message), toStatus(err))));
       },
       LabelNames: (call: grpc.ServerUnaryCall<WireQuery, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         q.labelNames(queryFromWire(call.request)).then(

@@ -21,6 +21,7 @@ export class BrokerProcess {
   private child: ChildProcess | undefined;
   private exit: Promise<ExitInfo> | undefined;
   private exitInfo: ExitInfo | undefined;
+  private waiters = 0;
 
   constructor(private readonly spec: BrokerProcessSpec) {}
 
@@ -71,29 +72,39 @@ export class BrokerProcess {
 
   /** Sends `signal`; if the process is still alive after `killAfterMs`, SIGKILLs it. Resolves once it exited. */
   async stop(signal: NodeJS.Signals = 'SIGTERM', killAfterMs = 20_000): Promise<void> {
+    if (!this.running) return;
+    this.signal(signal);
+    if (signal !== 'SIGKILL' && !(await this.waitForExit(killAfterMs))) this.signal('SIGKILL');
+    await this.waitForExit();
+  }
+
+  signal(signal: NodeJS.Signals): void {
     const pid = this.child?.pid;
-    if (!this.running || pid === undefined || this.exit === undefined) return;
-    sendSignal(pid, signal);
-    if (signal === 'SIGKILL') {
-      await this.exit;
-      return;
-    }
+    if (this.running && pid !== undefined) sendSignal(pid, signal);
+  }
+
+  /** True once the process exited (immediately if it is not running); false if `timeoutMs` passed first. */
+  async waitForExit(timeoutMs?: number): Promise<boolean> {
+    const child = this.child;
+    if (!this.running || this.exit === undefined || child === undefined) return true;
+    // The child is unref'd; while someone waits for it, it must keep the event loop alive.
+    if (this.waiters++ === 0) child.ref();
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), killAfterMs);
+    const timedOut = new Promise<false>((resolve) => {
+      if (timeoutMs !== undefined) timer = setTimeout(() => resolve(false), timeoutMs);
     });
-    const first = await Promise.race([this.exit, timedOut]);
-    clearTimeout(timer);
-    if (first === 'timeout') {
-      sendSignal(pid, 'SIGKILL');
-      await this.exit;
+    const exited = this.exit.then(() => true);
+    try {
+      return await Promise.race([exited, timedOut]);
+    } finally {
+      clearTimeout(timer);
+      if (--this.waiters === 0) child.unref();
     }
   }
 
   /** Synchronous SIGKILL for process-exit hooks, where nothing async runs any more. */
   killNow(): void {
-    const pid = this.child?.pid;
-    if (this.running && pid !== undefined) sendSignal(pid, 'SIGKILL');
+    this.signal('SIGKILL');
   }
 }
 

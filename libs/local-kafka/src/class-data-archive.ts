@@ -3,24 +3,14 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { BrokerProcess } from './broker-process.ts';
 import { freePorts } from './free-port.ts';
-import { jvmArgs } from './jvm-args.ts';
+import { classDataArchive, jvmArgs } from './jvm-args.ts';
 import { nodeFiles, serverProperties, type ClusterLayout } from './kraft-config.ts';
+import { newKafkaUuid } from './kafka-uuid.ts';
 import { formatStorage } from './storage-format.ts';
 import { waitForPort, waitUntilWritable } from './wait-ready.ts';
-
-/** The archive lives beside the jars it describes. */
-export function classDataArchive(libsDir: string): string {
-  return join(dirname(libsDir), 'kafka.jsa');
-}
-
-/** JVM flags that use the archive when it exists (an unusable one is ignored by -Xshare:auto). */
-export function classDataArgs(libsDir: string): string[] {
-  const archive = classDataArchive(libsDir);
-  return existsSync(archive) ? [`-XX:SharedArchiveFile=${archive}`] : [];
-}
 
 /** Starts a 1-node broker once with -XX:ArchiveClassesAtExit, produces to it, stops it. */
 export async function buildClassDataArchive(libsDir: string): Promise<void> {
@@ -29,7 +19,7 @@ export async function buildClassDataArchive(libsDir: string): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'strata-kafka-cds-'));
   const [brokerPort, controllerPort] = await freePorts(2);
   const node = { nodeId: 1, brokerPort, controllerPort, dir };
-  const layout: ClusterLayout = { clusterId: 'c3RyYXRhLWNkcy10cmFpbg', nodes: [node] };
+  const layout: ClusterLayout = { clusterId: newKafkaUuid(), nodes: [node] };
   const files = nodeFiles(node);
   const proc = new BrokerProcess({
     nodeId: 1,
@@ -40,7 +30,14 @@ export async function buildClassDataArchive(libsDir: string): Promise<void> {
   });
   try {
     await writeFile(files.props, serverProperties(layout, node));
-    await formatStorage({ libsDir, propsFile: files.props, dataDir: files.data, clusterId: layout.clusterId, logFile: files.formatLog });
+    await formatStorage({
+      libsDir,
+      propsFile: files.props,
+      dataDir: files.data,
+      clusterId: layout.clusterId,
+      nodeId: 1,
+      logFile: files.formatLog,
+    });
     proc.start();
     const wait = {
       deadline: Date.now() + 120_000,

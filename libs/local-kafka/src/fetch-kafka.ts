@@ -3,7 +3,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { buildClassDataArchive, classDataArchive } from './class-data-archive.ts';
+import { buildClassDataArchive } from './class-data-archive.ts';
+import { classDataArchive } from './jvm-args.ts';
+import { buildFormatTemplate, hasFormatTemplate } from './storage-format.ts';
 import { KAFKA_VERSION, REPO_ROOT, kafkaLibsDir } from './kafka-version.ts';
 import { runCommand, tail } from './run-command.ts';
 
@@ -20,6 +22,7 @@ export async function fetchKafka(opts: FetchKafkaOptions = {}): Promise<string> 
   const version = opts.version ?? KAFKA_VERSION;
   const libs = kafkaLibsDir(version);
   if (!existsSync(join(libs, COMPLETE_MARKER))) await download(version, libs, opts.log);
+  await ensureFormatTemplate(libs, opts.log);
   await ensureClassDataArchive(libs, opts.log);
   return libs;
 }
@@ -38,6 +41,15 @@ async function download(version: string, libs: string, log: FetchKafkaOptions['l
     await installDir(tmp, libs);
   } finally {
     await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function ensureFormatTemplate(libs: string, log: FetchKafkaOptions['log']): Promise<void> {
+  if (hasFormatTemplate(libs)) return;
+  try {
+    await buildFormatTemplate(libs);
+  } catch (err) {
+    log?.(`no storage template, each node will be formatted by kafka-storage: ${(err as Error).message}`);
   }
 }
 

@@ -1,5 +1,7 @@
 // JVM flags for local brokers and the storage tool: small heap and fast startup over peak
-// throughput (C1 only, serial GC), logging through slf4j-simple to the node's log file.
+// throughput (C1 only, serial GC, the class-data archive), slf4j-simple logging to stderr.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export function jvmArgs(opts: { heapMb?: number; extra?: string[] } = {}): string[] {
   const heap = opts.heapMb ?? 512;
@@ -25,4 +27,15 @@ export function jvmArgs(opts: { heapMb?: number; extra?: string[] } = {}): strin
 
 export function classpath(libsDir: string): string {
   return `${libsDir}/*`;
+}
+
+/** The AppCDS archive of the broker's classes lives beside the jars it describes. */
+export function classDataArchive(libsDir: string): string {
+  return join(dirname(libsDir), 'kafka.jsa');
+}
+
+/** Flags that use the archive when it exists (-Xshare:auto ignores one that does not fit this JVM). */
+export function classDataArgs(libsDir: string): string[] {
+  const archive = classDataArchive(libsDir);
+  return existsSync(archive) ? [`-XX:SharedArchiveFile=${archive}`] : [];
 }

@@ -1,9 +1,9 @@
 // The Apache Kafka release the local broker runs and where its jars are cached.
-// Keep KAFKA_VERSION in step with the default in scripts/kafka/pom.xml.
+// Keep the default in step with scripts/kafka/pom.xml; STRATA_KAFKA_VERSION overrides it (to try another 4.x).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const KAFKA_VERSION = '4.1.1';
+export const KAFKA_VERSION = process.env.STRATA_KAFKA_VERSION || '4.3.1';
 
 /** The monorepo root (this file lives in libs/local-kafka/src). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

@@ -1,16 +1,14 @@
 // Starts a local Apache Kafka cluster (1 or 3 combined KRaft nodes) on loopback and hands back
 // its addresses and lifecycle. Never returns with a half-started cluster: on failure every node is killed.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { BrokerProcess } from './broker-process.ts';
-import { classDataArgs } from './class-data-archive.ts';
+import { planCluster } from './cluster-plan.ts';
 import { fetchKafka } from './fetch-kafka.ts';
-import { freePorts } from './free-port.ts';
-import { jvmArgs } from './jvm-args.ts';
+import { classDataArgs, jvmArgs } from './jvm-args.ts';
 import { nodeFiles, serverProperties, type ClusterLayout, type NodeLayout } from './kraft-config.ts';
 import { tail } from './run-command.ts';
+import { stopNodes } from './stop-nodes.ts';
 import { formatStorage } from './storage-format.ts';
 import { waitForPort, waitUntilRegistered, waitUntilWritable, type AbortCheck } from './wait-ready.ts';
 
@@ -46,11 +44,6 @@ export interface LocalKafka {
   startBroker(i: number): Promise<void>;
 }
 
-interface ClusterState {
-  clusterId: string;
-  nodes: { nodeId: number; brokerPort: number; controllerPort: number }[];
-}
-
 const STOP_KILL_AFTER_MS = 20_000;
 
 export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
@@ -77,9 +70,10 @@ export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
   const abort = abortCheck(layout.nodes, procs, wanted);
   try {
     await prepareNodes(layout, libsDir);
-    log(`kafka: formatted ${count} node(s) in ${Date.now() - started}ms`);
+    log(`kafka: ${count} node(s) prepared in ${Date.now() - started}ms`);
     for (const [i, p] of procs.entries()) log(`kafka: node ${layout.nodes[i].nodeId} pid ${p.start()} on ${brokers[i]}`);
     for (const node of layout.nodes) await waitForPort(node.brokerPort, { deadline, abort });
+    log(`kafka: listening after ${Date.now() - started}ms`);
     await waitUntilWritable(brokers, rf, { deadline, abort });
   } catch (err) {
     await Promise.all(procs.map((p) => p.stop('SIGKILL')));
@@ -96,7 +90,8 @@ export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
       return procs.map((p) => p.pid ?? -1);
     },
     async stop() {
-      await Promise.all(procs.map((p) => p.stop('SIGTERM', STOP_KILL_AFTER_MS)));
+      wanted.fill(false);
+      await stopNodes(procs, STOP_KILL_AFTER_MS);
       process.off('exit', killAll);
     },
     async stopBroker(i, signal = 'SIGTERM') {
@@ -124,32 +119,6 @@ function nodeAt(procs: BrokerProcess[], i: number): BrokerProcess {
   return p;
 }
 
-// Reuses the cluster id (and, when still free, the ports) of a data dir that already holds this cluster.
-async function planCluster(dataDir: string, count: number): Promise<ClusterLayout> {
-  const stateFile = join(dataDir, 'cluster.json');
-  let previous: ClusterState | undefined;
-  if (existsSync(stateFile)) {
-    previous = JSON.parse(await readFile(stateFile, 'utf8')) as ClusterState;
-    if (previous.nodes.length !== count) {
-      throw new Error(`${dataDir} holds a ${previous.nodes.length}-node kafka cluster, not ${count}; use another dir`);
-    }
-  }
-  const wanted = previous?.nodes.flatMap((n) => [n.brokerPort, n.controllerPort]) ?? [];
-  const ports = await freePorts(2 * count, wanted);
-  const clusterId = previous?.clusterId ?? randomBytes(16).toString('base64url');
-  const nodes: NodeLayout[] = [];
-  for (let i = 0; i < count; i++) {
-    const nodeId = i + 1;
-    nodes.push({ nodeId, brokerPort: ports[2 * i], controllerPort: ports[2 * i + 1], dir: join(dataDir, `node-${nodeId}`) });
-  }
-  const state: ClusterState = {
-    clusterId,
-    nodes: nodes.map(({ nodeId, brokerPort, controllerPort }) => ({ nodeId, brokerPort, controllerPort })),
-  };
-  await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n');
-  return { clusterId, nodes };
-}
-
 async function prepareNodes(layout: ClusterLayout, libsDir: string): Promise<void> {
   await Promise.all(
     layout.nodes.map(async (node) => {
@@ -161,6 +130,7 @@ async function prepareNodes(layout: ClusterLayout, libsDir: string): Promise<voi
         propsFile: files.props,
         dataDir: files.data,
         clusterId: layout.clusterId,
+        nodeId: node.nodeId,
         logFile: files.formatLog,
       });
     }),

@@ -3,7 +3,7 @@
 // Nothing else in this lib may throw a bare Error at a caller.
 
 /** The `errorType` strings of Prometheus' HTTP API. */
-export type PromQLErrorType = 'bad_data' | 'execution' | 'timeout' | 'internal';
+export type PromQLErrorType = 'bad_data' | 'execution' | 'timeout';
 
 export abstract class PromQLError extends Error {
   abstract readonly errorType: PromQLErrorType;
@@ -87,19 +87,6 @@ export class PromQLTimeoutError extends PromQLError {
     super(reason === 'timeout' ? `query timed out in ${where}` : `query was canceled in ${where}`);
     this.name = 'PromQLTimeoutError';
     this.reason = reason;
-  }
-}
-
-/** Reading from the querier failed; the query may succeed when retried. */
-export class PromQLStorageError extends PromQLError {
-  readonly errorType = 'internal' as const;
-  readonly code = 'err-strata-promql-storage';
-  readonly httpStatus = 500;
-  readonly retriable = true;
-
-  constructor(cause: unknown) {
-    super(`expanding series: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = 'PromQLStorageError';
   }
 }
 

@@ -16,7 +16,9 @@ function hex(n: number, width: number): string {
 function escapeRune(ch: string, quote: string): string {
   const cp = ch.codePointAt(0)!;
   if (ch === quote || ch === '\\') return '\\' + ch;
-  if (cp >= 0xd800 && cp <= 0xdfff) return '\\ufffd'; // lone surrogate: Go would see invalid UTF-8.
+  // Lone surrogates stand for bytes that were not valid UTF-8 (see decodeUtf8Lossless).
+  if (cp >= 0xdc80 && cp <= 0xdcff) return '\\x' + hex(cp - 0xdc00, 2);
+  if (cp >= 0xd800 && cp <= 0xdfff) return '\\ufffd';
   if (isGoPrintable(ch)) return ch;
   switch (ch) {
     case '\x07':
@@ -276,5 +278,60 @@ export function unquoteGoString(lit: string): string {
       }
     }
   }
-  return new TextDecoder().decode(Uint8Array.from(bytes));
+  return decodeUtf8Lossless(bytes);
+}
+
+/**
+ * Decodes UTF-8, keeping each byte of an invalid sequence as the lone
+ * surrogate U+DC80..U+DCFF (Python's surrogateescape), so that strings Go would
+ * hold as invalid UTF-8 stay recognisable: see isValidUtf8.
+ */
+export function decodeUtf8Lossless(bytes: number[]): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    let n = 0;
+    let cp = 0;
+    if (b < 0x80) {
+      out += String.fromCharCode(b);
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      n = 1;
+      cp = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      cp = b & 0x0f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      cp = b & 0x07;
+    }
+    let ok = n > 0 && i + n < bytes.length;
+    for (let k = 1; ok && k <= n; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) ok = false;
+      else cp = (cp << 6) | (c & 0x3f);
+    }
+    const min = n === 1 ? 0x80 : n === 2 ? 0x800 : 0x10000;
+    if (ok && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff)) {
+      out += String.fromCodePoint(cp);
+      i += n + 1;
+    } else {
+      out += String.fromCharCode(0xdc00 + b);
+      i++;
+    }
+  }
+  return out;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether a string came from valid UTF-8 (no byte kept by decodeUtf8Lossless). */
+export function isValidUtf8(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
+}
+
+/** Prometheus 3's label name rule (UTF-8 validation): non-empty, valid UTF-8. */
+export function isValidLabelName(name: string): boolean {
+  return name.length > 0 && isValidUtf8(name);
 }

@@ -92,8 +92,9 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
   const run = async (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler) => {
     const end = latency.startTimer({ endpoint });
     const abort = new AbortController();
-    req.raw.on('close', () => {
-      if (!reply.sent) abort.abort();
+    // The client went away before the answer: stop evaluating. (The request's own 'close' fires once its body is read.)
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
     });
     try {
       const tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);

@@ -27,9 +27,6 @@ export const TAG_METADATA_UNIT = 0x2a; // 5
 export const FIELD_TIMESERIES = 1;
 export const FIELD_METADATA = 3;
 export const FIELD_LABELS = 1;
-export const FIELD_SAMPLES = 2;
-export const FIELD_EXEMPLARS = 3;
-export const FIELD_HISTOGRAMS = 4;
 
 // Wire type of each defined field, by field number (-1: none or not checked).
 export const WT_WRITE_REQUEST = [-1, 2, -1, 2] as const;

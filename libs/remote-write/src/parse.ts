@@ -64,10 +64,8 @@ export function parseWriteRequest(buf: Uint8Array): ParsedWriteRequest {
       series.push(parseSeries(r, e));
     } else if (tag === TAG_WRITE_REQUEST_METADATA) {
       const e = r.len(end, 3, 'WriteRequest');
-      const start = r.pos;
-      const m = readMetadata(r, e) as ParsedMetadata;
-      m.raw = r.buf.subarray(start, e);
-      metadata.push(m);
+      const raw = view(r, r.pos, e);
+      metadata.push({ ...readMetadata(r, e), raw });
     } else {
       r.skip(tag, end, 'WriteRequest', WT_WRITE_REQUEST);
     }
@@ -140,7 +138,7 @@ function parseSeries(r: ProtoReader, end: number): ParsedSeries {
   }
   return {
     labels,
-    raw: r.buf.subarray(start, end),
+    raw: view(r, start, end),
     samples,
     exemplars,
     histograms,
@@ -148,4 +146,9 @@ function parseSeries(r: ProtoReader, end: number): ParsedSeries {
     maxTimestamp,
     invalidUtf8: r.invalidUtf8,
   };
+}
+
+// A plain Uint8Array view: Buffer#subarray (species constructor) measured ~40% slower per view.
+function view(r: ProtoReader, start: number, end: number): Uint8Array {
+  return r.bytes.subarray(start, end);
 }

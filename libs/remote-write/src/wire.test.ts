@@ -100,3 +100,19 @@ test('strings: short, long, multi-byte and invalid UTF-8', () => {
   assert.equal(ok.string(0, real.length), 'a\ufffdb');
   assert.equal(ok.invalidUtf8, false);
 });
+
+test('the intern table never hands back another string of the same length', () => {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const alphabet = 'ab_:0Z';
+  for (let round = 0; round < 2; round++) {
+    seed = 7; // the second round sees the same strings again, now interned
+    for (let i = 0; i < 50_000; i++) {
+      const len = 1 + Math.floor(rand() * 6);
+      let s = '';
+      for (let k = 0; k < len; k++) s += alphabet[Math.floor(rand() * alphabet.length)];
+      const bytes = Buffer.from('xx' + s + 'yy');
+      assert.equal(new ProtoReader(bytes).string(2, 2 + len), s);
+    }
+  }
+});

@@ -12,7 +12,7 @@ function headWith(series: Record<string, string>[]): Head {
   return head;
 }
 
-const data = [
+const data: Record<string, string>[] = [
   { __name__: 'up', job: 'api', instance: 'a' },
   { __name__: 'up', job: 'api', instance: 'b' },
   { __name__: 'up', job: 'db', instance: 'c' },

@@ -1,3 +1,35 @@
 export { Head, emptyAppendStats } from './head.ts';
 export type { AppendStats } from './head.ts';
 export { TenantHeads } from './tenant-heads.ts';
+export { BitReader, BitWriter } from './bit-stream.ts';
+export {
+  XorChunkEncoder,
+  XorChunkIterator,
+  decodeXorChunk,
+  decodeXorChunkInto,
+  xorChunkNumSamples,
+  XOR_ENCODING,
+  MAX_XOR_CHUNK_SAMPLES,
+  MAX_ABS_TIMESTAMP,
+  HI_WORD,
+  LO_WORD,
+} from './xor-chunk.ts';
+export { crc32c } from './crc32c.ts';
+export { createUlidGenerator, encodeUlid, isUlid, ulidTime } from './ulid.ts';
+export type { UlidGeneratorDeps } from './ulid.ts';
+export { encodeBlockMeta, parseBlockMeta, META_FILENAME } from './meta.ts';
+export type { BlockMeta, BlockStats, BlockCompaction, ThanosMeta, ThanosFile } from './meta.ts';
+export { writeBlock, DEFAULT_SAMPLES_PER_CHUNK } from './block-writer.ts';
+export type { WriteBlockOptions, WrittenBlock } from './block-writer.ts';
+export { writeIndex } from './index-writer.ts';
+export type { ChunkMeta, IndexSeries, IndexToc } from './index-writer.ts';
+export { ChunksWriter, segmentFileName, chunkRef, DEFAULT_SEGMENT_SIZE } from './chunks-writer.ts';
+export { FileByteSource, MemoryByteSource } from './byte-source.ts';
+export type { ByteSource } from './byte-source.ts';
+export { IndexReader } from './index-reader.ts';
+export type { IndexSeriesEntry } from './index-reader.ts';
+export { ChunksReader } from './chunks-reader.ts';
+export type { RawChunk } from './chunks-reader.ts';
+export { BlockReader } from './block-reader.ts';
+export type { BlockFiles } from './block-reader.ts';
+export { BlockFormatError, BlockUnsupportedError, BlockWriteError } from './block-errors.ts';

@@ -1,0 +1,12 @@
+// Public surface of @strata/kafka: ingest storage on Kafka (kafkajs).
+export { IngestWriter } from './ingest-writer.ts';
+export type { IngestWriterOptions } from './ingest-writer.ts';
+export { PartitionReader } from './partition-reader.ts';
+export type { PartitionReaderOptions, StartFrom } from './partition-reader.ts';
+export { fetchLastProducedOffsets } from './offsets.ts';
+export { KafkaError, KafkaUnavailableError, PartitionReaderFailedError } from './errors.ts';
+export { DEFAULT_TOPIC, RECORD_FORMAT_VERSION, RECORD_VERSION_HEADER } from './record.ts';
+export type { ConsumedRecord, IngestRecord } from './record.ts';
+export type { Logger } from './logger.ts';
+export { kafkaConfigShape, kafkaBrokers } from './config.ts';
+export type { KafkaConfig } from './config.ts';

@@ -1,0 +1,169 @@
+// IngestWriter against a real broker: acked writes arrive in order, a stopped broker is a fast
+// KafkaUnavailableError, and writes recover by themselves once the broker is back.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { IngestWriter } from './ingest-writer.ts';
+import { PartitionReader } from './partition-reader.ts';
+import { KafkaUnavailableError } from './errors.ts';
+import { RECORD_FORMAT_VERSION } from './record.ts';
+import { Kafka, logLevel } from 'kafkajs';
+import { Collector, sleep, startTestKafka, type TestKafka } from './test-kafka.ts';
+
+const TOPIC = 'ingest';
+const TIMEOUT_MS = 2000;
+
+function rec(partition: number, value: string): { partition: number; value: Buffer } {
+  return { partition, value: Buffer.from(value) };
+}
+
+async function readAll(brokers: string[], partition: number, expect: number, group: string): Promise<Collector> {
+  const c = new Collector();
+  const reader = new PartitionReader({ brokers, topic: TOPIC, partition, consumerGroup: group, startFrom: 'earliest', onRecords: c.onRecords });
+  await reader.start();
+  try {
+    await c.waitFor(expect);
+  } finally {
+    await reader.stop();
+  }
+  return c;
+}
+
+describe('IngestWriter', () => {
+  let env: TestKafka;
+  let writer: IngestWriter;
+
+  before(async () => {
+    env = await startTestKafka({ [TOPIC]: 4 });
+    writer = new IngestWriter({ brokers: env.kafka.brokers, topic: TOPIC, clientId: 'writer-test', timeoutMs: TIMEOUT_MS });
+    await writer.start();
+  });
+
+  after(async () => {
+    await writer?.stop();
+    await env?.cleanup();
+  });
+
+  test('partitionCount comes from topic metadata', async () => {
+    assert.equal(await writer.partitionCount(), 4);
+  });
+
+  test('acked writes are consumed in order with tenant key and version header', async () => {
+    await writer.write('tenant-a', [rec(0, 'a0'), rec(1, 'a1'), rec(2, 'a2')]);
+    await writer.write('tenant-b', [rec(1, 'b1'), rec(3, 'b3')]);
+    for (let i = 0; i < 20; i++) await writer.write('tenant-c', [rec(1, `c${i}`)]);
+    await writer.write('tenant-a', []);
+
+    const c = await readAll(env.kafka.brokers, 1, 22, 'writer-test-read-1');
+    assert.deepEqual(c.values(), ['a1', 'b1', ...Array.from({ length: 20 }, (_, i) => `c${i}`)]);
+    assert.deepEqual(
+      c.records.slice(0, 2).map((r) => r.tenant),
+      ['tenant-a', 'tenant-b'],
+    );
+    assert.ok(c.records.every((r) => r.headers.v === RECORD_FORMAT_VERSION));
+    assert.deepEqual(
+      c.records.map((r) => r.offset),
+      c.records.map((_, i) => BigInt(i)),
+    );
+  });
+
+  test('extra headers travel with the record, v cannot be overridden', async () => {
+    await writer.write('tenant-h', [{ partition: 3, value: Buffer.from('h'), headers: { traceparent: '00-abc-def-01', v: '9' } }]);
+    const c = await readAll(env.kafka.brokers, 3, 2, 'writer-test-read-3');
+    const last = c.records[c.records.length - 1];
+    assert.equal(last.value.toString(), 'h');
+    assert.equal(last.headers.traceparent, '00-abc-def-01');
+    assert.equal(last.headers.v, RECORD_FORMAT_VERSION);
+  });
+
+  test('a write while the broker is down rejects with KafkaUnavailableError within the timeout', async () => {
+    await env.kafka.stopBroker(0);
+    for (let i = 0; i < 2; i++) {
+      const t = Date.now();
+      await assert.rejects(writer.write('tenant-a', [rec(0, `lost-${i}`)]), KafkaUnavailableError);
+      const took = Date.now() - t;
+      assert.ok(took <= TIMEOUT_MS + 500, `write took ${took}ms`);
+    }
+  });
+
+  test('after the broker restarts, writes succeed again and acked ones are still there', async () => {
+    await env.kafka.startBroker(0);
+    const t = Date.now();
+    await writer.write('tenant-a', [rec(0, 'after-restart')]);
+    console.log(`first write after restart took ${Date.now() - t}ms`);
+    const c = await readAll(env.kafka.brokers, 0, 2, 'writer-test-read-0');
+    assert.deepEqual(c.values(), ['a0', 'after-restart']);
+  });
+
+  test('a broker restart between two writes does not wedge the producer', async () => {
+    await writer.write('tenant-a', [rec(2, 'before')]);
+    await env.kafka.stopBroker(0);
+    await env.kafka.startBroker(0);
+    const t = Date.now();
+    await writer.write('tenant-a', [rec(2, 'after')]);
+    console.log(`write after an unseen restart took ${Date.now() - t}ms`);
+    const c = await readAll(env.kafka.brokers, 2, 3, 'writer-test-read-2');
+    assert.deepEqual(c.values(), ['a2', 'before', 'after']);
+  });
+
+  test('a frozen broker (SIGSTOP) is a timeout, and writes recover once it thaws', async () => {
+    const [pid] = env.kafka.pids;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      for (let i = 0; i < 2; i++) {
+        const t = Date.now();
+        await assert.rejects(writer.write('tenant-a', [rec(2, `frozen-${i}`)]), KafkaUnavailableError);
+        const took = Date.now() - t;
+        assert.ok(took <= TIMEOUT_MS + 500, `write took ${took}ms`);
+      }
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const t = Date.now();
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      try {
+        await writer.write('tenant-a', [rec(2, 'thawed')]);
+        break;
+      } catch (err) {
+        assert.ok(err instanceof KafkaUnavailableError);
+        assert.ok(Date.now() - t < 15_000, 'writes did not recover within 15s of SIGCONT');
+      }
+    }
+    console.log(`write after SIGCONT succeeded after ${attempts} attempt(s), ${Date.now() - t}ms`);
+  });
+
+  test('a write to a partition the topic does not have is rejected, never silently dropped', async () => {
+    const t = Date.now();
+    await assert.rejects(writer.write('tenant-a', [rec(0, 'x'), rec(9, 'nowhere')]), KafkaUnavailableError);
+    assert.ok(Date.now() - t <= TIMEOUT_MS + 500);
+  });
+
+  test('partitions added to the topic are written to (after at most one retriable rejection)', async () => {
+    const admin = new Kafka({ clientId: 'writer-test-admin', brokers: env.kafka.brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'grow', numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true });
+    const grow = new IngestWriter({ brokers: env.kafka.brokers, topic: 'grow', clientId: 'writer-grow', timeoutMs: TIMEOUT_MS });
+    try {
+      await grow.start();
+      await grow.write('t', [rec(0, 'p0')]);
+      await admin.createPartitions({ topicPartitions: [{ topic: 'grow', count: 4 }] });
+      let rejected = 0;
+      for (;;) {
+        try {
+          await grow.write('t', [rec(3, 'p3')]);
+          break;
+        } catch (err) {
+          assert.ok(err instanceof KafkaUnavailableError);
+          assert.ok(++rejected <= 3, 'still rejected after retries');
+          await sleep(200);
+        }
+      }
+      const offsets = await admin.fetchTopicOffsets('grow');
+      assert.equal(offsets.find((o) => o.partition === 3)?.high, '1');
+    } finally {
+      await grow.stop();
+      await admin.disconnect();
+    }
+  });
+});

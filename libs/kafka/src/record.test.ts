@@ -1,0 +1,29 @@
+// The record contract: tenant as key, `v` header always set by the writer, headers decoded to strings.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RECORD_FORMAT_VERSION, fromMessage, toMessage } from './record.ts';
+
+test('toMessage keys by tenant and sets the format version over any caller header', () => {
+  const m = toMessage('tenant-1', { partition: 2, value: Buffer.from('x'), headers: { traceparent: 't', v: '7' } });
+  assert.deepEqual(m, {
+    partition: 2,
+    key: 'tenant-1',
+    value: Buffer.from('x'),
+    headers: { traceparent: 't', v: RECORD_FORMAT_VERSION },
+  });
+});
+
+test('fromMessage decodes key, offset, timestamp and headers (last value wins)', () => {
+  const r = fromMessage({
+    key: Buffer.from('tenant-ü'),
+    value: Buffer.from([1, 2, 3]),
+    offset: '9007199254740993',
+    timestamp: '1732950000000',
+    headers: { v: Buffer.from('1'), multi: [Buffer.from('a'), 'b'], gone: undefined },
+  });
+  assert.equal(r.tenant, 'tenant-ü');
+  assert.deepEqual([...r.value], [1, 2, 3]);
+  assert.equal(r.offset, 9007199254740993n);
+  assert.equal(r.timestamp, 1732950000000);
+  assert.deepEqual(r.headers, { v: '1', multi: 'b' });
+});

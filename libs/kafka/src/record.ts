@@ -1,0 +1,61 @@
+// The ingest record contract shared by the distributor (writes) and ingesters (reads):
+// key = tenant id (utf8), header `v` = record format version, value = caller's bytes, untouched.
+
+export const DEFAULT_TOPIC = 'ingest';
+export const RECORD_VERSION_HEADER = 'v';
+/** Version 1: the value is a remote-write 1.0 WriteRequest holding one partition's series. */
+export const RECORD_FORMAT_VERSION = '1';
+
+export interface IngestRecord {
+  partition: number;
+  value: Buffer;
+  /** Extra headers such as `traceparent`; `v` is always set by the writer. */
+  headers?: Record<string, string>;
+}
+
+export interface ConsumedRecord {
+  tenant: string;
+  value: Buffer;
+  offset: bigint;
+  /** All record headers as utf8 strings (`v` included; a repeated header keeps its last value). */
+  headers: Record<string, string>;
+  /** The record's timestamp, ms since the epoch. */
+  timestamp: number;
+}
+
+type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
+
+export function toMessage(tenant: string, record: IngestRecord): {
+  partition: number;
+  key: string;
+  value: Buffer;
+  headers: Record<string, string>;
+} {
+  return {
+    partition: record.partition,
+    key: tenant,
+    value: record.value,
+    headers: { ...record.headers, [RECORD_VERSION_HEADER]: RECORD_FORMAT_VERSION },
+  };
+}
+
+export function fromMessage(message: {
+  key: Buffer | null;
+  value: Buffer | null;
+  offset: string;
+  timestamp: string;
+  headers?: RawHeaders;
+}): ConsumedRecord {
+  const headers: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(message.headers ?? {})) {
+    const last = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (last !== undefined) headers[name] = last.toString();
+  }
+  return {
+    tenant: message.key?.toString('utf8') ?? '',
+    value: message.value ?? Buffer.alloc(0),
+    offset: BigInt(message.offset),
+    headers,
+    timestamp: Number(message.timestamp),
+  };
+}

@@ -1,0 +1,245 @@
+// Binary operators at one evaluation step: scalar/scalar, vector/scalar and
+// vector/vector with one-to-one, many-to-one and one-to-many matching, and the
+// set operators. Semantics (which side's labels survive, when the metric name is
+// dropped, the errors) are Prometheus' VectorBinop and friends.
+
+import type { Labels } from '@strata/model';
+import { METRIC_NAME } from '@strata/model';
+import type { BinaryOp, VectorMatching } from './ast.ts';
+import { PromQLExecutionError } from './errors.ts';
+import { goPow } from './go-compat.ts';
+import { dropMetadataLabels, getLabel, keyOf, labelsKeep, labelsString, labelsWithout, setLabel, signature } from './labels.ts';
+import type { EvalSample, EvalVector } from './values.ts';
+
+/** Arithmetic operators change what a series means, so their results lose the metric name. */
+export function changesMetricSchema(op: BinaryOp): boolean {
+  return op === '+' || op === '-' || op === '*' || op === '/' || op === '%' || op === '^' || op === 'atan2';
+}
+
+type Arithmetic = (l: number, r: number) => number;
+type Comparison = (l: number, r: number) => boolean;
+
+const ARITHMETIC: Record<string, Arithmetic> = {
+  '+': (l, r) => l + r,
+  '-': (l, r) => l - r,
+  '*': (l, r) => l * r,
+  '/': (l, r) => l / r,
+  '^': goPow,
+  // JS % is exact with the dividend's sign, as Go's math.Mod.
+  '%': (l, r) => l % r,
+  atan2: Math.atan2,
+};
+
+const COMPARISONS: Record<string, Comparison> = {
+  '==': (l, r) => l === r,
+  '!=': (l, r) => l !== r,
+  '>': (l, r) => l > r,
+  '<': (l, r) => l < r,
+  '>=': (l, r) => l >= r,
+  '<=': (l, r) => l <= r,
+};
+
+/**
+ * How an operator combines two floats: arithmetic yields a value, comparison
+ * a keep/drop decision (the value is then the left side's).
+ */
+function operator(op: BinaryOp): { arithmetic: Arithmetic } | { comparison: Comparison } {
+  const a = ARITHMETIC[op];
+  if (a) return { arithmetic: a };
+  const c = COMPARISONS[op];
+  if (c) return { comparison: c };
+  throw new PromQLExecutionError(`operator "${op}" not allowed for operations between vectors`);
+}
+
+/** scalar op scalar; comparisons (which require bool) give 1 or 0. */
+export function scalarBinop(op: BinaryOp, lhs: number, rhs: number): number {
+  const o = operator(op);
+  return 'arithmetic' in o ? o.arithmetic(lhs, rhs) : o.comparison(lhs, rhs) ? 1 : 0;
+}
+
+export interface BinopContext {
+  ts: number;
+  delayedNameRemoval: boolean;
+  /** Result labels by (many-side, one-side) label arrays, kept for one binary expression across steps. */
+  resultMetrics?: WeakMap<Labels, WeakMap<Labels, Labels>>;
+}
+
+/** The sample with a new value and its name dropped (or marked to be, with delayed name removal). */
+function withDroppedName(s: EvalSample, f: number, ctx: BinopContext): EvalSample {
+  // An explicit literal, not a spread: this runs once per sample and step.
+  return { metric: ctx.delayedNameRemoval ? s.metric : dropMetadataLabels(s.metric), t: s.t, f, dropName: true };
+}
+
+/** vector op scalar, or scalar op vector when `swap`; filtering comparisons keep the vector's value. */
+export function vectorScalarBinop(
+  op: BinaryOp,
+  vec: EvalVector,
+  scalar: number,
+  swap: boolean,
+  returnBool: boolean,
+  ctx: BinopContext,
+): EvalVector {
+  const out: EvalVector = [];
+  const o = operator(op);
+  if ('arithmetic' in o) {
+    const fn = o.arithmetic;
+    for (const s of vec) {
+      const f = swap ? fn(scalar, s.f) : fn(s.f, scalar);
+      out.push(withDroppedName(s, f, ctx));
+    }
+    return out;
+  }
+  const cmp = o.comparison;
+  for (const s of vec) {
+    const keep = swap ? cmp(scalar, s.f) : cmp(s.f, scalar);
+    if (returnBool) out.push(withDroppedName(s, keep ? 1 : 0, ctx));
+    else if (keep) out.push(s);
+  }
+  return out;
+}
+
+/**
+ * The join signature function of a vector matching: on(...) compares only
+ * the listed labels, ignoring(...) (or nothing) all but those and the name.
+ */
+export function matchingSignature(m: VectorMatching): (metric: Labels) => string {
+  if (m.on) {
+    const names = new Set(m.matchingLabels);
+    return (metric) => signature(metric, names, true);
+  }
+  const names = new Set([METRIC_NAME, ...m.matchingLabels]);
+  return (metric) => signature(metric, names, false);
+}
+
+/** The labels a vector/vector result carries: the "many" side's, shaped by on/ignoring and group_x. */
+function resultMetric(lhs: Labels, rhs: Labels, op: BinaryOp, m: VectorMatching): Labels {
+  let ls = lhs;
+  // Unlike elsewhere, this drop happens even with delayed name removal, as in Prometheus.
+  if (changesMetricSchema(op)) ls = dropMetadataLabels(ls);
+  if (m.card === 'one-to-one') {
+    const names = new Set(m.matchingLabels);
+    ls = m.on ? labelsKeep(ls, names) : labelsWithout(ls, names);
+  }
+  for (const name of m.include) ls = setLabel(ls, name, getLabel(rhs, name));
+  return ls;
+}
+
+function cachedResultMetric(lhs: Labels, rhs: Labels, op: BinaryOp, m: VectorMatching, ctx: BinopContext): Labels {
+  const cache = ctx.resultMetrics;
+  if (!cache) return resultMetric(lhs, rhs, op, m);
+  let byRhs = cache.get(lhs);
+  if (!byRhs) {
+    byRhs = new WeakMap();
+    cache.set(lhs, byRhs);
+  }
+  let out = byRhs.get(rhs);
+  if (!out) {
+    out = resultMetric(lhs, rhs, op, m);
+    byRhs.set(rhs, out);
+  }
+  return out;
+}
+
+/** Labels of a series that take part in matching, for error messages (Prometheus' MatchLabels). */
+function matchLabels(ls: Labels, m: VectorMatching): Labels {
+  const names = new Set(m.matchingLabels);
+  return ls.filter((l) => names.has(l.name) === m.on && (m.on || l.name !== METRIC_NAME));
+}
+
+/**
+ * vector op vector for arithmetic and comparison operators. `lsig`/`rsig` are
+ * the matching signatures of the samples, index-aligned with lhs/rhs.
+ */
+export function vectorBinop(
+  op: BinaryOp,
+  lhs: EvalVector,
+  rhs: EvalVector,
+  m: VectorMatching,
+  returnBool: boolean,
+  lsig: string[],
+  rsig: string[],
+  ctx: BinopContext,
+): EvalVector {
+  if (m.card === 'many-to-many') throw new PromQLExecutionError('many-to-many only allowed for set operators');
+  if (lhs.length === 0 || rhs.length === 0) return [];
+  const o = operator(op);
+  // one-to-many is many-to-one with the sides swapped; values are swapped back below.
+  const swapped = m.card === 'one-to-many';
+  const [many, one, manySig, oneSig] = swapped ? [rhs, lhs, rsig, lsig] : [lhs, rhs, lsig, rsig];
+
+  const oneBySig = new Map<string, EvalSample>();
+  for (let i = 0; i < one.length; i++) {
+    const rs = one[i];
+    const dup = oneBySig.get(oneSig[i]);
+    if (dup) {
+      throw new PromQLExecutionError(
+        `found duplicate series for the match group ${labelsString(matchLabels(rs.metric, m))} on the ${swapped ? 'left' : 'right'} ` +
+          `hand-side of the operation: [${labelsString(rs.metric)}, ${labelsString(dup.metric)}];` +
+          'many-to-many matching not allowed: matching labels must be unique on one side',
+      );
+    }
+    oneBySig.set(oneSig[i], rs);
+  }
+
+  const matched = new Map<string, Set<string> | null>();
+  const out: EvalVector = [];
+  for (let i = 0; i < many.length; i++) {
+    const ls = many[i];
+    const sig = manySig[i];
+    const rs = oneBySig.get(sig);
+    if (!rs) continue;
+    const fl = swapped ? rs.f : ls.f;
+    const fr = swapped ? ls.f : rs.f;
+    let value: number;
+    let keep = true;
+    if ('arithmetic' in o) value = o.arithmetic(fl, fr);
+    else {
+      keep = o.comparison(fl, fr);
+      value = returnBool ? (keep ? 1 : 0) : fl;
+    }
+    let metric = cachedResultMetric(ls.metric, rs.metric, op, m, ctx);
+    if (!ctx.delayedNameRemoval && returnBool) metric = dropMetadataLabels(metric);
+    if (m.card === 'one-to-one') {
+      if (matched.has(sig)) {
+        throw new PromQLExecutionError('multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)');
+      }
+      matched.set(sig, null);
+    } else {
+      // The grouping labels must keep results of one match group apart.
+      const key = keyOf(metric);
+      let seen = matched.get(sig);
+      if (!seen) {
+        seen = new Set();
+        matched.set(sig, seen);
+      } else if (seen.has(key)) {
+        throw new PromQLExecutionError('multiple matches for labels: grouping labels must ensure unique matches');
+      }
+      seen.add(key);
+    }
+    if (!keep && !returnBool) continue;
+    out.push({ metric, t: ctx.ts, f: value, dropName: returnBool });
+  }
+  return out;
+}
+
+/** lhs and rhs: the lhs samples that have a match on the right. */
+export function vectorAnd(lhs: EvalVector, rhs: EvalVector, lsig: string[], rsig: string[]): EvalVector {
+  if (lhs.length === 0 || rhs.length === 0) return [];
+  const present = new Set(rsig);
+  return lhs.filter((_, i) => present.has(lsig[i]));
+}
+
+/** lhs or rhs: all of lhs, plus the rhs samples without a match on the left. */
+export function vectorOr(lhs: EvalVector, rhs: EvalVector, lsig: string[], rsig: string[]): EvalVector {
+  if (lhs.length === 0) return rhs.slice();
+  if (rhs.length === 0) return lhs.slice();
+  const present = new Set(lsig);
+  return lhs.concat(rhs.filter((_, i) => !present.has(rsig[i])));
+}
+
+/** lhs unless rhs: the lhs samples without a match on the right. */
+export function vectorUnless(lhs: EvalVector, rhs: EvalVector, lsig: string[], rsig: string[]): EvalVector {
+  if (lhs.length === 0 || rhs.length === 0) return lhs.slice();
+  const present = new Set(rsig);
+  return lhs.filter((_, i) => !present.has(lsig[i]));
+}

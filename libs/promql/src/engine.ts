@@ -1,0 +1,257 @@
+// The PromQL engine: parses a query, fetches each selector's data once for the
+// whole query range from the Querier, then hands it to the in-memory evaluator.
+// All I/O of a query happens here, before evaluation starts.
+
+import type { Querier } from '@strata/model';
+import { compareLabels } from '@strata/model';
+import type { Expr, VectorSelector } from './ast.ts';
+import { documentedType, exprType, walk } from './ast.ts';
+import { isKnownAggregation } from './aggregations.ts';
+import { PromQLBadDataError, PromQLExecutionError, PromQLTimeoutError } from './errors.ts';
+import type { PreparedSeries, SharedState } from './evaluator.ts';
+import { Annotations, Evaluator, prepareSeries } from './evaluator.ts';
+import { FUNCTIONS } from './functions.ts';
+import { goQuote } from './go-compat.ts';
+import type { ParseOptions } from './parser.ts';
+import { parseExpr } from './parser.ts';
+import type { QueryResult } from './values.ts';
+
+export interface EngineOptions {
+  querier: Querier;
+  /** How far back an instant selector looks for the latest sample. */
+  lookbackDeltaMs?: number;
+  /** Most samples a query may hold in memory at once. */
+  maxSamples?: number;
+  timeoutMs?: number;
+  /**
+   * Remove __name__ only when the query finishes (Prometheus'
+   * --enable-feature=promql-delayed-name-removal; Prometheus' own promqltest
+   * runs with it). Off by default, as in Prometheus.
+   */
+  delayedNameRemoval?: boolean;
+  /** Accept experimental functions (Prometheus' --enable-feature=promql-experimental-functions). */
+  enableExperimentalFunctions?: boolean;
+  /** Step of subqueries written without one (`[1h:]`); Prometheus uses its evaluation interval, 1m by default. */
+  defaultSubqueryStepMs?: number;
+}
+
+export interface InstantQueryParams {
+  tenant: string;
+  query: string;
+  /** Evaluation time in ms. */
+  time: number;
+  signal?: AbortSignal;
+}
+
+export interface RangeQueryParams {
+  tenant: string;
+  query: string;
+  /** Inclusive bounds and step, all in ms. */
+  start: number;
+  end: number;
+  step: number;
+  signal?: AbortSignal;
+}
+
+/** Prometheus' API limit on points per series of a range query. */
+const MAX_POINTS_PER_SERIES = 11_000;
+
+export class Engine {
+  private readonly querier: Querier;
+  private readonly lookbackDeltaMs: number;
+  private readonly maxSamples: number;
+  private readonly timeoutMs: number;
+  private readonly delayedNameRemoval: boolean;
+  private readonly parseOptions: ParseOptions;
+  private readonly defaultSubqueryStepMs: number;
+
+  constructor(opts: EngineOptions) {
+    this.querier = opts.querier;
+    this.lookbackDeltaMs = opts.lookbackDeltaMs ?? 300_000;
+    this.maxSamples = opts.maxSamples ?? 50_000_000;
+    this.timeoutMs = opts.timeoutMs ?? 120_000;
+    this.delayedNameRemoval = opts.delayedNameRemoval ?? false;
+    this.parseOptions = { enableExperimentalFunctions: opts.enableExperimentalFunctions ?? false };
+    this.defaultSubqueryStepMs = opts.defaultSubqueryStepMs ?? 60_000;
+  }
+
+  /** Evaluates a query at one point in time (Prometheus' /api/v1/query). */
+  async instantQuery(p: InstantQueryParams): Promise<QueryResult> {
+    if (!Number.isFinite(p.time)) throw new PromQLBadDataError('invalid parameter "time": not a finite timestamp');
+    const expr = parseExpr(p.query, this.parseOptions);
+    const time = Math.round(p.time);
+    return this.exec(p.tenant, p.query, expr, time, time, 1, true, p.signal);
+  }
+
+  /** Evaluates a query at every step from start to end (Prometheus' /api/v1/query_range). */
+  async rangeQuery(p: RangeQueryParams): Promise<QueryResult> {
+    const { start, end, step } = p;
+    if (!Number.isFinite(start) || !Number.isFinite(end) || !Number.isFinite(step)) {
+      throw new PromQLBadDataError('invalid parameter: start, end and step must be finite numbers');
+    }
+    if (end < start) throw new PromQLBadDataError('end timestamp must not be before start time');
+    if (step <= 0) {
+      throw new PromQLBadDataError('zero or negative query resolution step widths are not accepted. Try a positive integer');
+    }
+    if (Math.floor((end - start) / step) > MAX_POINTS_PER_SERIES) {
+      throw new PromQLBadDataError('exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
+    }
+    const expr = parseExpr(p.query, this.parseOptions);
+    const t = exprType(expr);
+    if (t !== 'scalar' && t !== 'vector') {
+      throw new PromQLBadDataError(`invalid expression type ${goQuote(documentedType(t))} for range query, must be Scalar or instant Vector`);
+    }
+    return this.exec(p.tenant, p.query, expr, Math.round(start), Math.round(end), Math.round(step), false, p.signal);
+  }
+
+  private async exec(
+    tenant: string,
+    query: string,
+    expr: Expr,
+    start: number,
+    end: number,
+    interval: number,
+    instant: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<QueryResult> {
+    const deadline = Date.now() + this.timeoutMs;
+    rejectUnsupported(expr);
+    resolveAtStartEnd(expr, start, end);
+
+    const data = await this.fetch(tenant, expr, start, end, signal, deadline);
+
+    const annotations = new Annotations(query);
+    if (!instant) {
+      walk(expr, (node) => {
+        if (node.kind === 'call' && /^sort(_by_label)?(_desc)?$/.test(node.func.name)) {
+          annotations.warn(
+            annotations.at('PromQL warning: sort is ineffective for range queries since results are always ordered by labels', node.pos.start),
+          );
+        }
+      });
+    }
+    const shared: SharedState = {
+      query: { start, end, step: instant ? 0 : interval },
+      defaultSubqueryStepMs: this.defaultSubqueryStepMs,
+      lookbackMs: this.lookbackDeltaMs,
+      maxSamples: this.maxSamples,
+      currentSamples: 0,
+      delayed: this.delayedNameRemoval,
+      data,
+      annotations,
+      checkCancel: () => {
+        if (signal?.aborted) throw new PromQLTimeoutError('canceled', 'expression evaluation');
+        if (Date.now() > deadline) throw new PromQLTimeoutError('timeout', 'expression evaluation');
+      },
+    };
+    const ev = new Evaluator(start, end, interval, shared);
+    const value = ev.eval(expr);
+    const extra = { warnings: [...annotations.warnings], infos: [...annotations.infos] };
+
+    if (!Array.isArray(value)) return { resultType: 'string', result: { t: start, value: value.value }, ...extra };
+    const mat = this.delayedNameRemoval ? ev.cleanupMetricLabels(value, instant && exprType(expr) === 'vector') : value;
+
+    const type = exprType(expr);
+    if (instant && type === 'vector') {
+      return {
+        resultType: 'vector',
+        result: mat.map((s) => ({ metric: s.metric, t: start, f: s.floats[0].f })),
+        ...extra,
+      };
+    }
+    if (instant && type === 'scalar') {
+      return { resultType: 'scalar', result: { t: start, f: mat[0]?.floats[0]?.f ?? NaN }, ...extra };
+    }
+    const sorted = mat.slice().sort((a, b) => compareLabels(a.metric, b.metric));
+    return { resultType: 'matrix', result: sorted.map((s) => ({ metric: s.metric, floats: s.floats })), ...extra };
+  }
+
+  /** Selects every selector's series once, over the widest window any step needs. */
+  private async fetch(
+    tenant: string,
+    expr: Expr,
+    start: number,
+    end: number,
+    signal: AbortSignal | undefined,
+    deadline: number,
+  ): Promise<Map<VectorSelector, PreparedSeries[]>> {
+    const selectors: { vs: VectorSelector; mint: number; maxt: number }[] = [];
+    walk(expr, (node, path) => {
+      if (node.kind !== 'vectorSelector') return;
+      const parent = path[path.length - 1];
+      const rangeMs = parent?.kind === 'matrixSelector' ? parent.rangeMs : 0;
+      // Enclosing subqueries widen the window (Prometheus' subqueryTimes); an @ resets it.
+      let subqOffset = 0;
+      let subqRange = 0;
+      let subqAt: number | undefined;
+      for (const n of path) {
+        if (n.kind !== 'subquery') continue;
+        if (n.atMs !== undefined) {
+          subqOffset = n.offsetMs;
+          subqRange = n.rangeMs;
+          subqAt = n.atMs;
+        } else {
+          subqOffset += n.offsetMs;
+          subqRange += n.rangeMs;
+        }
+      }
+      let evalStart = (subqAt ?? start) - subqOffset - subqRange;
+      let evalEnd = (subqAt ?? end) - subqOffset;
+      if (node.atMs !== undefined) evalStart = evalEnd = node.atMs;
+      selectors.push({
+        vs: node,
+        mint: evalStart - this.lookbackDeltaMs - rangeMs - node.offsetMs,
+        maxt: evalEnd - node.offsetMs,
+      });
+    });
+
+    const abortError = (where: string) =>
+      signal?.aborted ? new PromQLTimeoutError('canceled', where) : new PromQLTimeoutError('timeout', where);
+    if (signal?.aborted) throw abortError('query execution');
+
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const cancelled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(abortError('query execution')), Math.max(0, deadline - Date.now()));
+      onAbort = () => reject(abortError('query execution'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    cancelled.catch(() => undefined);
+    try {
+      const results = await Promise.race([
+        Promise.all(
+          // Querier errors pass through unchanged so the HTTP layer can map its own error types.
+          selectors.map(({ vs, mint, maxt }) => this.querier.select({ tenant, matchers: vs.matchers, mint, maxt })),
+        ),
+        cancelled,
+      ]);
+      const data = new Map<VectorSelector, PreparedSeries[]>();
+      selectors.forEach(({ vs }, i) => data.set(vs, results[i].map(prepareSeries)));
+      return data;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** Rejects, before any I/O, what the engine cannot evaluate yet. */
+function rejectUnsupported(expr: Expr): void {
+  walk(expr, (node) => {
+    if (node.kind === 'call' && !FUNCTIONS[node.func.name]?.impl) {
+      throw new PromQLExecutionError(`function ${goQuote(node.func.name)} is not supported yet`);
+    }
+    if (node.kind === 'aggregate' && !isKnownAggregation(node.op)) {
+      throw new PromQLExecutionError(`aggregation ${node.op}() is not supported yet`);
+    }
+  });
+}
+
+/** Turns `@ start()` / `@ end()` into timestamps. */
+function resolveAtStartEnd(expr: Expr, start: number, end: number): void {
+  walk(expr, (node) => {
+    if ((node.kind === 'vectorSelector' || node.kind === 'subquery') && node.atStartOrEnd) {
+      node.atMs = node.atStartOrEnd === 'start' ? start : end;
+    }
+  });
+}

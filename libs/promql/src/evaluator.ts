@@ -1,0 +1,610 @@
+// The step-by-step evaluator: every node of the tree evaluates to a matrix over
+// the steps start, start+interval, ..., end, as in Prometheus' evaluator. It
+// works on data fetched beforehand and never performs I/O.
+
+import type { Labels } from '@strata/model';
+import { METRIC_NAME } from '@strata/model';
+import type { AggregateExpr, BinaryExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
+import { exprType, isSetOp, unwrapParens } from './ast.ts';
+import { countValuesStep, evalAggregation } from './aggregations.ts';
+import {
+  matchingSignature,
+  scalarBinop,
+  vectorAnd,
+  vectorBinop,
+  vectorOr,
+  vectorScalarBinop,
+  vectorUnless,
+} from './binary-ops.ts';
+import { PromQLExecutionError, TOO_MANY_SAMPLES_MESSAGE } from './errors.ts';
+import type { FunctionContext, FunctionDef, FunctionImpl } from './functions.ts';
+import { FUNCTIONS, absentLabels } from './functions.ts';
+import { goQuote, isValidLabelName } from './go-compat.ts';
+import { dropMetadataLabels, keyOf } from './labels.ts';
+import type { EvalMatrix, EvalSeries, EvalVector, StringValue } from './values.ts';
+import { staleMarkers } from './values.ts';
+
+/** A fetched series with its staleness markers located and a marker-free view for range windows. */
+export interface PreparedSeries {
+  metric: Labels;
+  t: Float64Array;
+  f: Float64Array;
+  stale: Uint8Array | null;
+  /** The same samples without staleness markers (shared arrays when there are none). */
+  live: { t: Float64Array; f: Float64Array };
+}
+
+export function prepareSeries(s: { labels: Labels; timestamps: Float64Array; values: Float64Array }): PreparedSeries {
+  const stale = staleMarkers(s.values);
+  let live = { t: s.timestamps, f: s.values };
+  if (stale) {
+    const n = s.values.length - stale.reduce((a, b) => a + b, 0);
+    const t = new Float64Array(n);
+    const f = new Float64Array(n);
+    for (let i = 0, j = 0; i < s.values.length; i++) {
+      if (stale[i]) continue;
+      t[j] = s.timestamps[i];
+      f[j++] = s.values[i];
+    }
+    live = { t, f };
+  }
+  return { metric: s.labels, t: s.timestamps, f: s.values, stale, live };
+}
+
+/** Deduplicated warnings and infos, formatted as Prometheus' annotations. */
+export class Annotations {
+  readonly warnings = new Set<string>();
+  readonly infos = new Set<string>();
+  constructor(private readonly query: string) {}
+
+  warn(message: string): void {
+    this.warnings.add(message);
+  }
+
+  info(message: string): void {
+    this.infos.add(message);
+  }
+
+  /** `message (line:col)` for an annotation about the expression at `pos`. */
+  at(message: string, pos: number): string {
+    const before = this.query.slice(0, pos);
+    const line = before.split('\n').length;
+    const col = Buffer.byteLength(before.slice(before.lastIndexOf('\n') + 1)) + 1;
+    return `${message} (${line}:${col})`;
+  }
+}
+
+/** Where a range-vector function reads its windows from. */
+interface RangeSource {
+  series: { metric: Labels; t: Float64Array; f: Float64Array; dropName: boolean }[];
+  rangeMs: number;
+  offsetMs: number;
+  atMs: number | undefined;
+}
+
+export interface SharedState {
+  /** Step of subqueries written without one (`[1h:]`). */
+  defaultSubqueryStepMs: number;
+  /** The query's own start, end and step (0 for instant queries), in ms. */
+  query: { start: number; end: number; step: number };
+  lookbackMs: number;
+  maxSamples: number;
+  /** Samples currently held by the evaluation, against maxSamples. */
+  currentSamples: number;
+  delayed: boolean;
+  data: Map<VectorSelector, PreparedSeries[]>;
+  annotations: Annotations;
+  checkCancel(): void;
+}
+
+/** Evaluates expressions at the steps start, start+interval, ..., end. */
+export class Evaluator {
+  private readonly numSteps: number;
+
+  constructor(
+    private readonly start: number,
+    private readonly end: number,
+    private readonly interval: number,
+    private readonly s: SharedState,
+  ) {
+    this.numSteps = Math.floor((end - start) / interval) + 1;
+  }
+
+  private get instant(): boolean {
+    return this.start === this.end;
+  }
+
+  private addSamples(n: number): void {
+    this.s.currentSamples += n;
+    if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+  }
+
+  private dropName<T extends { metric: Labels; dropName: boolean }>(x: T): T {
+    return { ...x, metric: this.s.delayed ? x.metric : dropMetadataLabels(x.metric), dropName: true };
+  }
+
+  eval(e: Expr): EvalMatrix | StringValue {
+    this.s.checkCancel();
+    switch (e.kind) {
+      case 'string':
+        return { kind: 'string', value: e.value };
+      case 'paren':
+        return this.eval(e.expr);
+      default:
+        return this.evalMatrix(e);
+    }
+  }
+
+  private evalMatrix(e: Expr): EvalMatrix {
+    switch (e.kind) {
+      case 'number': {
+        const floats = [];
+        for (let ts = this.start; ts <= this.end; ts += this.interval) floats.push({ t: ts, f: e.value });
+        this.addSamples(floats.length);
+        return [{ metric: [], floats, dropName: false }];
+      }
+      case 'paren':
+        return this.evalMatrix(e.expr);
+      case 'unary': {
+        const mat = this.evalMatrix(e.expr);
+        if (e.op === '+') return mat;
+        const negated = mat.map((s) => this.dropName({ ...s, floats: s.floats.map((p) => ({ t: p.t, f: -p.f })) }));
+        return this.s.delayed ? negated : this.mergeSeriesWithSameLabelset(negated);
+      }
+      case 'vectorSelector':
+        return this.evalVectorSelector(e);
+      case 'matrixSelector':
+        return this.evalMatrixSelector(e);
+      case 'aggregate':
+        return this.evalAggregate(e);
+      case 'binary':
+        return this.evalBinary(e);
+      case 'call':
+        return this.evalCall(e);
+      case 'subquery':
+        // Only reachable as the whole expression of an instant query: the inner points are the result.
+        return this.evalSubquery(e);
+      case 'string':
+        throw new PromQLExecutionError('unexpected string expression in a vector context');
+    }
+  }
+
+  // --- Selectors ----------------------------------------------------------------
+
+  private data(vs: VectorSelector): PreparedSeries[] {
+    const d = this.s.data.get(vs);
+    if (!d) throw new PromQLExecutionError('internal error: selector was not fetched');
+    return d;
+  }
+
+  /**
+   * The latest sample in (ref - lookback, ref] at each step, where ref is the
+   * step (or the @ time) minus the offset; nothing when that sample is a
+   * staleness marker. With keepSampleTime the points carry the sample's own
+   * timestamp (for timestamp()).
+   */
+  private selectInstant(vs: VectorSelector, keepSampleTime: boolean): EvalVector[] {
+    const series = this.data(vs);
+    const perStep: EvalVector[] = Array.from({ length: this.numSteps }, () => []);
+    for (const s of series) {
+      this.s.checkCancel();
+      let j = 0;
+      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+        const ref = (vs.atMs ?? ts) - vs.offsetMs;
+        while (j < s.t.length && s.t[j] <= ref) j++;
+        const idx = j - 1;
+        if (idx < 0 || s.t[idx] <= ref - this.s.lookbackMs) continue;
+        if (s.stale && s.stale[idx]) continue;
+        this.addSamples(1);
+        perStep[step].push({ metric: s.metric, t: keepSampleTime ? s.t[idx] : ts, f: s.f[idx], dropName: false });
+      }
+    }
+    return perStep;
+  }
+
+  private evalVectorSelector(vs: VectorSelector): EvalMatrix {
+    const out: EvalMatrix = [];
+    for (const s of this.data(vs)) {
+      this.s.checkCancel();
+      const floats = [];
+      let j = 0;
+      for (let ts = this.start; ts <= this.end; ts += this.interval) {
+        const ref = (vs.atMs ?? ts) - vs.offsetMs;
+        while (j < s.t.length && s.t[j] <= ref) j++;
+        const idx = j - 1;
+        if (idx < 0 || s.t[idx] <= ref - this.s.lookbackMs) continue;
+        if (s.stale && s.stale[idx]) continue;
+        floats.push({ t: ts, f: s.f[idx] });
+      }
+      this.addSamples(floats.length);
+      if (floats.length > 0) out.push({ metric: s.metric, floats, dropName: false });
+    }
+    return out;
+  }
+
+  /** A range selector as a query result (instant queries only): the raw samples in (ref - range, ref]. */
+  private evalMatrixSelector(ms: MatrixSelector): EvalMatrix {
+    if (!this.instant) throw new PromQLExecutionError('cannot do range evaluation of matrix selector');
+    const vs = unwrapParens(ms.vectorSelector);
+    if (vs.kind !== 'vectorSelector') throw new PromQLExecutionError('ranges only allowed for vector selectors');
+    const refEnd = (vs.atMs ?? this.start) - vs.offsetMs;
+    const refStart = refEnd - ms.rangeMs;
+    const out: EvalMatrix = [];
+    for (const s of this.data(vs)) {
+      const { t, f } = s.live;
+      const floats = [];
+      for (let i = 0; i < t.length; i++) if (t[i] > refStart && t[i] <= refEnd) floats.push({ t: t[i], f: f[i] });
+      this.addSamples(floats.length);
+      if (floats.length > 0) out.push({ metric: s.metric, floats, dropName: false });
+    }
+    return out;
+  }
+
+  // --- Step-wise evaluation (Prometheus' rangeEval) --------------------------------
+
+  /**
+   * Evaluates the argument expressions, then calls fn once per step with their
+   * vectors at that step (string arguments give empty vectors), and assembles
+   * the outputs into series. With `signatureOf`, fn also gets each sample's
+   * matching signature.
+   */
+  private rangeEval(
+    exprs: Expr[],
+    fn: (vectors: EvalVector[], sigs: string[][], ts: number) => EvalVector,
+    signatureOf?: (metric: Labels) => string,
+    preEvaluated?: (EvalMatrix | EvalVector[] | null)[],
+  ): EvalMatrix {
+    const before = this.s.currentSamples;
+    const inputs = exprs.map((e, i) => {
+      if (preEvaluated?.[i] !== undefined) return preEvaluated[i];
+      return exprType(e) === 'string' ? null : this.evalMatrix(e);
+    });
+    const seriesSigs = inputs.map((inp) =>
+      signatureOf && inp && !isPerStep(inp) ? (inp as EvalMatrix).map((s) => signatureOf(s.metric)) : null,
+    );
+    const cursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
+    const held = this.s.currentSamples;
+    let produced = 0;
+    const bySeries = new Map<string, { series: EvalSeries; lastTs: number }>();
+
+    for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+      this.s.checkCancel();
+      const vectors: EvalVector[] = [];
+      const sigs: string[][] = [];
+      let gathered = 0;
+      for (let i = 0; i < inputs.length; i++) {
+        const inp = inputs[i];
+        const vec: EvalVector = [];
+        const sig: string[] = [];
+        if (inp && isPerStep(inp)) {
+          for (const smp of inp[step]) {
+            vec.push(smp);
+            if (signatureOf) sig.push(signatureOf(smp.metric));
+          }
+        } else if (inp) {
+          const mat = inp as EvalMatrix;
+          const cur = cursors[i]!;
+          const ss = seriesSigs[i];
+          for (let si = 0; si < mat.length; si++) {
+            const fl = mat[si].floats;
+            const c = cur[si];
+            if (c < fl.length && fl[c].t === ts) {
+              cur[si] = c + 1;
+              vec.push({ metric: mat[si].metric, t: ts, f: fl[c].f, dropName: mat[si].dropName });
+              if (ss) sig.push(ss[si]);
+            }
+          }
+        }
+        gathered += vec.length;
+        vectors.push(vec);
+        sigs.push(sig);
+      }
+      this.s.currentSamples = held + produced + gathered;
+      if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+
+      const result = fn(vectors, sigs, ts);
+      produced += result.length;
+      this.s.currentSamples = held + produced;
+      if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+
+      if (this.instant) {
+        if (!this.s.delayed && containsSameLabelset(result.map((r) => r.metric))) {
+          throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+        }
+        this.s.currentSamples = before + result.length;
+        return result.map((r) => ({ metric: r.metric, floats: [{ t: ts, f: r.f }], dropName: r.dropName }));
+      }
+      for (const r of result) {
+        const key = keyOf(r.metric);
+        const entry = bySeries.get(key);
+        if (entry) {
+          if (entry.lastTs === ts) throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+          entry.lastTs = ts;
+          entry.series.floats.push({ t: ts, f: r.f });
+        } else {
+          bySeries.set(key, { series: { metric: r.metric, floats: [{ t: ts, f: r.f }], dropName: r.dropName }, lastTs: ts });
+        }
+      }
+    }
+    this.s.currentSamples = before + produced;
+    return [...bySeries.values()].map((e) => e.series);
+  }
+
+  // --- Aggregations ---------------------------------------------------------------
+
+  private evalAggregate(e: AggregateExpr): EvalMatrix {
+    const grouping = [...e.grouping].sort();
+    if (e.op === 'count_values') {
+      const param = unwrapParens(e.param!);
+      const valueLabel = param.kind === 'string' ? param.value : '';
+      if (!isValidLabelName(valueLabel)) throw new PromQLExecutionError(`invalid label name ${goQuote(valueLabel)}`);
+      const groupingSet = new Set(grouping);
+      return this.rangeEval([e.expr], (v, _s, ts) => countValuesStep(v[0], groupingSet, e.without, valueLabel, ts));
+    }
+    const before = this.s.currentSamples;
+    let params: number[] | undefined;
+    if (e.param) {
+      const p = this.evalMatrix(e.param);
+      params = [];
+      const byTs = new Map((p[0]?.floats ?? []).map((pt) => [pt.t, pt.f]));
+      for (let ts = this.start; ts <= this.end; ts += this.interval) params.push(byTs.get(ts) ?? 0);
+    }
+    const input = this.evalMatrix(e.expr);
+    const out = evalAggregation({
+      expr: { ...e, grouping },
+      input,
+      params,
+      start: this.start,
+      end: this.end,
+      interval: this.interval,
+      delayedNameRemoval: this.s.delayed,
+      warn: (m) => this.s.annotations.warn(this.s.annotations.at(m, (e.param ?? e).pos.start)),
+      checkCancel: () => this.s.checkCancel(),
+    });
+    this.s.currentSamples = before + totalSamples(out);
+    return out;
+  }
+
+  // --- Binary operators -------------------------------------------------------------
+
+  private evalBinary(e: BinaryExpr): EvalMatrix {
+    const lt = exprType(e.lhs);
+    const rt = exprType(e.rhs);
+    const resultMetrics = new WeakMap();
+    const ctx = (ts: number) => ({ ts, delayedNameRemoval: this.s.delayed, resultMetrics });
+    if (lt === 'scalar' && rt === 'scalar') {
+      return this.rangeEval([e.lhs, e.rhs], (v, _s, ts) => [
+        { metric: [], t: ts, f: scalarBinop(e.op, v[0][0].f, v[1][0].f), dropName: false },
+      ]);
+    }
+    if (lt === 'vector' && rt === 'vector') {
+      const m = e.matching!;
+      const sigOf = matchingSignature(m);
+      if (isSetOp(e.op)) {
+        const setFn = e.op === 'and' ? vectorAnd : e.op === 'or' ? vectorOr : vectorUnless;
+        const mat = this.rangeEval([e.lhs, e.rhs], (v, s) => setFn(v[0], v[1], s[0], s[1]), sigOf);
+        return mat;
+      }
+      return this.rangeEval(
+        [e.lhs, e.rhs],
+        (v, s, ts) => vectorBinop(e.op, v[0], v[1], m, e.returnBool, s[0], s[1], ctx(ts)),
+        sigOf,
+      );
+    }
+    if (lt === 'vector') {
+      return this.rangeEval([e.lhs, e.rhs], (v, _s, ts) => vectorScalarBinop(e.op, v[0], v[1][0].f, false, e.returnBool, ctx(ts)));
+    }
+    return this.rangeEval([e.lhs, e.rhs], (v, _s, ts) => vectorScalarBinop(e.op, v[1], v[0][0].f, true, e.returnBool, ctx(ts)));
+  }
+
+  // --- Function calls ---------------------------------------------------------------
+
+  private functionContext(ts: number, e: Call): FunctionContext {
+    const a = this.s.annotations;
+    const pos = e.args[0]?.pos.start ?? e.pos.start;
+    return {
+      ts,
+      delayedNameRemoval: this.s.delayed,
+      query: this.s.query,
+      warn: (m) => a.warn(a.at(m, pos)),
+      info: (m) => a.info(a.at(m, pos)),
+    };
+  }
+
+  private evalCall(e: Call): EvalMatrix {
+    const def: FunctionDef | undefined = FUNCTIONS[e.func.name];
+    const impl = def?.impl;
+    if (!impl) throw new PromQLExecutionError(`function ${goQuote(e.func.name)} is not supported yet`);
+    const args = e.args.map(unwrapParens);
+
+    if (impl.kind === 'series') {
+      const input = this.evalMatrix(args[0]);
+      const out = impl.call(input, args, { delayedNameRemoval: this.s.delayed });
+      return this.mergeSeriesWithSameLabelset(out);
+    }
+
+    if (impl.kind === 'instant') {
+      // timestamp() of a selector reports the samples' own timestamps, not the step's.
+      if (e.func.name === 'timestamp' && args[0]?.kind === 'vectorSelector') {
+        const perStep = this.selectInstant(args[0], true);
+        return this.rangeEval(args, (v, _s, ts) => impl.call(v, args, this.functionContext(ts, e)), undefined, [perStep]);
+      }
+      return this.rangeEval(args, (v, _s, ts) => impl.call(v, args, this.functionContext(ts, e)));
+    }
+
+    return this.evalRangeFunction(e, args, impl);
+  }
+
+  private evalRangeFunction(e: Call, args: Expr[], impl: Extract<FunctionImpl, { kind: 'range' }>): EvalMatrix {
+    const matrixIdx = args.findIndex((a) => a.kind === 'matrixSelector' || a.kind === 'subquery');
+    const arg = args[matrixIdx];
+    if (!arg) throw new PromQLExecutionError(`expected a range vector in call to ${goQuote(e.func.name)}`);
+    const source = this.rangeSource(arg);
+
+    // Scalar arguments, one value per step.
+    const scalarArgs: number[][] = [];
+    for (let i = 0; i < args.length; i++) {
+      if (i === matrixIdx) continue;
+      const m = this.evalMatrix(args[i]);
+      const byTs = new Map((m[0]?.floats ?? []).map((p) => [p.t, p.f]));
+      const values: number[] = [];
+      for (let ts = this.start; ts <= this.end; ts += this.interval) values.push(byTs.get(ts) ?? NaN);
+      scalarArgs.push(values);
+    }
+
+    const a = this.s.annotations;
+    const warn = (m: string) => a.warn(a.at(m, arg.pos.start));
+    const info = (m: string) => a.info(a.at(m, arg.pos.start));
+    const isRateLike = e.func.name === 'rate' || e.func.name === 'increase';
+    const out: EvalMatrix = [];
+    for (const s of source.series) {
+      this.s.checkCancel();
+      const { t, f } = s;
+      let lo = 0;
+      let hi = 0;
+      const floats = [];
+      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+        const rangeEnd = (source.atMs ?? ts) - source.offsetMs;
+        const rangeStart = rangeEnd - source.rangeMs;
+        while (hi < t.length && t[hi] <= rangeEnd) hi++;
+        while (lo < hi && t[lo] <= rangeStart) lo++;
+        if (hi === lo) continue;
+        if (this.s.currentSamples + (hi - lo) > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+        const v = impl.call(
+          { t: t.subarray(lo, hi), f: f.subarray(lo, hi) },
+          {
+            ts,
+            rangeStart,
+            rangeEnd,
+            rangeMs: source.rangeMs,
+            scalarArgs: scalarArgs.map((vals) => vals[step]),
+            metric: s.metric,
+            warn,
+            info,
+          },
+        );
+        if (v !== undefined) floats.push({ t: ts, f: v });
+      }
+      if (floats.length === 0) continue;
+      this.addSamples(floats.length);
+      // last_over_time and first_over_time keep the name, unless the input already lost it.
+      const dropName = !impl.keepName || s.dropName;
+      const metric = dropName && !this.s.delayed ? dropMetadataLabels(s.metric) : s.metric;
+      out.push({ metric, floats, dropName });
+      if (isRateLike) {
+        const name = s.metric.find((l) => l.name === METRIC_NAME)?.value;
+        if (name && !/(_total|_sum|_count|_bucket)$/.test(name)) {
+          info(`PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${goQuote(name)}`);
+        }
+      }
+    }
+
+    if (impl.absentOverTime) return this.absentOverTime(out, arg);
+    if (!this.s.delayed && containsSameLabelset(out.map((x) => x.metric))) {
+      throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+    }
+    return out;
+  }
+
+  /**
+   * The series a range-vector argument provides, with how to window them: a
+   * range selector's fetched samples, or a subquery's evaluated points.
+   */
+  private rangeSource(arg: Expr): RangeSource {
+    if (arg.kind === 'subquery') {
+      const series = this.evalSubquery(arg).map((s) => ({
+        metric: s.metric,
+        t: Float64Array.from(s.floats, (p) => p.t),
+        f: Float64Array.from(s.floats, (p) => p.f),
+        dropName: s.dropName,
+      }));
+      return { series, rangeMs: arg.rangeMs, offsetMs: arg.offsetMs, atMs: arg.atMs };
+    }
+    if (arg.kind !== 'matrixSelector') throw new PromQLExecutionError('expected a range vector');
+    const vs = unwrapParens(arg.vectorSelector);
+    if (vs.kind !== 'vectorSelector') throw new PromQLExecutionError('ranges only allowed for vector selectors');
+    const series = this.data(vs).map((s) => ({ metric: s.metric, t: s.live.t, f: s.live.f, dropName: false }));
+    return { series, rangeMs: arg.rangeMs, offsetMs: vs.offsetMs, atMs: vs.atMs };
+  }
+
+  /**
+   * Evaluates a subquery's inner expression at its own steps: multiples of the
+   * step after (start - offset - range), up to end - offset, as Prometheus aligns them.
+   */
+  private evalSubquery(sq: SubqueryExpr): EvalMatrix {
+    const outerStart = sq.atMs ?? this.start;
+    const outerEnd = sq.atMs ?? this.end;
+    const interval = sq.stepMs > 0 ? sq.stepMs : this.s.defaultSubqueryStepMs;
+    const from = outerStart - sq.offsetMs - sq.rangeMs;
+    let innerStart = interval * Math.trunc(from / interval);
+    if (innerStart <= from) innerStart += interval;
+    const innerEnd = outerEnd - sq.offsetMs;
+    if (innerEnd < innerStart) return [];
+    return new Evaluator(innerStart, innerEnd, interval, this.s).evalMatrix(sq.expr);
+  }
+
+  /** absent_over_time: one series with the selector's labels at the steps where no series had samples. */
+  private absentOverTime(mat: EvalMatrix, arg: Expr): EvalMatrix {
+    const found = new Set<number>();
+    for (const s of mat) for (const p of s.floats) found.add(p.t);
+    const floats = [];
+    for (let ts = this.start; ts <= this.end; ts += this.interval) if (!found.has(ts)) floats.push({ t: ts, f: 1 });
+    if (floats.length === 0) return [];
+    return [{ metric: absentLabels(arg), floats, dropName: true }];
+  }
+
+  // --- Label-set bookkeeping ----------------------------------------------------------
+
+  /** Merges series that ended up with one label set; overlapping samples are an error. */
+  mergeSeriesWithSameLabelset(mat: EvalMatrix): EvalMatrix {
+    if (mat.length <= 1 || !containsSameLabelset(mat.map((s) => s.metric))) return mat;
+    const byKey = new Map<string, EvalSeries>();
+    for (const s of mat) {
+      const key = keyOf(s.metric);
+      const prev = byKey.get(key);
+      if (!prev) {
+        byKey.set(key, s);
+        continue;
+      }
+      const floats = prev.floats.concat(s.floats).sort((a, b) => a.t - b.t);
+      for (let i = 1; i < floats.length; i++) {
+        if (floats[i].t === floats[i - 1].t) throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+      }
+      byKey.set(key, { ...prev, floats });
+    }
+    return [...byKey.values()];
+  }
+
+  /** Delayed name removal's last step: drop the names now, then merge or reject the duplicates. */
+  cleanupMetricLabels(mat: EvalMatrix, isVector: boolean): EvalMatrix {
+    const cleaned = mat.map((s) => (s.dropName ? { ...s, metric: dropMetadataLabels(s.metric) } : s));
+    if (isVector) {
+      if (containsSameLabelset(cleaned.map((s) => s.metric))) {
+        throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+      }
+      return cleaned;
+    }
+    return this.mergeSeriesWithSameLabelset(cleaned);
+  }
+}
+
+function isPerStep(x: EvalMatrix | EvalVector[]): x is EvalVector[] {
+  return x.length > 0 && Array.isArray(x[0]);
+}
+
+function containsSameLabelset(metrics: Labels[]): boolean {
+  if (metrics.length <= 1) return false;
+  const seen = new Set<string>();
+  for (const m of metrics) {
+    const k = keyOf(m);
+    if (seen.has(k)) return true;
+    seen.add(k);
+  }
+  return false;
+}
+
+function totalSamples(mat: EvalMatrix): number {
+  let n = 0;
+  for (const s of mat) n += s.floats.length;
+  return n;
+}

@@ -1,0 +1,543 @@
+// The PromQL function table: every Prometheus function's signature (what the
+// parser type-checks) and, for the implemented ones, its implementation in one
+// of three shapes the engine knows how to drive. Adding a function is adding
+// an entry here; the engine never switches on function names except timestamp().
+
+import type { Labels } from '@strata/model';
+import { METRIC_NAME } from '@strata/model';
+import type { Expr, FunctionSignature, ValueType } from './ast.ts';
+import { unwrapParens } from './ast.ts';
+import { PromQLExecutionError } from './errors.ts';
+import { isValidLabelName, parseGoFloat } from './go-compat.ts';
+import { dropMetadataLabels, getLabel, labelsWithout, setLabel, signature } from './labels.ts';
+import { compileAnchoredRe2 } from './regex.ts';
+import type { Bucket } from './stats.ts';
+import { KahanSum, bucketQuantile, compareNaNFirst, kahanInc, linearRegression, nanLast, quantile } from './stats.ts';
+import type { EvalMatrix, EvalSample, EvalVector } from './values.ts';
+
+/** What an instant-vector function sees at one evaluation step. */
+export interface FunctionContext {
+  /** The step's timestamp in ms. */
+  ts: number;
+  delayedNameRemoval: boolean;
+  /** The query's own range: start and end in ms, step in ms (0 for instant queries). */
+  query: { start: number; end: number; step: number };
+  warn(message: string): void;
+  info(message: string): void;
+}
+
+/**
+ * Called once per step with the arguments evaluated at that step: instant
+ * vectors as vectors, scalars as one-sample vectors, strings as empty vectors
+ * (read them from `exprs`).
+ */
+export type InstantFunction = (args: EvalVector[], exprs: Expr[], ctx: FunctionContext) => EvalVector;
+
+/** The samples of one series in (rangeStart, rangeEnd], staleness markers removed, oldest first. */
+export interface RangeWindow {
+  t: Float64Array;
+  f: Float64Array;
+}
+
+export interface RangeContext {
+  /** The step's timestamp in ms. */
+  ts: number;
+  /** Exclusive start and inclusive end of the window in ms (offset applied). */
+  rangeStart: number;
+  rangeEnd: number;
+  rangeMs: number;
+  /** The scalar arguments at this step, in argument order. */
+  scalarArgs: number[];
+  metric: Labels;
+  warn(message: string): void;
+  info(message: string): void;
+}
+
+/** Called per series and step with a non-empty window; undefined means no output sample. */
+export type RangeFunction = (w: RangeWindow, ctx: RangeContext) => number | undefined;
+
+/** Rewrites whole series (labels only), e.g. label_replace; the engine merges resulting duplicates. */
+export type SeriesFunction = (input: EvalMatrix, exprs: Expr[], ctx: { delayedNameRemoval: boolean }) => EvalMatrix;
+
+export type FunctionImpl =
+  | { kind: 'instant'; call: InstantFunction }
+  | {
+      kind: 'range';
+      call: RangeFunction;
+      /** last_over_time and first_over_time behave like offset and keep the metric name. */
+      keepName?: boolean;
+      /** absent_over_time: the engine turns "no series at a step" into a sample. */
+      absentOverTime?: boolean;
+    }
+  | { kind: 'series'; call: SeriesFunction };
+
+export interface FunctionDef extends FunctionSignature {
+  /** Missing for functions the engine does not implement yet. */
+  impl?: FunctionImpl;
+}
+
+// --- Helpers -------------------------------------------------------------------
+
+function dropName(s: EvalSample, ctx: { delayedNameRemoval: boolean }, f: number, t: number): EvalSample {
+  return { metric: ctx.delayedNameRemoval ? s.metric : dropMetadataLabels(s.metric), t, f, dropName: true };
+}
+
+function simpleFloat(fn: (v: number) => number): InstantFunction {
+  return (args, _exprs, ctx) => args[0].map((s) => dropName(s, ctx, fn(s.f), ctx.ts));
+}
+
+function scalarSample(f: number, ts: number): EvalVector {
+  return [{ metric: [], t: ts, f, dropName: false }];
+}
+
+function clamp(vec: EvalVector, min: number, max: number, ctx: FunctionContext): EvalVector {
+  if (max < min) return [];
+  return vec.map((s) => dropName(s, ctx, Math.max(min, Math.min(max, s.f)), ctx.ts));
+}
+
+/** The labels absent() reports: equality matchers of the selector, names repeated or not '=' removed. */
+export function absentLabels(expr: Expr): Labels {
+  const e = unwrapParens(expr);
+  const vs = e.kind === 'matrixSelector' ? unwrapParens(e.vectorSelector) : e;
+  if (vs.kind !== 'vectorSelector') return [];
+  let ls: Labels = [];
+  const has = new Set<string>();
+  for (const m of vs.matchers) {
+    if (m.name === METRIC_NAME) continue;
+    if (m.type === '=' && !has.has(m.name)) {
+      ls = setLabel(ls, m.name, m.value);
+      has.add(m.name);
+    } else {
+      ls = ls.filter((l) => l.name !== m.name);
+    }
+  }
+  return ls;
+}
+
+function stringArg(exprs: Expr[], i: number): string {
+  const e = unwrapParens(exprs[i]);
+  if (e.kind !== 'string') throw new PromQLExecutionError(`expected a string literal as argument ${i + 1}`);
+  return e.value;
+}
+
+/** Go's regexp.Expand: $1, ${1}, $name, ${name}; $$ is a dollar; names are as long as possible. */
+function expandTemplate(template: string, m: RegExpExecArray): string {
+  let out = '';
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c !== '$') {
+      out += c;
+      continue;
+    }
+    const rest = template.slice(i + 1);
+    if (rest[0] === '$') {
+      out += '$';
+      i++;
+      continue;
+    }
+    const braced = /^\{([A-Za-z0-9_]+)\}/.exec(rest);
+    const bare = /^[A-Za-z0-9_]+/.exec(rest);
+    const name = braced ? braced[1] : bare ? bare[0] : undefined;
+    if (name === undefined) {
+      out += '$'; // Malformed reference: the $ is literal text.
+      continue;
+    }
+    i += braced ? braced[0].length : name.length;
+    if (/^[0-9]+$/.test(name)) {
+      const idx = Number(name);
+      if (idx < m.length && m[idx] !== undefined) out += m[idx];
+    } else {
+      out += m.groups?.[name] ?? '';
+    }
+  }
+  return out;
+}
+
+function dateFunction(fn: (d: Date) => number): InstantFunction {
+  return (args, _exprs, ctx) => {
+    if (args.length === 0) return scalarSample(fn(new Date(Math.trunc(ctx.ts / 1000) * 1000)), ctx.ts);
+    return args[0].map((s) => dropName(s, ctx, fn(new Date(Math.trunc(s.f) * 1000)), ctx.ts));
+  };
+}
+
+function daysInMonth(d: Date): number {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+}
+
+function dayOfYear(d: Date): number {
+  return Math.floor((d.getTime() - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000) + 1;
+}
+
+// --- Range-vector kernels --------------------------------------------------------
+
+/**
+ * rate, increase and delta: the difference between the first and last sample
+ * (corrected for counter resets), extrapolated towards the window's edges as
+ * Prometheus' extrapolatedRate does.
+ */
+function extrapolatedRate(isCounter: boolean, isRate: boolean): RangeFunction {
+  return (w, ctx) => {
+    const n = w.f.length;
+    if (n < 2) return undefined;
+    const firstT = w.t[0];
+    const lastT = w.t[n - 1];
+    let result = w.f[n - 1] - w.f[0];
+    if (isCounter) {
+      for (let i = 1; i < n; i++) if (w.f[i] < w.f[i - 1]) result += w.f[i - 1];
+    }
+    let durationToStart = (firstT - ctx.rangeStart) / 1000;
+    let durationToEnd = (ctx.rangeEnd - lastT) / 1000;
+    const sampledInterval = (lastT - firstT) / 1000;
+    const averageDurationBetweenSamples = sampledInterval / (n - 1);
+    // Extrapolate to an edge only when a sample is about as close to it as to its neighbours.
+    const extrapolationThreshold = averageDurationBetweenSamples * 1.1;
+    if (durationToStart >= extrapolationThreshold) durationToStart = averageDurationBetweenSamples / 2;
+    if (isCounter) {
+      // A counter cannot go below zero: do not extrapolate past the point where it would.
+      let durationToZero = durationToStart;
+      if (result > 0 && w.f[0] >= 0) durationToZero = sampledInterval * (w.f[0] / result);
+      if (durationToZero < durationToStart) durationToStart = durationToZero;
+    }
+    if (durationToEnd >= extrapolationThreshold) durationToEnd = averageDurationBetweenSamples / 2;
+    let factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval;
+    if (isRate) factor /= ctx.rangeMs / 1000;
+    return result * factor;
+  };
+}
+
+/** irate and idelta: the last two samples only. */
+function instantValue(isRate: boolean): RangeFunction {
+  return (w) => {
+    const n = w.f.length;
+    if (n < 2) return undefined;
+    const t0 = w.t[n - 2];
+    const t1 = w.t[n - 1];
+    const v0 = w.f[n - 2];
+    const v1 = w.f[n - 1];
+    const interval = t1 - t0;
+    if (interval === 0) return undefined;
+    let result = v1;
+    // A counter reset leaves the last value as the increase.
+    if (!isRate || !(v1 < v0)) result = v1 - v0;
+    if (isRate) result /= interval / 1000;
+    return result;
+  };
+}
+
+function sumOverTime(w: RangeWindow): number {
+  const k = new KahanSum();
+  for (let i = 0; i < w.f.length; i++) k.add(w.f[i]);
+  if (k.sum === Infinity || k.sum === -Infinity) return k.sum;
+  return k.sum + k.c;
+}
+
+function avgOverTime(w: RangeWindow): number {
+  // Direct mean with Kahan summation while the sum does not overflow, then incremental.
+  let sum = w.f[0];
+  let count = 1;
+  let mean = 0;
+  let c = 0;
+  let incremental = false;
+  for (let i = 1; i < w.f.length; i++) {
+    const f = w.f[i];
+    count = i + 1;
+    if (!incremental) {
+      const [newSum, newC] = kahanInc(f, sum, c);
+      if (newSum !== Infinity && newSum !== -Infinity) {
+        sum = newSum;
+        c = newC;
+        continue;
+      }
+      incremental = true;
+      mean = sum / (count - 1);
+      c /= count - 1;
+    }
+    const q = (count - 1) / count;
+    [mean, c] = kahanInc(f / count, q * mean, q * c);
+  }
+  if (incremental) return mean + c;
+  return sum / count + c / count;
+}
+
+function varianceOverTime(w: RangeWindow): number {
+  let count = 0;
+  let mean = 0;
+  let cMean = 0;
+  let aux = 0;
+  let cAux = 0;
+  for (let i = 0; i < w.f.length; i++) {
+    const f = w.f[i];
+    count++;
+    const delta = f - (mean + cMean);
+    [mean, cMean] = kahanInc(delta / count, mean, cMean);
+    [aux, cAux] = kahanInc(delta * (f - (mean + cMean)), aux, cAux);
+  }
+  return (aux + cAux) / count;
+}
+
+function compareOverTime(better: (cur: number, best: number) => boolean, returnTimestamp: boolean): RangeFunction {
+  return (w) => {
+    let best = w.f[0];
+    let bestT = w.t[0];
+    for (let i = 0; i < w.f.length; i++) {
+      if (better(w.f[i], best) || Number.isNaN(best)) {
+        best = w.f[i];
+        bestT = w.t[i];
+      }
+    }
+    return returnTimestamp ? bestT / 1000 : best;
+  };
+}
+
+function changes(w: RangeWindow): number {
+  let n = 0;
+  for (let i = 1; i < w.f.length; i++) {
+    const prev = w.f[i - 1];
+    const cur = w.f[i];
+    if (cur !== prev && !(Number.isNaN(cur) && Number.isNaN(prev))) n++;
+  }
+  return n;
+}
+
+function resets(w: RangeWindow): number {
+  let n = 0;
+  for (let i = 1; i < w.f.length; i++) if (w.f[i] < w.f[i - 1]) n++;
+  return n;
+}
+
+function doubleExponentialSmoothing(w: RangeWindow, ctx: RangeContext): number | undefined {
+  const [sf, tf] = ctx.scalarArgs;
+  if (!(sf > 0 && sf < 1)) throw new PromQLExecutionError(`invalid smoothing factor. Expected: 0 < sf < 1, got: ${sf.toFixed(6)}`);
+  if (!(tf > 0 && tf < 1)) throw new PromQLExecutionError(`invalid trend factor. Expected: 0 < tf < 1, got: ${tf.toFixed(6)}`);
+  const l = w.f.length;
+  if (l < 2) return undefined;
+  let s0 = 0;
+  let s1 = w.f[0];
+  let b = w.f[1] - w.f[0];
+  for (let i = 1; i < l; i++) {
+    const x = sf * w.f[i];
+    if (i - 1 !== 0) b = tf * (s1 - s0) + (1 - tf) * b;
+    const y = (1 - sf) * (s1 + b);
+    s0 = s1;
+    s1 = x + y;
+  }
+  return s1;
+}
+
+// --- histogram_quantile over classic buckets ----------------------------------------
+
+const histogramQuantile: InstantFunction = (args, _exprs, ctx) => {
+  const q = args[0][0]?.f;
+  if (q === undefined) return [];
+  if (Number.isNaN(q) || q < 0 || q > 1) ctx.warn(`PromQL warning: quantile value should be between 0 and 1, got ${q}`);
+  const groups = new Map<string, { metric: Labels; buckets: Bucket[] }>();
+  const excluded = new Set([METRIC_NAME, 'le']);
+  const leOnly = new Set(['le']);
+  for (const s of args[1]) {
+    const upperBound = parseGoFloat(getLabel(s.metric, 'le'));
+    if (upperBound === undefined) {
+      ctx.warn(`PromQL warning: bucket label "le" is missing or has a malformed value of "${getLabel(s.metric, 'le')}"`);
+      continue;
+    }
+    const key = signature(s.metric, leOnly, false);
+    let g = groups.get(key);
+    if (!g) {
+      let metric = labelsWithout(s.metric, excluded);
+      if (!ctx.delayedNameRemoval) metric = dropMetadataLabels(metric);
+      g = { metric, buckets: [] };
+      groups.set(key, g);
+    }
+    g.buckets.push({ upperBound, count: s.f });
+  }
+  const out: EvalVector = [];
+  for (const g of groups.values()) {
+    const { value } = bucketQuantile(q, g.buckets);
+    out.push({ metric: g.metric, t: ctx.ts, f: value, dropName: true });
+  }
+  return out;
+};
+
+// --- label_replace / label_join ---------------------------------------------------
+
+const labelReplace: SeriesFunction = (input, exprs) => {
+  const dst = stringArg(exprs, 1);
+  const repl = stringArg(exprs, 2);
+  const src = stringArg(exprs, 3);
+  const regexStr = stringArg(exprs, 4);
+  let re: RegExp;
+  try {
+    re = compileAnchoredRe2(regexStr);
+  } catch {
+    throw new PromQLExecutionError(`invalid regular expression in label_replace(): ${regexStr}`);
+  }
+  if (!isValidLabelName(dst)) throw new PromQLExecutionError(`invalid destination label name in label_replace(): ${dst}`);
+  return input.map((s) => {
+    const m = re.exec(getLabel(s.metric, src));
+    if (!m) return s;
+    const metric = setLabel(s.metric, dst, expandTemplate(repl, m));
+    return { ...s, metric, dropName: dst === METRIC_NAME ? false : s.dropName };
+  });
+};
+
+const labelJoin: SeriesFunction = (input, exprs) => {
+  const dst = stringArg(exprs, 1);
+  const sep = stringArg(exprs, 2);
+  const srcs: string[] = [];
+  for (let i = 3; i < exprs.length; i++) {
+    const src = stringArg(exprs, i);
+    if (!isValidLabelName(src)) throw new PromQLExecutionError(`invalid source label name in label_join(): ${src}`);
+    srcs.push(src);
+  }
+  if (!isValidLabelName(dst)) throw new PromQLExecutionError(`invalid destination label name in label_join(): ${dst}`);
+  return input.map((s) => {
+    const metric = setLabel(s.metric, dst, srcs.map((src) => getLabel(s.metric, src)).join(sep));
+    return { ...s, metric, dropName: dst === METRIC_NAME ? false : s.dropName };
+  });
+};
+
+// --- The table -------------------------------------------------------------------
+
+const ascending = nanLast(compareNaNFirst);
+const descending = nanLast((a, b) => compareNaNFirst(b, a));
+
+type Sig = [argTypes: ValueType[], returnType: ValueType, opts?: { variadic?: number; experimental?: boolean }];
+
+function def(name: string, [argTypes, returnType, opts]: Sig, impl?: FunctionImpl): FunctionDef {
+  return { name, argTypes, returnType, variadic: opts?.variadic ?? 0, experimental: opts?.experimental, impl };
+}
+
+const V: ValueType = 'vector';
+const M: ValueType = 'matrix';
+const S: ValueType = 'scalar';
+const STR: ValueType = 'string';
+
+const instant = (call: InstantFunction): FunctionImpl => ({ kind: 'instant', call });
+const range = (call: RangeFunction, extra: { keepName?: boolean; absentOverTime?: boolean } = {}): FunctionImpl => ({
+  kind: 'range',
+  call,
+  ...extra,
+});
+
+const list: FunctionDef[] = [
+  def('abs', [[V], V], instant(simpleFloat(Math.abs))),
+  def('absent', [[V], V], instant((args, exprs, ctx) => (args[0].length > 0 ? [] : [{ metric: absentLabels(exprs[0]), t: ctx.ts, f: 1, dropName: false }]))),
+  def('absent_over_time', [[M], V], range(() => 1, { absentOverTime: true })),
+  def('acos', [[V], V], instant(simpleFloat(Math.acos))),
+  def('acosh', [[V], V], instant(simpleFloat(Math.acosh))),
+  def('asin', [[V], V], instant(simpleFloat(Math.asin))),
+  def('asinh', [[V], V], instant(simpleFloat(Math.asinh))),
+  def('atan', [[V], V], instant(simpleFloat(Math.atan))),
+  def('atanh', [[V], V], instant(simpleFloat(Math.atanh))),
+  def('avg_over_time', [[M], V], range(avgOverTime)),
+  def('ceil', [[V], V], instant(simpleFloat(Math.ceil))),
+  def('changes', [[M], V], range(changes)),
+  def('clamp', [[V, S, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, args[2][0].f, ctx))),
+  def('clamp_max', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], -Infinity, args[1][0].f, ctx))),
+  def('clamp_min', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, Infinity, ctx))),
+  def('cos', [[V], V], instant(simpleFloat(Math.cos))),
+  def('cosh', [[V], V], instant(simpleFloat(Math.cosh))),
+  def('count_over_time', [[M], V], range((w) => w.f.length)),
+  def('days_in_month', [[V], V, { variadic: 1 }], instant(dateFunction(daysInMonth))),
+  def('day_of_month', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDate()))),
+  def('day_of_week', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDay()))),
+  def('day_of_year', [[V], V, { variadic: 1 }], instant(dateFunction(dayOfYear))),
+  def('deg', [[V], V], instant(simpleFloat((v) => (v * 180) / Math.PI))),
+  def('delta', [[M], V], range(extrapolatedRate(false, false))),
+  def('deriv', [[M], V], range((w) => (w.f.length < 2 ? undefined : linearRegression(w.t, w.f, w.t[0]).slope))),
+  def('double_exponential_smoothing', [[M, S, S], V, { experimental: true }], range(doubleExponentialSmoothing)),
+  def('end', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.end / 1000, ctx.ts))),
+  def('exp', [[V], V], instant(simpleFloat(Math.exp))),
+  def('first_over_time', [[M], V, { experimental: true }], range((w) => w.f[0], { keepName: true })),
+  def('floor', [[V], V], instant(simpleFloat(Math.floor))),
+  def('histogram_avg', [[V], V]),
+  def('histogram_count', [[V], V]),
+  def('histogram_fraction', [[S, S, V], V]),
+  def('histogram_quantile', [[S, V], V], instant(histogramQuantile)),
+  def('histogram_quantiles', [[V, STR, S, S], V, { variadic: 9, experimental: true }]),
+  def('histogram_stddev', [[V], V]),
+  def('histogram_stdvar', [[V], V]),
+  def('histogram_sum', [[V], V]),
+  def('hour', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCHours()))),
+  def('idelta', [[M], V], range(instantValue(false))),
+  def('increase', [[M], V], range(extrapolatedRate(true, false))),
+  def('info', [[V, V], V, { variadic: 1, experimental: true }]),
+  def('integral', [[M, S], V, { variadic: 1, experimental: true }]),
+  def('irate', [[M], V], range(instantValue(true))),
+  def('label_join', [[V, STR, STR, STR], V, { variadic: -1 }], { kind: 'series', call: labelJoin }),
+  def('label_replace', [[V, STR, STR, STR, STR], V], { kind: 'series', call: labelReplace }),
+  def('last_over_time', [[M], V], range((w) => w.f[w.f.length - 1], { keepName: true })),
+  def('ln', [[V], V], instant(simpleFloat(Math.log))),
+  def('log10', [[V], V], instant(simpleFloat(Math.log10))),
+  def('log2', [[V], V], instant(simpleFloat(Math.log2))),
+  def(
+    'mad_over_time',
+    [[M], V, { experimental: true }],
+    range((w) => {
+      // A NaN sample makes the result NaN rather than being dropped.
+      if (w.f.some(Number.isNaN)) return NaN;
+      const median = quantile(0.5, Array.from(w.f));
+      return quantile(0.5, Array.from(w.f, (f) => Math.abs(f - median)));
+    }),
+  ),
+  def('max_over_time', [[M], V], range(compareOverTime((cur, best) => cur > best, false))),
+  def('min_over_time', [[M], V], range(compareOverTime((cur, best) => cur < best, false))),
+  def('minute', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCMinutes()))),
+  def('month', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCMonth() + 1))),
+  def('pi', [[], S], instant((_a, _e, ctx) => scalarSample(Math.PI, ctx.ts))),
+  def(
+    'predict_linear',
+    [[M, S], V],
+    range((w, ctx) => {
+      if (w.f.length < 2) return undefined;
+      const { slope, intercept } = linearRegression(w.t, w.f, ctx.ts);
+      return slope * ctx.scalarArgs[0] + intercept;
+    }),
+  ),
+  def('present_over_time', [[M], V], range(() => 1)),
+  def('quantile_over_time', [[S, M], V], range((w, ctx) => quantile(ctx.scalarArgs[0], Array.from(w.f)))),
+  def('rad', [[V], V], instant(simpleFloat((v) => (v * Math.PI) / 180))),
+  def('range', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample((ctx.query.end - ctx.query.start) / 1000, ctx.ts))),
+  def('rate', [[M], V], range(extrapolatedRate(true, true))),
+  def('resets', [[M], V], range(resets)),
+  def(
+    'round',
+    [[V, S], V, { variadic: 1 }],
+    instant((args, _e, ctx) => {
+      // Multiplying by the inverse avoids some float error, as Prometheus does.
+      const inv = 1 / (args.length >= 2 ? args[1][0].f : 1);
+      return args[0].map((s) => dropName(s, ctx, Math.floor(s.f * inv + 0.5) / inv, ctx.ts));
+    }),
+  ),
+  def(
+    'scalar',
+    [[V], S],
+    instant((args, _e, ctx) => scalarSample(args[0].length === 1 ? args[0][0].f : NaN, ctx.ts)),
+  ),
+  def('sgn', [[V], V], instant(simpleFloat((v) => (v < 0 ? -1 : v > 0 ? 1 : v)))),
+  def('sin', [[V], V], instant(simpleFloat(Math.sin))),
+  def('sinh', [[V], V], instant(simpleFloat(Math.sinh))),
+  // NaN sorts last either way, as in Prometheus.
+  def('sort', [[V], V], instant((args) => args[0].slice().sort((a, b) => ascending(a.f, b.f)))),
+  def('sort_by_label', [[V, STR], V, { variadic: -1, experimental: true }]),
+  def('sort_by_label_desc', [[V, STR], V, { variadic: -1, experimental: true }]),
+  def('sort_desc', [[V], V], instant((args) => args[0].slice().sort((a, b) => descending(a.f, b.f)))),
+  def('sqrt', [[V], V], instant(simpleFloat(Math.sqrt))),
+  def('start', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.start / 1000, ctx.ts))),
+  def('stddev_over_time', [[M], V], range((w) => Math.sqrt(varianceOverTime(w)))),
+  def('stdvar_over_time', [[M], V], range(varianceOverTime)),
+  def('step', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.step / 1000, ctx.ts))),
+  def('sum_over_time', [[M], V], range(sumOverTime)),
+  def('tan', [[V], V], instant(simpleFloat(Math.tan))),
+  def('tanh', [[V], V], instant(simpleFloat(Math.tanh))),
+  def('time', [[], S], instant((_a, _e, ctx) => scalarSample(ctx.ts / 1000, ctx.ts))),
+  def('timestamp', [[V], V], instant((args, _e, ctx) => args[0].map((s) => dropName(s, ctx, s.t / 1000, ctx.ts)))),
+  def('ts_of_first_over_time', [[M], V, { experimental: true }], range((w) => w.t[0] / 1000)),
+  def('ts_of_last_over_time', [[M], V, { experimental: true }], range((w) => w.t[w.t.length - 1] / 1000)),
+  def('ts_of_max_over_time', [[M], V, { experimental: true }], range(compareOverTime((cur, best) => cur >= best, true))),
+  def('ts_of_min_over_time', [[M], V, { experimental: true }], range(compareOverTime((cur, best) => cur <= best, true))),
+  def('vector', [[S], V], instant((args, _e, ctx) => scalarSample(args[0][0].f, ctx.ts))),
+  def('year', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCFullYear()))),
+];
+
+/** Every PromQL function by name. */
+export const FUNCTIONS: Readonly<Record<string, FunctionDef>> = Object.fromEntries(list.map((f) => [f.name, f]));

@@ -1,0 +1,45 @@
+// @strata/promql: PromQL parsing and evaluation with Prometheus 3 semantics.
+export { Engine } from './engine.ts';
+export type { EngineOptions, InstantQueryParams, RangeQueryParams } from './engine.ts';
+export { parseExpr, parseSelector } from './parser.ts';
+export type { ParseOptions } from './parser.ts';
+export { lex, describeToken } from './lexer.ts';
+export type { Token, TokenType } from './lexer.ts';
+export { exprType, documentedType, formatExpr, walk, children, unwrapParens, isComparisonOp, isSetOp } from './ast.ts';
+export type {
+  Expr,
+  ValueType,
+  NumberLiteral,
+  StringLiteral,
+  VectorSelector,
+  MatrixSelector,
+  SubqueryExpr,
+  AggregateExpr,
+  AggregateOp,
+  BinaryExpr,
+  BinaryOp,
+  ArithmeticOp,
+  ComparisonOp,
+  SetOp,
+  UnaryExpr,
+  ParenExpr,
+  Call,
+  VectorMatching,
+  Cardinality,
+  FunctionSignature,
+} from './ast.ts';
+export { parseDuration, formatDuration } from './durations.ts';
+export { FUNCTIONS } from './functions.ts';
+export type { FunctionDef } from './functions.ts';
+export {
+  PromQLError,
+  PromQLParseError,
+  PromQLBadDataError,
+  PromQLExecutionError,
+  PromQLTimeoutError,
+} from './errors.ts';
+export type { PromQLErrorType, PositionRange } from './errors.ts';
+export { toPrometheusData, formatValue, formatTimestamp } from './format.ts';
+export type { PrometheusData, PrometheusPoint } from './format.ts';
+export { staleMarkers, writeStaleMarker } from './values.ts';
+export type { FPoint, Sample, MatrixSeries, QueryValue, QueryResult } from './values.ts';

@@ -1,0 +1,681 @@
+// The PromQL parser: a precedence-climbing parser over lexer.ts tokens that
+// builds the ast.ts tree and then type-checks it, reporting the first error with
+// Prometheus' wording and position. It mirrors the error productions of
+// Prometheus' yacc grammar (promql/parser/generated_parser.y); it evaluates nothing.
+
+import type { Matcher, MatchType } from '@strata/model';
+import { METRIC_NAME } from '@strata/model';
+import type {
+  AggregateExpr,
+  AggregateOp,
+  BinaryExpr,
+  BinaryOp,
+  Call,
+  Expr,
+  MatrixSelector,
+  NumberLiteral,
+  SubqueryExpr,
+  ValueType,
+  VectorMatching,
+  VectorSelector,
+} from './ast.ts';
+import { parseDuration, secondsToMs } from './durations.ts';
+import type { PositionRange } from './errors.ts';
+import { PromQLParseError } from './errors.ts';
+import { FUNCTIONS } from './functions.ts';
+import { goQuote, isValidLabelName, parseGoFloat, parseGoInt, unquoteGoString } from './go-compat.ts';
+import type { Token, TokenType } from './lexer.ts';
+import { Lexer, describeToken, isAggregator } from './lexer.ts';
+import { compileAnchoredRe2 } from './regex.ts';
+import { typeCheck } from './typecheck.ts';
+
+export interface ParseOptions {
+  /** Accept functions and aggregations Prometheus gates behind --enable-feature=promql-experimental-functions. */
+  enableExperimentalFunctions?: boolean;
+}
+
+/** Parses and type-checks a PromQL expression. Throws PromQLParseError. */
+export function parseExpr(input: string, options: ParseOptions = {}): Expr {
+  return new Parser(input, options).parse();
+}
+
+/**
+ * Parses a series selector such as a `match[]` parameter (Prometheus'
+ * ParseMetricSelector): its matchers, a name written before the braces last.
+ * Does not require a non-empty matcher; callers that need one check it.
+ */
+export function parseSelector(input: string): Matcher[] {
+  return new Parser(input, {}).parseSelectorOnly();
+}
+
+interface BinaryOpInfo {
+  op: BinaryOp;
+  prec: number;
+  rightAssoc: boolean;
+}
+
+const BINARY_OPS: Partial<Record<TokenType, BinaryOpInfo>> = {
+  LOR: { op: 'or', prec: 1, rightAssoc: false },
+  LAND: { op: 'and', prec: 2, rightAssoc: false },
+  LUNLESS: { op: 'unless', prec: 2, rightAssoc: false },
+  EQLC: { op: '==', prec: 3, rightAssoc: false },
+  NEQ: { op: '!=', prec: 3, rightAssoc: false },
+  LTE: { op: '<=', prec: 3, rightAssoc: false },
+  LSS: { op: '<', prec: 3, rightAssoc: false },
+  GTE: { op: '>=', prec: 3, rightAssoc: false },
+  GTR: { op: '>', prec: 3, rightAssoc: false },
+  ADD: { op: '+', prec: 4, rightAssoc: false },
+  SUB: { op: '-', prec: 4, rightAssoc: false },
+  MUL: { op: '*', prec: 5, rightAssoc: false },
+  DIV: { op: '/', prec: 5, rightAssoc: false },
+  MOD: { op: '%', prec: 5, rightAssoc: false },
+  ATAN2: { op: 'atan2', prec: 5, rightAssoc: false },
+  POW: { op: '^', prec: 6, rightAssoc: true },
+};
+
+/** Unary +/- bind like * (so -a^b is -(a^b)), as in Prometheus' grammar. */
+const UNARY_OPERAND_PREC = 6;
+
+/** Keywords that are also valid metric names at the start of an expression. */
+const METRIC_IDENTIFIER_TOKENS = new Set<TokenType>([
+  'AVG',
+  'BOTTOMK',
+  'BY',
+  'COUNT',
+  'COUNT_VALUES',
+  'GROUP',
+  'IDENTIFIER',
+  'LAND',
+  'LOR',
+  'LUNLESS',
+  'MAX',
+  'METRIC_IDENTIFIER',
+  'MIN',
+  'OFFSET',
+  'QUANTILE',
+  'STDDEV',
+  'STDVAR',
+  'SUM',
+  'TOPK',
+  'WITHOUT',
+  'START',
+  'END',
+  'LIMITK',
+  'LIMIT_RATIO',
+  'STEP',
+  'RANGE',
+  'ANCHORED',
+  'SMOOTHED',
+]);
+
+/** Tokens that may name a label in by(...), on(...) and friends. */
+const MAYBE_LABEL_TOKENS = new Set<TokenType>([...METRIC_IDENTIFIER_TOKENS, 'BOOL', 'GROUP_LEFT', 'GROUP_RIGHT', 'IGNORING', 'ON', 'ATAN2']);
+
+const MATCH_OPS: Partial<Record<TokenType, MatchType>> = { EQL: '=', NEQ: '!=', EQL_REGEX: '=~', NEQ_REGEX: '!~' };
+
+const AGGREGATORS_WITH_PARAM = new Set<AggregateOp>(['topk', 'bottomk', 'count_values', 'quantile', 'limitk', 'limit_ratio']);
+const EXPERIMENTAL_AGGREGATORS = new Set<AggregateOp>(['limitk', 'limit_ratio']);
+
+/** Thrown to unwind after a syntax error has been recorded. */
+class SyntaxAbort extends Error {}
+
+interface ErrorContext {
+  context: string;
+  expected: string;
+}
+
+class Parser {
+  private readonly lexer: Lexer;
+  private tok: Token | null = null;
+  private prevEnd = 0;
+  private readonly errors: { pos: PositionRange; msg: string }[] = [];
+  /** Enclosing grammar productions that report errors found anywhere inside them ("in aggregation"). */
+  private readonly contexts: ErrorContext[] = [];
+
+  constructor(
+    private readonly input: string,
+    private readonly options: ParseOptions,
+  ) {
+    this.lexer = new Lexer(input);
+  }
+
+  parse(): Expr {
+    let expr: Expr | undefined;
+    try {
+      if (this.peek().type === 'EOF') {
+        this.addError({ start: 0, end: 0 }, 'no expression found in input');
+      } else {
+        expr = this.parseExpr(0);
+        if (this.peek().type !== 'EOF') this.unexpected();
+      }
+    } catch (err) {
+      if (!(err instanceof SyntaxAbort)) throw err;
+    }
+    if (this.errors.length === 0 && expr) this.errors.push(...typeCheck(expr));
+    if (this.errors.length > 0 || !expr) {
+      const first = this.errors[0];
+      throw new PromQLParseError(this.input, first.pos, first.msg);
+    }
+    return expr;
+  }
+
+  parseSelectorOnly(): Matcher[] {
+    let vs: VectorSelector | undefined;
+    try {
+      const t = this.peek();
+      if (t.type === 'LEFT_BRACE') vs = this.parseVectorSelector(undefined);
+      else if (METRIC_IDENTIFIER_TOKENS.has(t.type) || isAggregator(t.type)) vs = this.parseVectorSelector(this.advance());
+      else this.unexpected();
+      if (this.peek().type !== 'EOF') this.unexpected();
+    } catch (err) {
+      if (!(err instanceof SyntaxAbort)) throw err;
+    }
+    if (this.errors.length > 0 || !vs) {
+      const first = this.errors[0];
+      throw new PromQLParseError(this.input, first.pos, first.msg);
+    }
+    return vs.matchers;
+  }
+
+  // --- Tokens -------------------------------------------------------------
+
+  private peek(): Token {
+    if (this.tok === null) {
+      let t = this.lexer.next();
+      while (t.type === 'COMMENT') t = this.lexer.next();
+      this.tok = t;
+      if (t.type === 'ERROR') {
+        this.addError({ start: t.pos, end: this.input.length }, t.val);
+        throw new SyntaxAbort();
+      }
+    }
+    return this.tok;
+  }
+
+  private advance(): Token {
+    const t = this.peek();
+    this.tok = null;
+    this.prevEnd = t.pos + t.val.length;
+    return t;
+  }
+
+  private addError(pos: PositionRange, msg: string): void {
+    this.errors.push({ pos, msg });
+  }
+
+  /** Records Prometheus' "unexpected <token> in <context>, expected <what>" for the lookahead and unwinds. */
+  private unexpected(context?: string, expected?: string): never {
+    if (context === undefined && this.contexts.length > 0) {
+      const c = this.contexts[this.contexts.length - 1];
+      context = c.context;
+      expected = c.expected;
+    }
+    const t = this.peek();
+    let msg = 'unexpected ' + describeToken(t);
+    if (context) msg += ' in ' + context;
+    if (expected) msg += ', expected ' + expected;
+    this.addError({ start: t.pos, end: t.pos + t.val.length }, msg);
+    throw new SyntaxAbort();
+  }
+
+  // --- Expressions ----------------------------------------------------------
+
+  private parseExpr(minPrec: number): Expr {
+    let lhs = this.parseUnary();
+    for (;;) {
+      const opTok = this.peek();
+      const info = BINARY_OPS[opTok.type];
+      if (!info || info.prec < minPrec) return lhs;
+      this.advance();
+      const { returnBool, matching } = this.parseBinModifiers();
+      const rhs = this.parseExpr(info.rightAssoc ? info.prec : info.prec + 1);
+      const bin: BinaryExpr = {
+        kind: 'binary',
+        op: info.op,
+        lhs,
+        rhs,
+        returnBool,
+        matching,
+        opPos: opTok.pos,
+        pos: { start: lhs.pos.start, end: rhs.pos.end },
+      };
+      lhs = bin;
+    }
+  }
+
+  private parseUnary(): Expr {
+    const t = this.peek();
+    if (t.type !== 'ADD' && t.type !== 'SUB') return this.parsePostfix(this.parsePrimary());
+    this.advance();
+    const operand = this.parseExpr(UNARY_OPERAND_PREC);
+    if (operand.kind === 'number') {
+      // Prometheus folds the sign into number literals.
+      return { ...operand, value: t.type === 'SUB' ? -operand.value : operand.value, pos: { start: t.pos, end: operand.pos.end } };
+    }
+    return { kind: 'unary', op: t.type === 'SUB' ? '-' : '+', expr: operand, pos: { start: t.pos, end: operand.pos.end } };
+  }
+
+  private parseBinModifiers(): { returnBool: boolean; matching: VectorMatching } {
+    const matching: VectorMatching = { card: 'one-to-one', matchingLabels: [], on: false, include: [] };
+    let returnBool = false;
+    if (this.peek().type === 'BOOL') {
+      this.advance();
+      returnBool = true;
+    }
+    const t = this.peek();
+    if (t.type === 'ON' || t.type === 'IGNORING') {
+      this.advance();
+      matching.on = t.type === 'ON';
+      matching.matchingLabels = this.parseGroupingLabels();
+      const g = this.peek();
+      if (g.type === 'GROUP_LEFT' || g.type === 'GROUP_RIGHT') {
+        this.advance();
+        matching.card = g.type === 'GROUP_LEFT' ? 'many-to-one' : 'one-to-many';
+        // A parenthesis right after group_x is always its label list, as in Prometheus.
+        if (this.peek().type === 'LEFT_PAREN') matching.include = this.parseGroupingLabels();
+      }
+    }
+    return { returnBool, matching };
+  }
+
+  private parsePrimary(): Expr {
+    const t = this.peek();
+    switch (t.type) {
+      case 'NUMBER': {
+        this.advance();
+        return { kind: 'number', value: this.parseNumber(t), pos: this.range(t) };
+      }
+      case 'DURATION': {
+        this.advance();
+        return { kind: 'number', value: this.parseDurationSeconds(t), pos: this.range(t) };
+      }
+      case 'STRING': {
+        this.advance();
+        return { kind: 'string', value: this.unquote(t), pos: this.range(t) };
+      }
+      case 'LEFT_PAREN': {
+        this.advance();
+        const inner = this.parseExpr(0);
+        const close = this.peek();
+        if (close.type !== 'RIGHT_PAREN') this.unexpected();
+        this.advance();
+        return { kind: 'paren', expr: inner, pos: { start: t.pos, end: close.pos + 1 } };
+      }
+      case 'LEFT_BRACE':
+        return this.parseVectorSelector(undefined);
+      case 'IDENTIFIER': {
+        this.advance();
+        if (this.peek().type === 'LEFT_PAREN') return this.parseCall(t);
+        return this.parseVectorSelector(t);
+      }
+    }
+    if (t.type === 'START' || t.type === 'END' || t.type === 'STEP' || t.type === 'RANGE') {
+      // start(), end(), step() and range() are functions; the bare words are metric names.
+      this.advance();
+      if (this.peek().type === 'LEFT_PAREN') return this.parseCall({ ...t, val: t.val.toLowerCase() });
+      return this.parseVectorSelector(t);
+    }
+    if (isAggregator(t.type)) {
+      this.advance();
+      const next = this.peek().type;
+      if (next === 'LEFT_PAREN' || next === 'BY' || next === 'WITHOUT') return this.parseAggregation(t);
+      return this.parseVectorSelector(t);
+    }
+    if (METRIC_IDENTIFIER_TOKENS.has(t.type)) {
+      this.advance();
+      return this.parseVectorSelector(t);
+    }
+    return this.unexpected();
+  }
+
+  private range(t: Token): PositionRange {
+    return { start: t.pos, end: t.pos + t.val.length };
+  }
+
+  private parseNumber(t: Token): number {
+    const v = parseGoInt(t.val) ?? parseGoFloat(t.val);
+    if (v === undefined) {
+      this.addError(this.range(t), `error parsing number: strconv.ParseFloat: parsing ${goQuote(t.val)}: invalid syntax`);
+      return 0;
+    }
+    return v;
+  }
+
+  private parseDurationSeconds(t: Token): number {
+    try {
+      return parseDuration(t.val) / 1000;
+    } catch (err) {
+      this.addError(this.range(t), (err as Error).message);
+      return 0;
+    }
+  }
+
+  private unquote(t: Token): string {
+    try {
+      return unquoteGoString(t.val);
+    } catch (err) {
+      this.addError(this.range(t), `error unquoting string ${goQuote(t.val)}: ${(err as Error).message}`);
+      return '';
+    }
+  }
+
+  // --- Selectors --------------------------------------------------------------
+
+  private parseVectorSelector(nameTok: Token | undefined): VectorSelector {
+    const start = nameTok ? nameTok.pos : this.peek().pos;
+    let end = nameTok ? nameTok.pos + nameTok.val.length : start;
+    const matchers: Matcher[] = [];
+    if (this.peek().type === 'LEFT_BRACE') end = this.parseLabelMatchers(matchers);
+    if (nameTok) matchers.push({ type: '=', name: METRIC_NAME, value: nameTok.val });
+    return {
+      kind: 'vectorSelector',
+      name: nameTok?.val,
+      matchers,
+      offsetMs: 0,
+      pos: { start, end },
+    };
+  }
+
+  /** Parses `{...}` into matchers; returns the end offset of the closing brace. */
+  private parseLabelMatchers(out: Matcher[]): number {
+    this.advance(); // {
+    if (this.peek().type === 'RIGHT_BRACE') return this.advance().pos + 1;
+    for (;;) {
+      const m = this.parseLabelMatcher();
+      if (m) out.push(m);
+      const t = this.peek();
+      if (t.type === 'RIGHT_BRACE') return this.advance().pos + 1;
+      if (t.type !== 'COMMA') this.unexpected('label matching', '"," or "}"');
+      this.advance();
+      if (this.peek().type === 'RIGHT_BRACE') return this.advance().pos + 1;
+    }
+  }
+
+  private parseLabelMatcher(): Matcher | undefined {
+    const t = this.peek();
+    if (t.type === 'IDENTIFIER' || t.type === 'STRING') {
+      this.advance();
+      const opTok = this.peek();
+      const op = MATCH_OPS[opTok.type];
+      if (op === undefined) {
+        if (t.type === 'STRING') {
+          // {"name"} selects by metric name.
+          return { type: '=', name: METRIC_NAME, value: this.unquote(t) };
+        }
+        this.unexpected('label matching', 'label matching operator');
+      }
+      this.advance();
+      const v = this.peek();
+      if (v.type !== 'STRING') this.unexpected('label matching', 'string');
+      this.advance();
+      const name = t.type === 'STRING' ? this.unquote(t) : t.val;
+      const value = this.unquote(v);
+      if (op === '=~' || op === '!~') {
+        try {
+          compileAnchoredRe2(value);
+        } catch (err) {
+          this.addError({ start: t.pos, end: v.pos + v.val.length }, (err as Error).message);
+        }
+      }
+      return { type: op, name, value };
+    }
+    return this.unexpected('label matching', 'identifier or "}"');
+  }
+
+  // --- Functions and aggregations ---------------------------------------------
+
+  /** Parses `(arg, ...)`; the lookahead is the opening parenthesis. */
+  private parseCallArgs(): { args: Expr[]; end: number } {
+    this.advance(); // (
+    const args: Expr[] = [];
+    if (this.peek().type === 'RIGHT_PAREN') return { args, end: this.advance().pos + 1 };
+    for (;;) {
+      args.push(this.parseExpr(0));
+      const t = this.peek();
+      if (t.type === 'RIGHT_PAREN') return { args, end: this.advance().pos + 1 };
+      if (t.type !== 'COMMA') this.unexpected();
+      this.advance();
+      if (this.peek().type === 'RIGHT_PAREN') {
+        this.addError(this.range(t), 'trailing commas not allowed in function call args');
+        return { args, end: this.advance().pos + 1 };
+      }
+    }
+  }
+
+  private parseCall(nameTok: Token): Call {
+    const def = Object.hasOwn(FUNCTIONS, nameTok.val) ? FUNCTIONS[nameTok.val] : undefined;
+    if (!def) this.addError(this.range(nameTok), `unknown function with name ${goQuote(nameTok.val)}`);
+    else if (def.experimental && !this.options.enableExperimentalFunctions) {
+      this.addError(this.range(nameTok), `function ${goQuote(nameTok.val)} is not enabled`);
+    }
+    const { args, end } = this.parseCallArgs();
+    const func = def ?? { name: nameTok.val, argTypes: [], variadic: -1, returnType: 'vector' as ValueType };
+    return { kind: 'call', func, args, pos: { start: nameTok.pos, end } };
+  }
+
+  private parseAggregation(opTok: Token): AggregateExpr {
+    this.contexts.push({ context: 'aggregation', expected: '' });
+    let grouping: string[] = [];
+    let without = false;
+    let hasModifier = false;
+    const parseModifier = () => {
+      without = this.advance().type === 'WITHOUT';
+      grouping = this.parseGroupingLabels();
+      hasModifier = true;
+    };
+    const first = this.peek().type;
+    if (first === 'BY' || first === 'WITHOUT') parseModifier();
+    if (this.peek().type !== 'LEFT_PAREN') this.unexpected();
+    const { args, end } = this.parseCallArgs();
+    let stop = end;
+    if (!hasModifier) {
+      const next = this.peek().type;
+      if (next === 'BY' || next === 'WITHOUT') {
+        parseModifier();
+        stop = this.prevEnd;
+      }
+    }
+    this.contexts.pop();
+
+    const op = opTok.val.toLowerCase() as AggregateOp;
+    const pos = { start: opTok.pos, end: stop };
+    const agg: AggregateExpr = { kind: 'aggregate', op, expr: args[args.length - 1], grouping, without, pos };
+    if (args.length === 0) {
+      this.addError(pos, 'no arguments for aggregate expression provided');
+      return agg;
+    }
+    let desired = 1;
+    if (AGGREGATORS_WITH_PARAM.has(op)) {
+      if (EXPERIMENTAL_AGGREGATORS.has(op) && !this.options.enableExperimentalFunctions) {
+        this.addError(pos, `${op}() is experimental and must be enabled with --enable-feature=promql-experimental-functions`);
+        return agg;
+      }
+      desired = 2;
+      agg.param = args[0];
+    }
+    if (args.length !== desired) {
+      this.addError(pos, `wrong number of arguments for aggregate expression provided, expected ${desired}, got ${args.length}`);
+      return agg;
+    }
+    agg.expr = args[desired - 1];
+    return agg;
+  }
+
+  private parseGroupingLabels(): string[] {
+    if (this.peek().type !== 'LEFT_PAREN') this.unexpected('grouping opts', '"("');
+    this.advance();
+    const labels: string[] = [];
+    if (this.peek().type === 'RIGHT_PAREN') {
+      this.advance();
+      return labels;
+    }
+    for (;;) {
+      const t = this.peek();
+      if (MAYBE_LABEL_TOKENS.has(t.type)) {
+        this.advance();
+        labels.push(t.val);
+      } else if (t.type === 'STRING') {
+        this.advance();
+        const name = this.unquote(t);
+        if (!isValidLabelName(name)) this.addError({ start: t.pos + 1, end: t.pos + t.val.length }, `invalid label name for grouping: ${goQuote(name)}`);
+        labels.push(name);
+      } else {
+        this.unexpected('grouping opts', 'label');
+      }
+      const sep = this.peek();
+      if (sep.type === 'RIGHT_PAREN') {
+        this.advance();
+        return labels;
+      }
+      if (sep.type !== 'COMMA') this.unexpected('grouping opts', '"," or ")"');
+      this.advance();
+      if (this.peek().type === 'RIGHT_PAREN') {
+        this.advance();
+        return labels;
+      }
+    }
+  }
+
+  // --- Postfix modifiers: [range], [range:step], offset, @ --------------------
+
+  private parsePostfix(e: Expr): Expr {
+    for (;;) {
+      const t = this.peek();
+      if (t.type === 'LEFT_BRACKET') e = this.parseRangeOrSubquery(e);
+      else if (t.type === 'OFFSET') e = this.parseOffset(e);
+      else if (t.type === 'AT') e = this.parseAt(e);
+      else return e;
+    }
+  }
+
+  /** A (positive) duration inside brackets: a number of seconds or a duration literal. */
+  private parseBracketDuration(context: string, expected: string): NumberLiteral {
+    const first = this.peek();
+    let sign = 1;
+    if (first.type === 'ADD' || first.type === 'SUB') {
+      this.advance();
+      sign = first.type === 'SUB' ? -1 : 1;
+    }
+    const t = this.peek();
+    if (t.type !== 'NUMBER' && t.type !== 'DURATION') this.unexpected(context, expected);
+    this.advance();
+    const value = sign * (t.type === 'NUMBER' ? this.parseNumber(t) : this.parseDurationSeconds(t));
+    const lit: NumberLiteral = { kind: 'number', value, pos: { start: first.pos, end: t.pos + t.val.length } };
+    if (!(value > 0)) this.addError(lit.pos, 'duration must be greater than 0');
+    return lit;
+  }
+
+  private parseRangeOrSubquery(e: Expr): Expr {
+    const lb = this.advance(); // [
+    const range = this.parseBracketDuration('subquery or range selector', 'number, duration, step(), or range()');
+    const rangeMs = range.value > 0 ? secondsToMs(range.value) : 0;
+    const t = this.peek();
+    if (t.type === 'RIGHT_BRACKET') {
+      const rb = this.advance();
+      let errMsg = '';
+      if (e.kind !== 'vectorSelector') errMsg = 'ranges only allowed for vector selectors';
+      else if (e.offsetMs !== 0) errMsg = 'no offset modifiers allowed before range';
+      else if (e.atMs !== undefined) errMsg = 'no @ modifiers allowed before range';
+      if (errMsg) this.addError({ start: lb.pos, end: rb.pos + 1 }, errMsg);
+      const ms: MatrixSelector = { kind: 'matrixSelector', vectorSelector: e, rangeMs, pos: { start: e.pos.start, end: rb.pos + 1 } };
+      return ms;
+    }
+    if (t.type !== 'COLON') this.unexpected('subquery or range', '":" or "]"');
+    this.advance();
+    let stepMs = 0;
+    if (this.peek().type !== 'RIGHT_BRACKET') {
+      const step = this.parseBracketDuration('subquery selector', 'number, duration, step(), range(), or "]"');
+      stepMs = step.value > 0 ? secondsToMs(step.value) : 0;
+      if (this.peek().type !== 'RIGHT_BRACKET') this.unexpected('subquery selector', '"]"');
+    }
+    const rb = this.advance();
+    const sq: SubqueryExpr = { kind: 'subquery', expr: e, rangeMs, stepMs, offsetMs: 0, pos: { start: e.pos.start, end: rb.pos + 1 } };
+    return sq;
+  }
+
+  /** A signed number or duration after offset/@; undefined when the lookahead is neither. */
+  private parseSignedNumber(): number | undefined {
+    const first = this.peek();
+    let sign = 1;
+    if (first.type === 'ADD' || first.type === 'SUB') {
+      sign = first.type === 'SUB' ? -1 : 1;
+      this.advance();
+    }
+    const t = this.peek();
+    if (t.type === 'NUMBER') {
+      this.advance();
+      return sign * this.parseNumber(t);
+    }
+    if (t.type === 'DURATION') {
+      this.advance();
+      return sign * this.parseDurationSeconds(t);
+    }
+    return undefined;
+  }
+
+  private parseOffset(e: Expr): Expr {
+    this.advance(); // offset
+    const seconds = this.parseSignedNumber();
+    if (seconds === undefined) this.unexpected('offset', 'number, duration, step(), or range()');
+    const ms = secondsToMs(seconds);
+    const target = this.modifierTarget(e, 'offset modifier must be preceded by an instant vector selector or range vector selector or a subquery');
+    if (target) {
+      if (target.offsetMs !== 0) this.addError(e.pos, 'offset may not be set multiple times');
+      else target.offsetMs = ms;
+    }
+    e.pos = { start: e.pos.start, end: this.prevEnd };
+    return e;
+  }
+
+  private parseAt(e: Expr): Expr {
+    this.advance(); // @
+    const t = this.peek();
+    let at: { ms?: number; startOrEnd?: 'start' | 'end' };
+    if (t.type === 'START' || t.type === 'END') {
+      this.advance();
+      if (this.peek().type !== 'LEFT_PAREN') this.unexpected('@', 'timestamp');
+      this.advance();
+      if (this.peek().type !== 'RIGHT_PAREN') this.unexpected('@', 'timestamp');
+      this.advance();
+      at = { startOrEnd: t.type === 'START' ? 'start' : 'end' };
+    } else {
+      const seconds = this.parseSignedNumber();
+      if (seconds === undefined) this.unexpected('@', 'timestamp');
+      if (!Number.isFinite(seconds) || Math.abs(seconds) >= 9.223372036854776e18) {
+        this.addError(e.pos, `timestamp out of bounds for @ modifier: ${formatGoFixed(seconds)}`);
+      }
+      at = { ms: Math.round(seconds * 1000) };
+    }
+    const target = this.modifierTarget(e, '@ modifier must be preceded by an instant vector selector or range vector selector or a subquery');
+    if (target) {
+      if (target.atMs !== undefined || target.atStartOrEnd !== undefined) {
+        this.addError(e.pos, '@ <timestamp> may not be set multiple times');
+      } else {
+        target.atMs = at.ms;
+        target.atStartOrEnd = at.startOrEnd;
+      }
+    }
+    e.pos = { start: e.pos.start, end: this.prevEnd };
+    return e;
+  }
+
+  /** The node an offset or @ modifier applies to, or undefined after recording `message`. */
+  private modifierTarget(e: Expr, message: string): VectorSelector | SubqueryExpr | undefined {
+    if (e.kind === 'vectorSelector' || e.kind === 'subquery') return e;
+    if (e.kind === 'matrixSelector') {
+      if (e.vectorSelector.kind === 'vectorSelector') return e.vectorSelector;
+      this.addError(e.pos, 'ranges only allowed for vector selectors');
+      return undefined;
+    }
+    this.addError(e.pos, message);
+    return undefined;
+  }
+}
+
+/** Go's %f: six decimals, with Go's spelling of the special values. */
+function formatGoFixed(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return v.toFixed(6);
+}

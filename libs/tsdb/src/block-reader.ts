@@ -1,0 +1,149 @@
+// Answers queries from one TSDB block (ours or Prometheus'): postings select
+// the series, the index gives their chunks, chunks are range-read and decoded.
+// Only bytes through ByteSources, so a bucket can stand in for the filesystem.
+
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Matcher, Series } from '@strata/model';
+import { BlockFormatError, BlockUnsupportedError } from './block-errors.ts';
+import { FileByteSource, type ByteSource } from './byte-source.ts';
+import { ChunksReader } from './chunks-reader.ts';
+import { compareUtf8 } from './encoding.ts';
+import { IndexReader } from './index-reader.ts';
+import { META_FILENAME, parseBlockMeta, type BlockMeta } from './meta.ts';
+import { intersectPostings } from './postings-list.ts';
+import { XOR_ENCODING, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
+
+export interface BlockFiles {
+  index: ByteSource;
+  /** chunks/000001, chunks/000002, ... in order. */
+  chunkSegments: ByteSource[];
+  meta?: BlockMeta;
+}
+
+export class BlockReader {
+  private constructor(
+    readonly index: IndexReader,
+    private readonly chunks: ChunksReader,
+    readonly meta: BlockMeta | undefined,
+  ) {}
+
+  static async open(files: BlockFiles): Promise<BlockReader> {
+    const index = await IndexReader.open(files.index);
+    const chunks = await ChunksReader.open(files.chunkSegments);
+    return new BlockReader(index, chunks, files.meta);
+  }
+
+  /** Opens <dir> (a block directory holding meta.json, index and chunks/). */
+  static async openDir(dir: string): Promise<BlockReader> {
+    const meta = parseBlockMeta(await readFile(join(dir, META_FILENAME), 'utf8'));
+    const names = (await readdir(join(dir, 'chunks'))).filter((n) => /^\d{6}$/.test(n)).sort();
+    names.forEach((n, i) => {
+      if (Number(n) !== i + 1) throw new BlockFormatError(`block ${dir}: chunk segments are not numbered 000001.. (found ${n})`);
+    });
+    const sources: ByteSource[] = [];
+    try {
+      const index = await FileByteSource.open(join(dir, 'index'));
+      sources.push(index);
+      const segments: ByteSource[] = [];
+      for (const n of names) {
+        const s = await FileByteSource.open(join(dir, 'chunks', n));
+        sources.push(s);
+        segments.push(s);
+      }
+      return await BlockReader.open({ index, chunkSegments: segments, meta });
+    } catch (err) {
+      for (const s of sources) await s.close?.();
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.index.close();
+    await this.chunks.close();
+  }
+
+  /** Series matching all matchers with samples in [mint, maxt] (inclusive), sorted by labels. */
+  async select(matchers: Matcher[], mint: number, maxt: number): Promise<Series[]> {
+    if (this.meta && !(this.meta.minTime <= maxt && mint < this.meta.maxTime)) return [];
+    const ids = await this.index.postingsForMatchers(matchers);
+    if (ids.length === 0) return [];
+    const entries = await this.index.series(ids);
+
+    const refs: number[] = [];
+    const wanted: { labels: Series['labels']; first: number; count: number }[] = [];
+    for (const e of entries) {
+      const first = refs.length;
+      for (const c of e.chunks) if (c.minTime <= maxt && c.maxTime >= mint) refs.push(c.ref);
+      if (refs.length > first) wanted.push({ labels: e.labels, first, count: refs.length - first });
+    }
+    const raw = await this.chunks.read(refs);
+
+    const out: Series[] = [];
+    for (const w of wanted) {
+      let total = 0;
+      for (let k = w.first; k < w.first + w.count; k++) {
+        const c = raw[k];
+        if (c.encoding !== XOR_ENCODING) {
+          throw new BlockUnsupportedError(`chunk encoding ${c.encoding} (native histograms) is not supported yet`);
+        }
+        total += xorChunkNumSamples(c.data);
+      }
+      const timestamps = new Float64Array(total);
+      const values = new Float64Array(total);
+      let n = 0;
+      for (let k = w.first; k < w.first + w.count; k++) n += decodeXorChunkInto(raw[k].data, timestamps, values, n, mint, maxt);
+      if (n === 0) continue;
+      const s: Series = { labels: w.labels, timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+      out.push(sortedSamples(s) ? s : mergeOverlapping(s));
+    }
+    return out;
+  }
+
+  /** Label names, of all series or of those matching the matchers. */
+  async labelNames(matchers: Matcher[] = []): Promise<string[]> {
+    if (matchers.length === 0) return this.index.labelNames();
+    const ids = await this.index.postingsForMatchers(matchers);
+    const names = new Set<string>();
+    for (const e of await this.index.series(ids)) for (const l of e.labels) names.add(l.name);
+    return Array.from(names).sort(compareUtf8);
+  }
+
+  /** Values of a label, of all series or of those matching the matchers. */
+  async labelValues(name: string, matchers: Matcher[] = []): Promise<string[]> {
+    const all = this.index.labelValues(name);
+    if (matchers.length === 0) return all;
+    const ids = await this.index.postingsForMatchers(matchers);
+    if (ids.length === 0) return [];
+    const out: string[] = [];
+    for (const v of all) {
+      if (intersectPostings(ids, await this.index.postings(name, [v])).length > 0) out.push(v);
+    }
+    return out;
+  }
+}
+
+function sortedSamples(s: Series): boolean {
+  const t = s.timestamps;
+  for (let i = 1; i < t.length; i++) if (!(t[i] > t[i - 1])) return false;
+  return true;
+}
+
+/** Chunks of one series overlapped (possible in blocks other tools merged): sort by time, keep the first of equal timestamps. */
+function mergeOverlapping(s: Series): Series {
+  const n = s.timestamps.length;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => s.timestamps[a] - s.timestamps[b] || a - b);
+  const src = new Uint32Array(s.values.buffer, s.values.byteOffset, n * 2);
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  const dst = new Uint32Array(values.buffer);
+  let m = 0;
+  for (const i of order) {
+    if (m > 0 && timestamps[m - 1] === s.timestamps[i]) continue;
+    timestamps[m] = s.timestamps[i];
+    dst[2 * m] = src[2 * i];
+    dst[2 * m + 1] = src[2 * i + 1];
+    m++;
+  }
+  return { labels: s.labels, timestamps: timestamps.subarray(0, m), values: values.subarray(0, m) };
+}

@@ -1,0 +1,212 @@
+// Writes a block's `index` file in Prometheus' index format v2, laid out as
+// Prometheus 2.x writes it: symbols, 16-byte aligned series, label indices,
+// postings (all-postings key first), label offset table, postings offset
+// table, TOC; every section CRC32C-checked. Series must arrive sorted.
+
+import type { Labels } from '@strata/model';
+import { BufferedFileWriter } from './buffered-file.ts';
+import { BlockWriteError } from './block-errors.ts';
+import { crc32c } from './crc32c.ts';
+import { compareLabelSets, compareUtf8, Encbuf } from './encoding.ts';
+
+export const INDEX_MAGIC = 0xbaaad700;
+export const INDEX_FORMAT_V2 = 2;
+export const INDEX_TOC_LEN = 6 * 8 + 4;
+export const SERIES_ALIGN = 16;
+
+export interface ChunkMeta {
+  /** First and last sample timestamps of the chunk (both inclusive). */
+  minTime: number;
+  maxTime: number;
+  /** Segment index << 32 | offset in the segment file. */
+  ref: number;
+}
+
+export interface IndexSeries {
+  labels: Labels;
+  chunks: ChunkMeta[];
+}
+
+export interface IndexToc {
+  symbols: number;
+  series: number;
+  labelIndices: number;
+  labelIndicesTable: number;
+  postings: number;
+  postingsTable: number;
+}
+
+/** Writes the index for `series` (sorted by labels, in byte order) to `path`. Returns the file size. */
+export async function writeIndex(path: string, series: IndexSeries[]): Promise<number> {
+  const f = await BufferedFileWriter.create(path);
+  try {
+    const size = await writeIndexTo(f, series);
+    await f.close();
+    return size;
+  } catch (err) {
+    await f.abort();
+    throw err;
+  }
+}
+
+async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promise<number> {
+  const toc: IndexToc = { symbols: 0, series: 0, labelIndices: 0, labelIndicesTable: 0, postings: 0, postingsTable: 0 };
+  const e = new Encbuf(1 << 16);
+
+  e.putBE32(INDEX_MAGIC);
+  e.putByte(INDEX_FORMAT_V2);
+  f.write(e.get());
+
+  // Symbols: every label name and value, sorted by bytes, referenced by position.
+  // Prometheus' symbols include "" (from the all-postings key); keeping it makes our index byte-identical.
+  const symbolSet = new Set<string>(['']);
+  for (const s of series) {
+    for (const l of s.labels) {
+      symbolSet.add(l.name);
+      symbolSet.add(l.value);
+    }
+  }
+  const symbols = Array.from(symbolSet).sort(compareUtf8);
+  const symbolIndex = new Map<string, number>();
+  symbols.forEach((s, i) => symbolIndex.set(s, i));
+  toc.symbols = f.pos;
+  e.reset();
+  e.putBE32(0); // length, patched below
+  e.putBE32(symbols.length);
+  for (const s of symbols) e.putUvarintStr(s);
+  writeSection(f, e);
+
+  // Series, each 16-byte aligned; its ID is offset / 16. Postings are gathered on the way.
+  toc.series = f.pos;
+  const postings = new Map<string, Map<string, number[]>>();
+  const all: number[] = [];
+  let prev: Labels | null = null;
+  const body = new Encbuf(1024);
+  for (const s of series) {
+    if (prev !== null && compareLabelSets(prev, s.labels) >= 0) {
+      throw new BlockWriteError('index series must be unique and sorted by labels');
+    }
+    prev = s.labels;
+    f.pad(SERIES_ALIGN);
+    if (f.pos / SERIES_ALIGN > 0xffffffff) throw new BlockWriteError('index series section exceeds 64GiB');
+    const id = f.pos / SERIES_ALIGN;
+    all.push(id);
+    body.reset();
+    body.putUvarint(s.labels.length);
+    for (const l of s.labels) {
+      body.putUvarint(symbolIndex.get(l.name) as number);
+      body.putUvarint(symbolIndex.get(l.value) as number);
+      let byValue = postings.get(l.name);
+      if (!byValue) postings.set(l.name, (byValue = new Map()));
+      let ids = byValue.get(l.value);
+      if (!ids) byValue.set(l.value, (ids = []));
+      ids.push(id);
+    }
+    body.putUvarint(s.chunks.length);
+    let t0 = 0;
+    let ref0 = 0;
+    s.chunks.forEach((c, i) => {
+      if (c.maxTime < c.minTime) throw new BlockWriteError(`chunk maxTime ${c.maxTime} < minTime ${c.minTime}`);
+      if (i === 0) {
+        body.putVarint(c.minTime);
+        body.putUvarint(c.maxTime - c.minTime);
+        body.putUvarint(c.ref);
+      } else {
+        if (c.minTime <= t0) throw new BlockWriteError(`chunk minTime ${c.minTime} is not after the previous chunk's maxTime ${t0}`);
+        body.putUvarint(c.minTime - t0);
+        body.putUvarint(c.maxTime - c.minTime);
+        body.putVarint(c.ref - ref0);
+      }
+      t0 = c.maxTime;
+      ref0 = c.ref;
+    });
+    e.reset();
+    e.putUvarint(body.len);
+    e.putBytes(body.get());
+    e.putBE32(crc32c(body.get()));
+    f.write(e.get());
+    if (f.needsFlush) await f.flush();
+  }
+
+  // Label indices (unused by v2 readers, still written by Prometheus 2.x): one per name.
+  const names = Array.from(postings.keys()).sort(compareUtf8);
+  const sortedValues = new Map<string, string[]>();
+  for (const n of names) sortedValues.set(n, Array.from((postings.get(n) as Map<string, number[]>).keys()).sort(compareUtf8));
+  toc.labelIndices = f.pos;
+  const labelIndexOffsets: number[] = [];
+  for (const n of names) {
+    f.pad(4);
+    labelIndexOffsets.push(f.pos);
+    const values = sortedValues.get(n) as string[];
+    e.reset();
+    e.putBE32(0);
+    e.putBE32(1);
+    e.putBE32(values.length);
+    for (const v of values) e.putBE32(symbolIndex.get(v) as number);
+    writeSection(f, e);
+    if (f.needsFlush) await f.flush();
+  }
+
+  // Postings lists, 4-byte aligned, in postings offset table order.
+  toc.postings = f.pos;
+  f.pad(4);
+  const table: { name: string; value: string; offset: number }[] = [];
+  const writePostings = (name: string, value: string, ids: number[]): void => {
+    f.pad(4);
+    table.push({ name, value, offset: f.pos });
+    e.reset();
+    e.putBE32(0);
+    e.putBE32(ids.length);
+    for (const id of ids) e.putBE32(id);
+    writeSection(f, e);
+  };
+  writePostings('', '', all);
+  for (const n of names) {
+    const byValue = postings.get(n) as Map<string, number[]>;
+    for (const v of sortedValues.get(n) as string[]) writePostings(n, v, byValue.get(v) as number[]);
+    if (f.needsFlush) await f.flush();
+  }
+
+  toc.labelIndicesTable = f.pos;
+  e.reset();
+  e.putBE32(0);
+  e.putBE32(names.length);
+  names.forEach((n, i) => {
+    e.putUvarint(1);
+    e.putUvarintStr(n);
+    e.putUvarint(labelIndexOffsets[i]);
+  });
+  writeSection(f, e);
+
+  toc.postingsTable = f.pos;
+  e.reset();
+  e.putBE32(0);
+  e.putBE32(table.length);
+  for (const t of table) {
+    e.putUvarint(2);
+    e.putUvarintStr(t.name);
+    e.putUvarintStr(t.value);
+    e.putUvarint(t.offset);
+  }
+  writeSection(f, e);
+
+  e.reset();
+  e.putBE64(toc.symbols);
+  e.putBE64(toc.series);
+  e.putBE64(toc.labelIndices);
+  e.putBE64(toc.labelIndicesTable);
+  e.putBE64(toc.postings);
+  e.putBE64(toc.postingsTable);
+  e.putBE32(crc32c(e.get()));
+  f.write(e.get());
+  return f.pos;
+}
+
+/** `e` holds a 4-byte length placeholder then the body: patch the length, append the body's CRC, write. */
+function writeSection(f: BufferedFileWriter, e: Encbuf): void {
+  const bodyLen = e.len - 4;
+  if (bodyLen > 0xffffffff) throw new BlockWriteError('index section exceeds 4GiB');
+  e.setBE32(0, bodyLen);
+  e.putBE32(crc32c(e.buf, 4, 4 + bodyLen));
+  f.write(e.get());
+}

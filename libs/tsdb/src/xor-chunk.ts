@@ -1,0 +1,431 @@
+// Gorilla/XOR float chunks, byte for byte in Prometheus' encoding (chunk encoding 1).
+// Values travel as raw IEEE-754 bits so NaN payloads (stale markers) are never
+// canonicalised; timestamps are integer ms within ±2^51 so all deltas stay exact.
+
+import { BitReader } from './bit-stream.ts';
+import { int64Hi, int64Lo, readUvarintAsInt64, readVarintNumber, writeUvarintNumber, writeVarintNumber, type ByteSink } from './int64.ts';
+
+export const XOR_ENCODING = 1;
+/** The sample count is a uint16 in the chunk header. */
+export const MAX_XOR_CHUNK_SAMPLES = 0xffff;
+/** |t| bound that keeps every delta and delta-of-delta an exact JS number. */
+export const MAX_ABS_TIMESTAMP = 2 ** 51;
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Index of the high / low 32-bit word of a float64 inside a Uint32Array view. */
+export const HI_WORD = LITTLE_ENDIAN ? 1 : 0;
+export const LO_WORD = LITTLE_ENDIAN ? 0 : 1;
+
+const scratchF64 = new Float64Array(1);
+const scratchI32 = new Int32Array(scratchF64.buffer);
+
+function ctz32(x: number): number {
+  return 31 - Math.clz32(x & -x);
+}
+
+export class XorChunkEncoder {
+  // The bit stream lives in the encoder itself (not a BitWriter) to keep the
+  // hot path free of an extra object hop: whole 32-bit words go to `buf`,
+  // pending bits wait in `acc`. Bytes 0-1 are the sample count.
+  private buf: Uint8Array;
+  private pos = 2;
+  private acc = 0;
+  private accBits = 0;
+
+  private n = 0;
+  private t = 0;
+  private tDelta = 0;
+  private vHi = 0;
+  private vLo = 0;
+  private leading = 0xff;
+  private trailing = 0;
+  /**
+   * Prometheus' bstream writes whole bytes with writeByte, which leaves an empty
+   * trailing byte when the stream ends byte-aligned after one. We mirror that so
+   * our chunks are byte-identical to Prometheus' (readers ignore the byte).
+   */
+  private endsWithByte = false;
+  private readonly sink: ByteSink = { writeByte: (b: number) => this.put(b, 8) };
+
+  /** The default capacity holds 120 samples of almost any data without growing. */
+  constructor(capacityBytes = 1024) {
+    this.buf = new Uint8Array(Math.max(capacityBytes, 16));
+  }
+
+  /** Starts a new, empty chunk reusing the buffer (views from bytes() become invalid). */
+  reset(): void {
+    this.pos = 2;
+    this.acc = 0;
+    this.accBits = 0;
+    this.n = 0;
+    this.t = 0;
+    this.tDelta = 0;
+    this.vHi = 0;
+    this.vLo = 0;
+    this.leading = 0xff;
+    this.trailing = 0;
+    this.endsWithByte = false;
+  }
+
+  get numSamples(): number {
+    return this.n;
+  }
+
+  /** Time of the last appended sample. */
+  get lastTimestamp(): number {
+    return this.t;
+  }
+
+  /** Appends (t, value) with the value given as its raw 64 bits in two 32-bit halves (int32 or uint32). */
+  appendBits(t: number, hi: number, lo: number): void {
+    hi |= 0;
+    lo |= 0;
+    if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t) {
+      throw new RangeError(`timestamp ${t} is not an integer within ±2^51 ms`);
+    }
+    const n = this.n;
+    if (n === MAX_XOR_CHUNK_SAMPLES) throw new RangeError('XOR chunk is full (65535 samples)');
+    if (n >= 2) {
+      const d = t - this.t;
+      const dod = d - this.tDelta;
+      // Bucket bounds are Prometheus' bitRange: -(2^(n-1)-1) <= dod <= 2^(n-1).
+      if (dod === 0) {
+        this.put(0, 1);
+      } else if (dod >= -8191 && dod <= 8192) {
+        this.put((0b10 << 14) | (dod & 0x3fff), 16);
+      } else if (dod >= -65535 && dod <= 65536) {
+        this.put((0b110 << 17) | (dod & 0x1ffff), 20);
+      } else if (dod >= -524287 && dod <= 524288) {
+        this.put((0b1110 << 20) | (dod & 0xfffff), 24);
+      } else {
+        this.put(0b1111, 4);
+        this.put(int64Hi(dod), 32);
+        this.put(int64Lo(dod), 32);
+      }
+      this.tDelta = d;
+      this.putValue(hi, lo);
+    } else if (n === 0) {
+      writeVarintNumber(this.sink, t);
+      this.put(hi, 32);
+      this.put(lo, 32);
+      this.endsWithByte = true;
+    } else {
+      const d = t - this.t;
+      writeUvarintNumber(this.sink, d);
+      this.tDelta = d;
+      this.putValue(hi, lo);
+    }
+    this.t = t;
+    this.vHi = hi;
+    this.vLo = lo;
+    this.n = n + 1;
+  }
+
+  /**
+   * Appends a JS number. Bit-exact for any value that reached here without
+   * passing through a JS Array (V8 canonicalises NaNs stored in arrays); prefer
+   * appendBits / appendRange when NaN payloads matter.
+   */
+  append(t: number, v: number): void {
+    scratchF64[0] = v;
+    this.appendBits(t, scratchI32[HI_WORD], scratchI32[LO_WORD]);
+  }
+
+  /** Appends samples [from, to) of typed arrays, copying value bits exactly. */
+  appendRange(timestamps: Float64Array, values: Float64Array, from: number, to: number): void {
+    const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+    for (let i = from; i < to; i++) this.appendBits(timestamps[i], words[2 * i + HI_WORD], words[2 * i + LO_WORD]);
+  }
+
+  /** The chunk bytes including the 2-byte sample count (a view valid until the next append or reset). */
+  bytes(): Uint8Array {
+    if (this.pos + 9 > this.buf.length) this.grow();
+    const buf = this.buf;
+    buf[0] = this.n >>> 8;
+    buf[1] = this.n & 0xff;
+    let len = this.pos;
+    const k = this.accBits;
+    if (k > 0) {
+      const word = this.acc << (32 - k);
+      for (let b = 0; b * 8 < k; b++) buf[len++] = word >>> (24 - 8 * b);
+    }
+    if ((k & 7) === 0 && this.endsWithByte) buf[len++] = 0;
+    return buf.subarray(0, len);
+  }
+
+  /** Writes the low `n` bits of `v` (1 <= n <= 32). */
+  private put(v: number, n: number): void {
+    const free = 32 - this.accBits;
+    if (n < free) {
+      this.acc = (this.acc << n) | (v & ((1 << n) - 1));
+      this.accBits += n;
+      return;
+    }
+    const rest = n - free;
+    const word = free === 32 ? v : (this.acc << free) | ((v >>> rest) & ((1 << free) - 1));
+    const pos = this.pos;
+    if (pos + 13 > this.buf.length) this.grow();
+    const buf = this.buf;
+    buf[pos] = word >>> 24;
+    buf[pos + 1] = word >>> 16;
+    buf[pos + 2] = word >>> 8;
+    buf[pos + 3] = word;
+    this.pos = pos + 4;
+    this.acc = rest === 0 ? 0 : v & ((1 << rest) - 1);
+    this.accBits = rest;
+  }
+
+  private grow(): void {
+    const next = new Uint8Array(this.buf.length * 2);
+    next.set(this.buf);
+    this.buf = next;
+  }
+
+  private putValue(hi: number, lo: number): void {
+    const xh = hi ^ this.vHi;
+    const xl = lo ^ this.vLo;
+    if (xh === 0 && xl === 0) {
+      this.put(0, 1);
+      this.endsWithByte = false;
+      return;
+    }
+    let leading = xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl);
+    const trailing = xl !== 0 ? ctz32(xl) : 32 + ctz32(xh);
+    // Prometheus clamps leading zeros so they fit the 5-bit field.
+    if (leading >= 32) leading = 31;
+    let shift: number;
+    let sig: number;
+    if (this.leading !== 0xff && leading >= this.leading && trailing >= this.trailing) {
+      this.put(0b10, 2);
+      shift = this.trailing;
+      sig = 64 - this.leading - shift;
+    } else {
+      this.leading = leading;
+      this.trailing = trailing;
+      shift = trailing;
+      sig = 64 - leading - trailing;
+      // 64 significant bits do not fit in 6 bits; they are written as 0 and read back as 64.
+      this.put((0b11 << 11) | (leading << 6) | (sig & 63), 13);
+    }
+    if (shift === 0) {
+      if (sig > 32) {
+        this.put(xh, sig - 32);
+        this.put(xl, 32);
+      } else {
+        this.put(xl, sig);
+      }
+    } else if (shift < 32) {
+      const sl = (xl >>> shift) | (xh << (32 - shift));
+      if (sig > 32) {
+        this.put(xh >>> shift, sig - 32);
+        this.put(sl, 32);
+      } else {
+        this.put(sl, sig);
+      }
+    } else {
+      this.put(shift === 32 ? xh : xh >>> (shift - 32), sig);
+    }
+    this.endsWithByte = (sig & 7) === 0;
+  }
+}
+
+/** Number of samples in an XOR chunk (its 2-byte big-endian header). */
+export function xorChunkNumSamples(chunk: Uint8Array): number {
+  if (chunk.length < 2) throw new RangeError('XOR chunk shorter than its 2-byte header');
+  return (chunk[0] << 8) | chunk[1];
+}
+
+let scratch = new Uint8Array(4096);
+
+/** Up to 32 bits at bit position `pos` of a buffer with >= 5 readable bytes past it. */
+function peek(buf: Uint8Array, pos: number, n: number): number {
+  const idx = pos >>> 3;
+  const shift = pos & 7;
+  let x = (buf[idx] << 24) | (buf[idx + 1] << 16) | (buf[idx + 2] << 8) | buf[idx + 3];
+  if (shift !== 0) x = (x << shift) | (buf[idx + 4] >>> (8 - shift));
+  return n === 32 ? x : x >>> (32 - n);
+}
+
+/**
+ * Decodes the samples of an XOR chunk with mint <= t <= maxt into
+ * timestamps/values starting at `offset`; returns how many were written. The
+ * arrays need room for xorChunkNumSamples(chunk) samples. Value bits are copied
+ * exactly.
+ */
+export function decodeXorChunkInto(
+  chunk: Uint8Array,
+  timestamps: Float64Array,
+  values: Float64Array,
+  offset: number,
+  mint = -Infinity,
+  maxt = Infinity,
+): number {
+  const total = xorChunkNumSamples(chunk);
+  if (total === 0) return 0;
+  if (offset + total > timestamps.length || offset + total > values.length) {
+    throw new RangeError(`output arrays too small for ${total} samples at offset ${offset}`);
+  }
+  const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+
+  // The header varints go through a checked reader; the bit-packed rest reads
+  // from a zero-padded copy so the hot loop needs no bounds checks.
+  const r = new BitReader(chunk, 2);
+  let t = readVarintNumber(r);
+  let vHi = r.readBits(32);
+  let vLo = r.readBits(32);
+  let tDelta = total > 1 ? readUvarintAsInt64(r) : 0;
+  const len = chunk.length;
+  if (scratch.length < len + 8) scratch = new Uint8Array(Math.max(len + 8, scratch.length * 2));
+  const buf = scratch;
+  buf.set(chunk);
+  for (let k = len; k < len + 8; k++) buf[k] = 0;
+  const endBits = len * 8;
+  let pos = r.pos;
+
+  let out = offset;
+  if (t >= mint && t <= maxt) {
+    timestamps[out] = t;
+    words[2 * out + HI_WORD] = vHi;
+    words[2 * out + LO_WORD] = vLo;
+    out++;
+  }
+  let leading = 0;
+  let trailing = 0;
+  for (let i = 1; i < total; i++) {
+    if (i > 1) {
+      const ctl = peek(buf, pos, 4);
+      if (ctl < 8) {
+        pos += 1;
+      } else {
+        let dod: number;
+        if (ctl < 12) {
+          dod = peek(buf, pos + 2, 14);
+          pos += 16;
+          if (dod > 0x2000) dod -= 0x4000;
+        } else if (ctl < 14) {
+          dod = peek(buf, pos + 3, 17);
+          pos += 20;
+          if (dod > 0x10000) dod -= 0x20000;
+        } else if (ctl === 14) {
+          dod = peek(buf, pos + 4, 20);
+          pos += 24;
+          if (dod > 0x80000) dod -= 0x100000;
+        } else {
+          const hi = peek(buf, pos + 4, 32);
+          const lo = peek(buf, pos + 36, 32);
+          pos += 68;
+          dod = hi * 4294967296 + (lo >>> 0);
+        }
+        tDelta += dod;
+      }
+    }
+    t += tDelta;
+
+    const vctl = peek(buf, pos, 2);
+    if (vctl < 2) {
+      pos += 1;
+    } else {
+      if (vctl === 3) {
+        const c = peek(buf, pos + 2, 11);
+        pos += 13;
+        leading = c >>> 6;
+        let sig = c & 63;
+        if (sig === 0) sig = 64;
+        trailing = 64 - leading - sig;
+        if (trailing < 0) throw new RangeError('XOR chunk corrupt: leading + significant bits exceed 64');
+      } else {
+        pos += 2;
+      }
+      const sig = 64 - leading - trailing;
+      let sh = 0;
+      let sl: number;
+      if (sig > 32) {
+        sh = peek(buf, pos, sig - 32);
+        sl = peek(buf, pos + sig - 32, 32);
+      } else {
+        sl = peek(buf, pos, sig);
+      }
+      pos += sig;
+      if (trailing === 0) {
+        vHi ^= sh;
+        vLo ^= sl;
+      } else if (trailing < 32) {
+        vHi ^= (sh << trailing) | (sl >>> (32 - trailing));
+        vLo ^= sl << trailing;
+      } else {
+        vHi ^= sl << (trailing - 32);
+      }
+    }
+    if (pos > endBits) throw new RangeError('XOR chunk corrupt: data ends before its sample count');
+
+    if (t >= mint && t <= maxt) {
+      timestamps[out] = t;
+      words[2 * out + HI_WORD] = vHi;
+      words[2 * out + LO_WORD] = vLo;
+      out++;
+    } else if (t > maxt) {
+      break;
+    }
+  }
+  return out - offset;
+}
+
+/** Decodes a whole XOR chunk into fresh arrays. */
+export function decodeXorChunk(chunk: Uint8Array): { timestamps: Float64Array; values: Float64Array } {
+  const n = xorChunkNumSamples(chunk);
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  decodeXorChunkInto(chunk, timestamps, values, 0);
+  return { timestamps, values };
+}
+
+/** Sample-at-a-time iteration over a chunk (decodes the chunk once up front). */
+export class XorChunkIterator {
+  private timestamps = new Float64Array(0);
+  private values = new Float64Array(0);
+  private n = 0;
+  private i = -1;
+
+  constructor(chunk?: Uint8Array) {
+    if (chunk) this.reset(chunk);
+  }
+
+  reset(chunk: Uint8Array): void {
+    const n = xorChunkNumSamples(chunk);
+    if (this.timestamps.length < n) {
+      this.timestamps = new Float64Array(n);
+      this.values = new Float64Array(n);
+    }
+    this.n = decodeXorChunkInto(chunk, this.timestamps, this.values, 0);
+    this.i = -1;
+  }
+
+  next(): boolean {
+    if (this.i + 1 >= this.n) return false;
+    this.i++;
+    return true;
+  }
+
+  /** Advances to the first sample with t' >= t. */
+  seek(t: number): boolean {
+    if (this.i < 0) this.i = 0;
+    while (this.i < this.n && this.timestamps[this.i] < t) this.i++;
+    return this.i < this.n;
+  }
+
+  get t(): number {
+    return this.timestamps[this.i];
+  }
+
+  get v(): number {
+    return this.values[this.i];
+  }
+
+  /** The current value's raw bits written into values[index] (exact, unlike `v` through an Array). */
+  copyValueTo(values: Float64Array, index: number): void {
+    const src = new Uint32Array(this.values.buffer, this.i * 8, 2);
+    const dst = new Uint32Array(values.buffer, values.byteOffset + index * 8, 2);
+    dst[0] = src[0];
+    dst[1] = src[1];
+  }
+}

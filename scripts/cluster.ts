@@ -1,0 +1,33 @@
+// Starts a whole local Strata cluster on loopback (Kafka, distributor,
+// ingester-zone-a-0/1, ingester-zone-b-0/1, querier) and keeps it running
+// until Ctrl-C. Usage: node --import tsx scripts/cluster.ts [--dir D] [--partitions N] [--brokers 1|3]
+
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LocalCluster } from '@strata/local-cluster';
+
+const { values } = parseArgs({
+  options: {
+    dir: { type: 'string', default: './data/cluster' },
+    partitions: { type: 'string', default: '2' },
+    brokers: { type: 'string', default: '1' },
+  },
+});
+const dataDir = resolve(values.dir!);
+console.log(`starting a local Strata cluster in ${dataDir} ...`);
+const cluster = await LocalCluster.start({
+  dataDir,
+  partitions: Number(values.partitions),
+  kafkaBrokers: values.brokers === '3' ? 3 : 1,
+  log: (line) => console.log(line),
+});
+console.log(`Kafka:        ${cluster.kafka.brokers.join(',')}`);
+for (const p of cluster.processes.values()) console.log(`${p.name.padEnd(20)} ${p.url}  pid ${p.pid}  log ${p.opts.logFile}`);
+console.log(`push to ${cluster.distributorUrl}/api/v1/push (X-Scope-OrgID required), query ${cluster.querierUrl}/prometheus`);
+const stop = async () => {
+  console.log('stopping ...');
+  await cluster.stop();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
