@@ -20,8 +20,8 @@ const registry = createMetricsRegistry({ component: 'distributor' });
 const writer = new IngestWriter({
   brokers: config['ingest-storage.kafka.address'].split(','),
   topic: config['ingest-storage.kafka.topic'],
-  clientId: 'strata-distributor',
-  timeoutMs: config['ingest-storage.kafka.write-timeout-ms'],
+  clientId: `${config['ingest-storage.kafka.client-id']}-distributor`,
+  timeoutMs: config['ingest-storage.kafka.write-timeout'],
   logger,
 });
 const distributor = new Distributor({ writer, maxRecvMsgSize: config['distributor.max-recv-msg-size'], logger, registry });

@@ -31,6 +31,7 @@ const ingester = new Ingester({
       topic: config['ingest-storage.kafka.topic'],
       partition: identity.partition,
       consumerGroup: identity.id,
+      sessionTimeoutMs: config['ingest-storage.kafka.session-timeout'],
       startFrom: 'earliest',
       logger,
       onRecords,

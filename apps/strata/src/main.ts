@@ -43,7 +43,7 @@ let brokers = config['ingest-storage.kafka.address'].split(',');
 const externalKafka = process.argv.some((a) => a.includes('ingest-storage.kafka.address')) || process.env.STRATA_INGEST_STORAGE_KAFKA_ADDRESS !== undefined;
 
 const writer = () =>
-  new IngestWriter({ brokers, topic, clientId: 'strata-distributor', timeoutMs: config['ingest-storage.kafka.write-timeout-ms'], logger });
+  new IngestWriter({ brokers, topic, clientId: `${config['ingest-storage.kafka.client-id']}-distributor`, timeoutMs: config['ingest-storage.kafka.write-timeout'], logger });
 let kafkaWriter: IngestWriter;
 let ingester: Ingester;
 

@@ -1,16 +1,17 @@
 // Flags of ingest storage on Kafka, named as in Mimir (-ingest-storage.kafka.*), for apps to
 // compose into their config. Defaults live here and nowhere else.
 import { z } from 'zod';
+import { duration } from '@strata/service';
 
 export const kafkaConfigShape = {
   /** Comma-separated bootstrap brokers, host:port. */
   'ingest-storage.kafka.address': z.string().default('127.0.0.1:9092'),
   'ingest-storage.kafka.topic': z.string().min(1).default('ingest'),
   'ingest-storage.kafka.client-id': z.string().min(1).default('strata'),
-  /** Upper bound of one acked write, ms (Mimir: -ingest-storage.kafka.write-timeout, 10s). */
-  'ingest-storage.kafka.write-timeout-ms': z.coerce.number().int().positive().default(10_000),
-  /** Partition reader's group session timeout, ms: how fast a killed ingester's successor gets the partition. */
-  'ingest-storage.kafka.session-timeout-ms': z.coerce.number().int().min(1000).default(6000),
+  /** Upper bound of one acked write, as in Mimir; yields ms. */
+  'ingest-storage.kafka.write-timeout': duration('10s'),
+  /** Partition reader's group session timeout: how fast a killed ingester's successor gets the partition; yields ms. */
+  'ingest-storage.kafka.session-timeout': duration('6s'),
 };
 
 export type KafkaConfig = z.infer<z.ZodObject<typeof kafkaConfigShape>>;
