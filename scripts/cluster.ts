@@ -1,6 +1,7 @@
 // Starts a whole local Strata cluster on loopback (Kafka, distributor,
 // ingester-zone-a-0/1, ingester-zone-b-0/1, querier) and keeps it running
-// until Ctrl-C. Usage: node --import tsx scripts/cluster.ts [--dir D] [--partitions N] [--brokers 1|3]
+// until Ctrl-C. Usage: node --import tsx scripts/cluster.ts [--dir D] [--partitions N] [--brokers 1|3] [--redis]
+// (--redis: a local redis-server holds the partition ring; its page is <distributor>/ingester/partition-ring)
 
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +12,7 @@ const { values } = parseArgs({
     dir: { type: 'string', default: './data/cluster' },
     partitions: { type: 'string', default: '2' },
     brokers: { type: 'string', default: '1' },
+    redis: { type: 'boolean', default: false },
   },
 });
 const dataDir = resolve(values.dir!);
@@ -19,9 +21,11 @@ const cluster = await LocalCluster.start({
   dataDir,
   partitions: Number(values.partitions),
   kafkaBrokers: values.brokers === '3' ? 3 : 1,
+  redis: values.redis,
   log: (line) => console.log(line),
 });
 console.log(`Kafka:        ${cluster.kafka.brokers.join(',')}`);
+if (cluster.redis) console.log(`Redis:        ${cluster.redis.endpoint} (pid ${cluster.redis.pid}); ring ${cluster.distributorUrl}/ingester/partition-ring`);
 for (const p of cluster.processes.values()) console.log(`${p.name.padEnd(20)} ${p.url}  pid ${p.pid}  log ${p.opts.logFile}`);
 console.log(`push to ${cluster.distributorUrl}/api/v1/push (X-Scope-OrgID required), query ${cluster.querierUrl}/prometheus`);
 const stop = async () => {

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, freePorts } from '@strata/local-cluster';
@@ -120,6 +120,20 @@ describe('single-process mode', { timeout: 600_000 }, () => {
     assert.equal(scraped.data.result.length, 1, 'Strata\'s own histogram, scraped by Prometheus, is queryable');
     const series = await api<Record<string, string>[]>(strata.url, '/prometheus/api/v1/series', { 'match[]': 'prometheus_build_info' });
     assert.ok(series.data.length >= 1 && series.data[0].version.startsWith('2.'), JSON.stringify(series.data));
+  });
+
+  test('POST /ingester/flush lands blocks in <data-dir>/bucket/anonymous/<ULID>/ and queries still answer from them', async () => {
+    const q = { query: 'count(count_over_time(quickstart_metric[1h]))' };
+    const before = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', q);
+    assert.deepEqual(before.data.result.map((r) => r.value[1]), ['1000']);
+    const res = await fetch(`${strata.url}/ingester/flush?wait=true`, { method: 'POST' });
+    assert.equal(res.status, 204, await res.text());
+    const tenantDir = join(dir, 'data', 'bucket', 'anonymous');
+    const blocks = readdirSync(tenantDir).filter((n) => /^[0-9A-Z]{26}$/.test(n));
+    assert.ok(blocks.length >= 1, `blocks in ${tenantDir}: ${readdirSync(tenantDir).join(', ')}`);
+    for (const b of blocks) for (const f of ['meta.json', 'index', 'chunks/000001']) assert.ok(existsSync(join(tenantDir, b, f)), `${b}/${f}`);
+    const after = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', q);
+    assert.deepEqual(after.data.result.map((r) => r.value[1]), ['1000'], 'the 1000 series read back from head + blocks after the flush');
   });
 });
 

@@ -4,7 +4,8 @@
 
 import type { Labels } from '@strata/model';
 import { sortLabels } from '@strata/model';
-import type { QueryResult } from '@strata/promql';
+import type { FloatHistogram, QueryResult } from '@strata/promql';
+import { histogramSpansMatch } from '@strata/promql';
 import type { EvalCmd, Expectation } from './script.ts';
 import type { SeqValue } from './series-desc.ts';
 import { formatLabels, labelsKeyOf } from './series-desc.ts';
@@ -138,30 +139,42 @@ export function compareResult(cmd: EvalCmd, res: QueryResult): void {
       for (const s of res.result) {
         const key = keyOf(s.metric);
         const exp = cmd.expected.get(key);
-        if (!exp) throw new EvalFailure('result', `unexpected series ${formatLabels(s.metric)} in result, has ${formatPoints(s.floats)}`);
+        if (!exp) throw new EvalFailure('result', `unexpected series ${formatLabels(s.metric)} in result, has ${formatSeries(s)}`);
         seen.add(key);
-        const expectedPoints: { t: number; v: SeqValue }[] = [];
+        const expectedFloats: { t: number; v: SeqValue }[] = [];
+        const expectedHistograms: { t: number; h: FloatHistogram }[] = [];
         for (let i = 0; i < exp.values.length; i++) {
           const t = cmd.startMs + i * cmd.stepMs;
           if (t > cmd.endMs) {
             throw new EvalFailure('script', `expected ${exp.values.length} points for ${formatLabels(exp.labels)}, but query time range cannot return this many points`);
           }
           const v = exp.values[i];
-          if (v.kind !== 'omitted') expectedPoints.push({ t, v });
+          if (v.kind === 'histogram') expectedHistograms.push({ t, h: v.h });
+          else if (v.kind !== 'omitted') expectedFloats.push({ t, v });
         }
-        if (expectedPoints.length !== s.floats.length) {
+        const histograms = s.histograms ?? [];
+        if (expectedFloats.length !== s.floats.length || expectedHistograms.length !== histograms.length) {
           throw new EvalFailure(
             'result',
-            `expected ${expectedPoints.length} points for ${formatLabels(exp.labels)}, but got ${formatPoints(s.floats)}`,
+            `expected ${expectedFloats.length} float points and ${expectedHistograms.length} histogram points for ${formatLabels(exp.labels)}, but got ${formatSeries(s)}`,
           );
         }
-        expectedPoints.forEach((e, i) => {
+        expectedFloats.forEach((e, i) => {
           const a = s.floats[i];
           if (e.t !== a.t) {
-            throw new EvalFailure('result', `expected point ${i} of ${formatLabels(exp.labels)} at t=${e.t}, but it is at t=${a.t} (result has ${formatPoints(s.floats)})`);
+            throw new EvalFailure('result', `expected point ${i} of ${formatLabels(exp.labels)} at t=${e.t}, but it is at t=${a.t} (result has ${formatSeries(s)})`);
           }
           if (!valueEquals(e.v, a.f)) {
-            throw new EvalFailure('result', `expected ${showValue(e.v)} at t=${a.t} for ${formatLabels(exp.labels)}, but got ${fmt(a.f)} (result has ${formatPoints(s.floats)})`);
+            throw new EvalFailure('result', `expected ${showValue(e.v)} at t=${a.t} for ${formatLabels(exp.labels)}, but got ${fmt(a.f)} (result has ${formatSeries(s)})`);
+          }
+        });
+        expectedHistograms.forEach((e, i) => {
+          const a = histograms[i];
+          if (e.t !== a.t) {
+            throw new EvalFailure('result', `expected histogram ${i} of ${formatLabels(exp.labels)} at t=${e.t}, but it is at t=${a.t} (result has ${formatSeries(s)})`);
+          }
+          if (!histogramsEqual(e.h, a.h)) {
+            throw new EvalFailure('result', `expected ${e.h.testExpression()} at t=${a.t} for ${formatLabels(exp.labels)}, but got ${a.h.testExpression()}`);
           }
         });
       }
@@ -176,12 +189,18 @@ export function compareResult(cmd: EvalCmd, res: QueryResult): void {
       res.result.forEach((smp, pos) => {
         const key = keyOf(smp.metric);
         const exp = cmd.expected.get(key);
-        if (!exp) throw new EvalFailure('result', `unexpected series ${formatLabels(smp.metric)} in result, has value ${fmt(smp.f)}`);
+        const shown = smp.h ? smp.h.testExpression() : fmt(smp.f);
+        if (!exp) throw new EvalFailure('result', `unexpected series ${formatLabels(smp.metric)} in result, has value ${shown}`);
         if (isOrdered(cmd) && exp.pos !== pos + 1) {
           throw new EvalFailure('result', `expected ${formatLabels(smp.metric)} at position ${exp.pos} but was at ${pos + 1}`);
         }
-        if (!valueEquals(exp.values[0], smp.f)) {
-          throw new EvalFailure('result', `expected ${showValue(exp.values[0])} for ${formatLabels(smp.metric)} but got ${fmt(smp.f)}`);
+        const e = exp.values[0];
+        if (e.kind === 'histogram' || smp.h) {
+          if (e.kind !== 'histogram') throw new EvalFailure('result', `expected float value ${showValue(e)} for ${formatLabels(smp.metric)} but got histogram ${shown}`);
+          if (!smp.h) throw new EvalFailure('result', `expected histogram ${e.text} for ${formatLabels(smp.metric)} but got float value ${shown}`);
+          if (!histogramsEqual(e.h, smp.h)) throw new EvalFailure('result', `expected ${e.h.testExpression()} for ${formatLabels(smp.metric)} but got ${shown}`);
+        } else if (!valueEquals(e, smp.f)) {
+          throw new EvalFailure('result', `expected ${showValue(e)} for ${formatLabels(smp.metric)} but got ${fmt(smp.f)}`);
         }
         seen.add(key);
       });
@@ -220,6 +239,32 @@ function compareLabelSets(a: Labels, b: Labels): number {
     if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
   }
   return a.length - b.length;
+}
+
+/** Prometheus' compareNativeHistogram on compacted copies: layout exact, numbers almost equal; the counter reset hint is not compared. */
+function histogramsEqual(expected: FloatHistogram, actual: FloatHistogram): boolean {
+  const e = expected.copy().compact(0);
+  const a = actual.copy().compact(0);
+  if (e.schema !== a.schema || !almostEqual(e.count, a.count) || !almostEqual(e.sum, a.sum)) return false;
+  if (e.usesCustomBuckets() && !sameNumbers(e.customValues ?? [], a.customValues ?? [])) return false;
+  if (e.zeroThreshold !== a.zeroThreshold || !almostEqual(e.zeroCount, a.zeroCount)) return false;
+  if (!histogramSpansMatch(e.negativeSpans, a.negativeSpans) || !bucketsAlmostEqual(e.negativeBuckets, a.negativeBuckets)) return false;
+  return histogramSpansMatch(e.positiveSpans, a.positiveSpans) && bucketsAlmostEqual(e.positiveBuckets, a.positiveBuckets);
+}
+
+function sameNumbers(a: number[], b: number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function bucketsAlmostEqual(a: number[], b: number[]): boolean {
+  return a.length === b.length && a.every((x, i) => almostEqual(x, b[i]));
+}
+
+function formatSeries(s: { floats: { t: number; f: number }[]; histograms?: { t: number; h: FloatHistogram }[] }): string {
+  const h = s.histograms ?? [];
+  if (h.length === 0) return formatPoints(s.floats);
+  const shown = h.slice(0, 4).map((p) => `${p.h.testExpression()}@${p.t}`);
+  return `${formatPoints(s.floats)} and ${h.length} histogram point${h.length === 1 ? '' : 's'} [${shown.join(' ')}${h.length > 4 ? ' ...' : ''}]`;
 }
 
 function formatPoints(floats: { t: number; f: number }[]): string {

@@ -57,7 +57,7 @@ eval range from 0 to 4m step 1m s
   s 1 2 _ 4 4
 `);
     assert.deepEqual(out.map((o) => o.passed), [true, false, true]);
-    assert.match(out[1].reason!, /expected 3 points/);
+    assert.match(out[1].reason!, /expected 3 float points/);
   });
 
   test('stale markers end a series (loaded with their exact bits)', async () => {
@@ -123,26 +123,37 @@ eval instant at 0 m +
     assert.equal(out[0].category, 'parse-error');
   });
 
-  test('evals touching native histograms are unsupported, others still run', async () => {
+  test('native histograms load, compare (layout exact, counts almost equal) and are flagged', async () => {
     const out = await run(`
 load 1m
-  h {{schema:0 sum:1 count:1}}
+  h {{schema:0 sum:1 count:1 buckets:[1]}}+{{sum:2 count:2 buckets:[2]}}x2
   f 1
 
-eval instant at 0 h
+eval instant at 2m h
+  h {{schema:0 sum:5 count:5 buckets:[5]}}
+
+eval instant at 2m h
+  h {{schema:0 sum:5 count:5 buckets:[4]}}
 
 eval instant at 0 f
   f 1
 
 eval instant at 0 {__name__=~"h|f"}
   f 1
+  h {{sum:1 count:1 buckets:[1]}}
+
+eval instant at 0 h
+  h 1
 `);
     assert.deepEqual(out.map((o) => [o.passed, o.nativeHistogram]), [
+      [true, true],
       [false, true],
       [true, false],
+      [true, true],
       [false, true],
     ]);
-    assert.match(out[0].reason!, /native histograms/);
+    assert.match(out[1].reason!, /expected \{\{count:5 sum:5 buckets:\[4\]\}\}/);
+    assert.match(out[4].reason!, /expected float value 1 for h\{\} but got histogram/);
   });
 
   test('load_with_nhcb makes the base name a native-histogram series', async () => {

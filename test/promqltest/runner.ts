@@ -1,13 +1,13 @@
-// Runs a parsed promqltest script against Strata's engine over a TenantHeads
-// store, with the checks of Prometheus' promql/promqltest/test.go: every eval
+// Runs a parsed promqltest script against Strata's engine over an in-memory
+// store (floats and native histograms), with the checks of Prometheus' promql/promqltest/test.go: every eval
 // is one outcome (pass, or fail with a reason). It never edits the script's
 // expectations to fit the engine.
 
 import type { Labels } from '@strata/model';
 import { matcherFn, sortLabels } from '@strata/model';
-import { Engine, PromQLError, PromQLParseError, formatExpr, parseExpr, walk } from '@strata/promql';
+import { Engine, FloatHistogram, PromQLError, PromQLParseError, formatExpr, parseExpr, walk } from '@strata/promql';
 import type { Expr, QueryResult } from '@strata/promql';
-import { TenantHeads, emptyAppendStats } from '@strata/tsdb';
+import { MemoryStorage } from './storage.ts';
 import type { FailureCategory } from './checks.ts';
 import { EvalFailure, assertMatrixSorted, checkAnnotations, compareResult, describeExpectation, isOrdered, matches, summarize } from './checks.ts';
 import type { EvalCmd, LoadCmd, Script } from './script.ts';
@@ -29,7 +29,7 @@ export interface EvalOutcome {
   reason?: string;
   category?: FailureCategory;
   phase?: FailurePhase;
-  /** The eval reads native-histogram data or expects native histograms (unsupported by Strata). */
+  /** The eval reads native-histogram data or expects native histograms. */
   nativeHistogram: boolean;
   /** A `no_warn` / `no_info` the engine's annotations contradict; reported, not counted (no_warn/no_info are not enforced yet). */
   annotationNote?: string;
@@ -82,9 +82,9 @@ export async function runScript(script: Script, opts: RunScriptOptions = {}): Pr
 
 /** The storage and engine a script's commands act on; `clear` starts both afresh. */
 class TestEnv {
-  heads!: TenantHeads;
+  storage!: MemoryStorage;
   engine!: Engine;
-  /** Series that hold native histograms Strata could not load. */
+  /** Series that hold native histograms (loaded as such, or derived by load_with_nhcb). */
   nativeSeries: Labels[] = [];
   /** Series given start timestamps (`@st` lines), which Strata does not store. */
   startTimestampSeries: Labels[] = [];
@@ -94,10 +94,10 @@ class TestEnv {
   }
 
   clear(): void {
-    this.heads = new TenantHeads();
+    this.storage = new MemoryStorage();
     // Prometheus' test engine: 5m lookback, delayed name removal, experimental functions, 1m default subquery step.
     this.engine = new Engine({
-      querier: this.heads,
+      querier: this.storage,
       lookbackDeltaMs: 300_000,
       delayedNameRemoval: true,
       enableExperimentalFunctions: true,
@@ -109,61 +109,98 @@ class TestEnv {
   }
 
   load(cmd: LoadCmd): void {
-    const head = this.heads.head(TENANT);
-    const stats = emptyAppendStats();
     for (const s of cmd.series) {
-      const timestamps: number[] = [];
-      const values: SeqValue[] = [];
       let hasHistogram = false;
       s.values.forEach((v, i) => {
+        const t = i * cmd.intervalMs;
         if (v.kind === 'omitted') return;
         if (v.kind === 'histogram') {
           hasHistogram = true;
-          return;
-        }
-        timestamps.push(i * cmd.intervalMs);
-        values.push(v);
+          this.storage.appendHistogram(s.labels, t, v.h);
+        } else this.storage.appendFloatBits(s.labels, t, floatBits(v));
       });
       if (hasHistogram) this.nativeSeries.push(s.labels);
-      if (timestamps.length === 0) continue;
-      head.append(s.labels, Float64Array.from(timestamps), toFloat64Array(values), stats);
     }
-    if (cmd.withNhcb) this.nativeSeries.push(...nhcbSeries(cmd));
+    if (cmd.withNhcb) {
+      for (const n of nhcbHistograms(cmd)) {
+        for (const [t, h] of n.samples) this.storage.appendHistogram(n.labels, t, h);
+        this.nativeSeries.push(n.labels);
+      }
+    }
     if (cmd.defaultStartTimestamps) this.startTimestampSeries.push(...cmd.series.map((s) => s.labels));
     else this.startTimestampSeries.push(...cmd.startTimestampSeries);
   }
 }
 
-/** Float values with staleness markers written bit-exactly (a JS NaN would lose the payload). */
-function toFloat64Array(values: SeqValue[]): Float64Array {
-  const out = new Float64Array(values.length);
-  const view = new DataView(out.buffer);
-  const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-  values.forEach((v, i) => {
-    if (v.kind === 'stale') view.setBigUint64(i * 8, STALE_NAN_BITS, littleEndian);
-    else if (v.kind === 'float') out[i] = v.value;
-  });
-  return out;
+/** A float sequence value's bits (staleness markers bit-exact). */
+function floatBits(v: SeqValue): bigint {
+  if (v.kind === 'stale') return STALE_NAN_BITS;
+  const f = new Float64Array([v.kind === 'float' ? v.value : 0]);
+  return new BigUint64Array(f.buffer)[0];
 }
 
-/** The native histograms with custom buckets that load_with_nhcb derives from classic histogram series. */
-function nhcbSeries(cmd: LoadCmd): Labels[] {
-  const out = new Map<string, Labels>();
+/**
+ * load_with_nhcb: each classic histogram (`_bucket{le}`, `_count`, `_sum`)
+ * also becomes a native histogram with custom buckets under its base name,
+ * one per timestamp (Prometheus' convertnhcb).
+ */
+function nhcbHistograms(cmd: LoadCmd): { labels: Labels; samples: [number, FloatHistogram][] }[] {
+  interface Family {
+    labels: Labels;
+    bounds: Set<number>;
+    byTs: Map<number, { buckets: Map<number, number>; count?: number; sum?: number }>;
+  }
+  const families = new Map<string, Family>();
   for (const s of cmd.series) {
     const name = s.labels.find((l) => l.name === '__name__')?.value ?? '';
     const m = /^(.*)_(bucket|count|sum)$/.exec(name);
     if (!m) continue;
+    let le = NaN;
     if (m[2] === 'bucket') {
-      const le = s.labels.find((l) => l.name === 'le')?.value;
-      if (le === undefined || Number.isNaN(parseGoFloat(le))) continue;
+      le = parseGoFloat(s.labels.find((l) => l.name === 'le')?.value ?? '');
+      if (Number.isNaN(le)) continue;
     }
-    const labels = sortLabels([
-      ...s.labels.filter((l) => l.name !== '__name__' && l.name !== 'le'),
-      { name: '__name__', value: m[1] },
-    ]);
-    out.set(labelsKeyOf(labels), labels);
+    const labels = sortLabels([...s.labels.filter((l) => l.name !== '__name__' && l.name !== 'le'), { name: '__name__', value: m[1] }]);
+    const key = labelsKeyOf(labels);
+    let fam = families.get(key);
+    if (!fam) families.set(key, (fam = { labels, bounds: new Set(), byTs: new Map() }));
+    if (m[2] === 'bucket') fam.bounds.add(le);
+    s.values.forEach((v, i) => {
+      if (v.kind !== 'float') return;
+      const t = i * cmd.intervalMs;
+      let e = fam!.byTs.get(t);
+      if (!e) fam!.byTs.set(t, (e = { buckets: new Map() }));
+      if (m[2] === 'bucket') e.buckets.set(le, v.value);
+      else if (m[2] === 'count') e.count = v.value;
+      else e.sum = v.value;
+    });
   }
-  return [...out.values()];
+  const out: { labels: Labels; samples: [number, FloatHistogram][] }[] = [];
+  for (const fam of families.values()) {
+    const finite = [...fam.bounds].filter((b) => b !== Infinity).sort((a, b) => a - b);
+    const samples: [number, FloatHistogram][] = [];
+    for (const [t, e] of [...fam.byTs].sort((a, b) => a[0] - b[0])) {
+      const h = new FloatHistogram();
+      h.schema = -53;
+      h.customValues = finite;
+      let prev = 0;
+      const buckets: number[] = [];
+      for (const b of finite) {
+        const cum = e.buckets.get(b) ?? prev;
+        buckets.push(cum - prev);
+        prev = cum;
+      }
+      const total = e.buckets.get(Infinity) ?? e.count ?? prev;
+      buckets.push(total - prev);
+      h.positiveSpans = [{ offset: 0, length: buckets.length }];
+      h.positiveBuckets = buckets;
+      h.count = e.count ?? total;
+      h.sum = e.sum ?? 0;
+      samples.push([t, h.compact(0)]);
+    }
+    if (samples.length > 0) out.push({ labels: fam.labels, samples });
+  }
+  return out;
 }
 
 function parseGoFloat(s: string): number {
@@ -197,24 +234,11 @@ async function runEval(env: TestEnv, cmd: EvalCmd): Promise<EvalOutcome> {
     if (err instanceof PhaseFailure) failure = fail(err.failure.category, err.message, err.phase);
     else failure = fail('crash', `runner error: ${(err as Error).stack ?? String(err)}`);
   }
-  if (native) {
-    // Counted as failed whatever the engine answers; the float-only answer is reported for the record.
-    const floatOnly = expectsHistogram
-      ? 'the expected result holds native histograms'
-      : failure
-        ? `without them the answer also differs: ${clip(failure.reason ?? '', 200)}`
-        : "without them the engine's answer matches";
-    return fail('native-histogram', `unsupported: native histograms (Strata stores floats only; ${floatOnly})`);
-  }
   if (failure && selects(env.startTimestampSeries, cmd.query)) {
     return { ...failure, category: 'start-timestamps', reason: `unsupported: start timestamps (Strata does not store them); ${failure.reason}` };
   }
   if (failure) return failure;
-  return { ...base, passed: true, nativeHistogram: false, ...(notes.length > 0 ? { annotationNote: notes[0] } : {}) };
-}
-
-function clip(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n)}…` : s;
+  return { ...base, passed: true, nativeHistogram: native, ...(notes.length > 0 ? { annotationNote: notes[0] } : {}) };
 }
 
 class PhaseFailure extends Error {
@@ -284,6 +308,8 @@ async function execInstantEval(env: TestEnv, cmd: EvalCmd, notes: string[]): Pro
       for (const s of rangeRes.result) {
         const p = s.floats.find((pt) => pt.t === q.evalMs);
         if (p) vec.push({ metric: s.metric, t: p.t, f: p.f });
+        const hp = s.histograms?.find((pt) => pt.t === q.evalMs);
+        if (hp) vec.push({ metric: s.metric, t: hp.t, f: 0, h: hp.h });
       }
       if (res.resultType === 'scalar') {
         if (vec.length === 0) throw new EvalFailure('result', 'range mode returned no point at the evaluation time for a scalar');

@@ -49,10 +49,15 @@ describe('value sequences', () => {
     assert.deepEqual(parseValueSequence('Infx1'), [f(Infinity), f(Infinity)]);
   });
 
-  test('native histograms are kept as text, with repetition and increments', () => {
+  test('native histograms are parsed, with repetition and increments', () => {
     const v = parseValueSequence('1 {{schema:0 sum:5 count:4 buckets:[1 2 1]}} {{sum:1}}x2 {{count:1}}+{{count:2}}x1 _');
     assert.deepEqual(v.map((x) => x.kind), ['float', 'histogram', 'histogram', 'histogram', 'histogram', 'histogram', 'histogram', 'omitted']);
-    assert.deepEqual(v[1], { kind: 'histogram', text: '{{schema:0 sum:5 count:4 buckets:[1 2 1]}}' });
+    const h = v[1].kind === 'histogram' ? v[1] : undefined;
+    assert.equal(h?.text, '{{schema:0 sum:5 count:4 buckets:[1 2 1]}}');
+    assert.equal(h?.h.testExpression(), '{{count:4 sum:5 buckets:[1 2 1]}}');
+    // The increment is added for each repetition.
+    const counts = v.slice(5, 7).map((x) => (x.kind === 'histogram' ? x.h.count : -1));
+    assert.deepEqual(counts, [1, 3]);
   });
 
   test('rejects what Prometheus rejects', () => {

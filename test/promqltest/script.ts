@@ -4,7 +4,7 @@
 
 import type { Labels } from '@strata/model';
 import { parseDuration } from '@strata/promql';
-import type { SeqValue, SeriesDesc } from './series-desc.ts';
+import type { SeriesDesc } from './series-desc.ts';
 import { goUnquote, labelsKeyOf, parseSeriesDesc } from './series-desc.ts';
 
 export type { SeqValue, SeriesDesc } from './series-desc.ts';

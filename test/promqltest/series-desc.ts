@@ -4,6 +4,8 @@
 
 import type { Label, Labels } from '@strata/model';
 import { sortLabels } from '@strata/model';
+import type { FloatHistogram } from '@strata/promql';
+import { parseHistogramNotation } from '@strata/promql';
 
 /** Staleness marker bits, as Prometheus' value.StaleNaN. */
 export const STALE_NAN_BITS = 0x7ff0000000000002n;
@@ -13,8 +15,8 @@ export type SeqValue =
   | { kind: 'float'; value: number }
   | { kind: 'stale' }
   | { kind: 'omitted' }
-  /** A native histogram `{{...}}`, kept as text: Strata does not store native histograms. */
-  | { kind: 'histogram'; text: string };
+  /** A native histogram `{{...}}`, with its notation for messages. */
+  | { kind: 'histogram'; text: string; h: FloatHistogram };
 
 export interface SeriesDesc {
   labels: Labels;
@@ -227,19 +229,31 @@ export function parseValueSequence(s: string): SeqValue[] {
     } else if (t.t === 'hist') {
       k++;
       const next = peek();
+      const base = parseHistogramNotation(t.text);
       if (next?.t === 'times') {
         k++;
         const n = uint();
-        for (let i = 0; i <= n; i++) out.push({ kind: 'histogram', text: t.text });
+        for (let i = 0; i <= n; i++) out.push({ kind: 'histogram', text: t.text, h: base.copy() });
       } else if ((next?.t === 'add' || next?.t === 'sub') && toks[k + 1]?.t === 'hist') {
         const inc = toks[k + 1] as { t: 'hist'; text: string };
+        const incH = parseHistogramNotation(inc.text);
         k += 2;
         if (peek()?.t !== 'times') throw new Error('expected "x" after a histogram increment');
         k++;
         const n = uint();
         const sign = next.t === 'add' ? '+' : '-';
-        for (let i = 0; i <= n; i++) out.push({ kind: 'histogram', text: i === 0 ? t.text : `${t.text}${sign}${i}*${inc.text}` });
-      } else out.push({ kind: 'histogram', text: t.text });
+        // Each value is the previous one plus (or minus) the increment, as Prometheus' histogramsSeries.
+        let cur = base;
+        for (let i = 0; i <= n; i++) {
+          if (i > 0) {
+            if (cur.schema > incH.schema && !cur.usesCustomBuckets()) throw new Error(`error combining histograms: cannot merge from schema ${cur.schema} to ${incH.schema}`);
+            cur = cur.copy();
+            if (sign === '+') cur.add(incH);
+            else cur.sub(incH);
+          }
+          out.push({ kind: 'histogram', text: i === 0 ? t.text : `${t.text}${sign}${i}*${inc.text}`, h: cur });
+        }
+      } else out.push({ kind: 'histogram', text: t.text, h: base });
     } else {
       let v = number();
       const next = peek();

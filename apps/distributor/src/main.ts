@@ -2,7 +2,12 @@
 
 import { IngestWriter, kafkaConfigShape } from '@strata/kafka';
 import { Distributor, distributorConfigShape, registerPushRoutes } from '@strata/distributor';
+import { Overrides, limitsConfigShape, runtimeConfigShape } from '@strata/limits';
+import { PartitionRingWatcher, WritePartitions, createKv, registerRingStatusPage, ringClientConfigShape } from '@strata/ring';
+import { HaTracker, haTrackerConfigShape, haTrackerKv } from '@strata/ha-tracker';
 import {
+  authConfigShape,
+  createAuthenticator,
   createHttpServer,
   createLogger,
   createMetricsRegistry,
@@ -14,8 +19,30 @@ import {
 } from '@strata/service';
 
 const logger = createLogger('distributor');
-const config = flagsToConfig({ ...serverConfigShape, ...kafkaConfigShape, ...distributorConfigShape }, parseFlags(process.argv.slice(2)));
+const config = flagsToConfig(
+  { ...serverConfigShape, ...kafkaConfigShape, ...distributorConfigShape, ...limitsConfigShape, ...runtimeConfigShape, ...authConfigShape, ...ringClientConfigShape, ...haTrackerConfigShape },
+  parseFlags(process.argv.slice(2)),
+);
 const registry = createMetricsRegistry({ component: 'distributor' });
+const limits = Overrides.fromFlags(config, { logger, registry });
+const auth = createAuthenticator(config, { logger, registry });
+// The partition ring (ACTIVE partitions take writes) and the HA tracker, both in the KV store (-ring.store).
+const ringKv = createKv(config);
+const ringWatcher = new PartitionRingWatcher({ kv: ringKv, logger, registry });
+const haKv = haTrackerKv(config, ringKv);
+const haTracker = config['distributor.ha-tracker.enable']
+  ? new HaTracker({
+      kv: haKv,
+      updateTimeoutMs: config['distributor.ha-tracker.update-timeout'],
+      updateTimeoutJitterMaxMs: config['distributor.ha-tracker.update-timeout-jitter-max'],
+      failoverTimeoutMs: config['distributor.ha-tracker.failover-timeout'],
+      logger,
+      registry,
+    })
+  : undefined;
+if (haTracker && haKv.description === 'memory') {
+  logger.warn('the HA tracker uses the in-process KV: each distributor elects on its own; set -ring.store=redis or -distributor.ha-tracker.redis.endpoint');
+}
 
 const writer = new IngestWriter({
   brokers: config['ingest-storage.kafka.address'].split(','),
@@ -24,7 +51,17 @@ const writer = new IngestWriter({
   timeoutMs: config['ingest-storage.kafka.write-timeout'],
   logger,
 });
-const distributor = new Distributor({ writer, maxRecvMsgSize: config['distributor.max-recv-msg-size'], logger, registry });
+const writePartitions = new WritePartitions({ watcher: ringWatcher, partitionCount: () => writer.partitionCount(), logger });
+const distributor = new Distributor({
+  writer,
+  maxRecvMsgSize: config['distributor.max-recv-msg-size'],
+  maxRecordSizeBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
+  limits,
+  logger,
+  registry,
+  partitions: writePartitions,
+  haTracker,
+});
 let writerReady = false;
 const http = createHttpServer({
   logger,
@@ -38,10 +75,33 @@ registerPushRoutes(http, {
   logger,
   registry,
   maxBodyBytes: config['distributor.max-recv-msg-size'],
+  auth,
+});
+registerRingStatusPage(http, {
+  snapshot: () => writePartitions.snapshot(),
+  heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
+  paths: ['/ingester/partition-ring', '/distributor/ring'],
 });
 
 await runServices(
   [
+    { name: 'runtime-config', start: () => limits.start(), stop: () => limits.stop() },
+    { name: 'auth-tokens', start: async () => auth?.start(), stop: async () => auth?.stop() },
+    {
+      name: 'ring',
+      start: async () => {
+        await ringKv.start();
+        if (haKv !== ringKv) await haKv.start();
+        await ringWatcher.start();
+        const s = ringWatcher.status();
+        logger.info({ kv: s.kv, source: s.source, reason: s.reason }, `partition ring from ${s.kv}${haTracker ? `; HA tracker on ${haKv.description}` : ''}`);
+      },
+      stop: async () => {
+        await ringWatcher.stop();
+        if (haKv !== ringKv) await haKv.stop();
+        await ringKv.stop();
+      },
+    },
     {
       name: 'kafka-writer',
       start: async () => {
@@ -56,7 +116,7 @@ await runServices(
       start: async () => {
         const host = config['server.http-listen-address'];
         const port = await listen(http, host, config['server.http-listen-port']);
-        logger.info({ port }, `distributor listening on http://${host}:${port} (POST /api/v1/push, /ready, /metrics)`);
+        logger.info({ port }, `distributor listening on http://${host}:${port} (POST /api/v1/push, /otlp/v1/metrics, /ingester/partition-ring, /ready, /metrics)`);
       },
       stop: () => http.close(),
     },

@@ -3,20 +3,42 @@
 // record (acks=all); invalid series are reported but never block valid ones.
 
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Label } from '@strata/model';
 import {
   decompressBody,
+  encodeMetricMetadata,
   encodeRecordValue,
+  encodeWriteRequest,
+  formatSeries,
   parseContentType,
   parseWriteRequest,
+  parseWriteRequestV2,
   replaceSeriesLabels,
+  seriesV2ToV1,
   validateParsedSeries,
   withoutEmptyLabelValues,
+  withoutExemplars,
   RemoteWriteError,
+  type MetricMetadata,
+  type ParsedSeries,
+  type ParsedSeriesV2,
+  type ParsedWriteRequestV2,
+  type RemoteWriteVersion,
 } from '@strata/remote-write';
+import { decodeContentEncoding, decodeExportRequestBody, otlpFormat, translateMetrics, OtlpError } from '@strata/otlp';
 import { KafkaUnavailableError } from '@strata/kafka';
+import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
 import type { Logger } from '@strata/service';
 import { DistributorError, errors } from './errors.ts';
-import { partitionFor } from './sharding.ts';
+import { framedSize, packRecords } from './records.ts';
+import { seriesToken } from './sharding.ts';
+import { HaDedupe } from './ha-dedupe.ts';
+import { RingError, WritePartitions, type PartitionLookup } from '@strata/ring';
+import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
+import { checkMetadata, checkSampleTimes } from './validate-limits.ts';
+
+/** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
+export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
 
 /** What the distributor needs from Kafka: acked writes and the partition count. */
 export interface RecordWriter {
@@ -37,21 +59,89 @@ export interface PushResult {
   message?: string;
   samples: number;
   series: number;
+  /** Remote write 2.0 only: what Kafka acknowledged, for the X-Prometheus-Remote-Write-*-Written headers. */
+  written?: WrittenCounts;
 }
+
+/** Counts of one request's data that was written (acknowledged by Kafka). */
+export interface WrittenCounts {
+  samples: number;
+  histograms: number;
+  exemplars: number;
+}
+
+const NOTHING_WRITTEN: Readonly<WrittenCounts> = { samples: 0, histograms: 0, exemplars: 0 };
 
 export interface DistributorOptions {
   writer: RecordWriter;
   maxRecvMsgSize: number;
   logger: Logger;
   registry: Registry;
+  /** OTLP metric names get unit and type suffixes (`_seconds`, `_total`), as Prometheus does; default true. */
+  otlpMetricSuffixes?: boolean;
+  /** Per-tenant limits, read on every push. Default: the flag defaults, no overrides. */
+  limits?: Overrides;
+  /** Largest Kafka record value: a partition's series are split over several records above it. */
+  maxRecordSizeBytes?: number;
+  /** Wall clock for the grace periods and the rate limiter; tests pass their own. */
+  now?: () => number;
+  /** Which partitions a series may go to (the partition ring). Default: every Kafka partition, on the same token ring. */
+  partitions?: { lookup(): Promise<PartitionLookup> };
+  /** HA dedup for tenants with accept_ha_samples; absent: -distributor.ha-tracker.enable=false. */
+  haTracker?: HaReplicaChecker;
+}
+
+/** Metadata to validate and route: a 1.0 request's carries its own bytes. */
+type MetadataItem = MetricMetadata & { raw?: Uint8Array };
+
+/** What the routing loop needs of a series, whatever protocol it came in. */
+interface Routable {
+  labels: Label[];
+  samples: number;
+  exemplars: number;
+  histograms: number;
+  invalidUtf8: boolean;
+}
+
+interface RouteOutcome {
+  series: number;
+  samples: number;
+  histograms: number;
+  exemplars: number;
+  /** One line for the sender: the first rejection and how much was rejected; undefined if nothing was. */
+  rejection?: string;
+}
+
+interface RouteSteps<S> {
+  /** A protocol-specific rejection, checked before label validation. */
+  reject?: (s: S) => { code: string; message: string } | undefined;
+  /** The 1.0 TimeSeries body to route, with `labels` (empty values dropped). */
+  body: (s: S, labels: Label[]) => Uint8Array;
+  accepted?: (s: S) => void;
+  /** The request's metadata, asked for after every series was seen. */
+  metadata: () => MetadataItem[];
 }
 
 export class Distributor {
   private readonly received: Counter<'tenant'>;
   private readonly discarded: Counter<'tenant' | 'reason'>;
+  private readonly discardedExemplars: Counter<'tenant' | 'reason'>;
+  private readonly discardedMetadata: Counter<'tenant' | 'reason'>;
   private readonly produceLatency: Histogram;
+  private readonly limits: Overrides;
+  private readonly rateLimiter: LocalRateLimiter;
+  private readonly now: () => number;
+  private readonly maxRecordSize: number;
+  private readonly writePartitions: { lookup(): Promise<PartitionLookup> };
+  private readonly ha: HaDedupe | undefined;
 
   constructor(private readonly opts: DistributorOptions) {
+    this.writePartitions = opts.partitions ?? new WritePartitions({ partitionCount: () => opts.writer.partitionCount() });
+    this.ha = opts.haTracker ? new HaDedupe(opts.haTracker, opts.registry) : undefined;
+    this.limits = opts.limits ?? new Overrides({ defaults: DEFAULT_LIMITS });
+    this.now = opts.now ?? Date.now;
+    this.rateLimiter = new LocalRateLimiter(this.now);
+    this.maxRecordSize = opts.maxRecordSizeBytes ?? DEFAULT_MAX_RECORD_SIZE_BYTES;
     const registers = [opts.registry];
     this.received = new Counter({
       name: 'strata_distributor_received_samples_total',
@@ -61,7 +151,19 @@ export class Distributor {
     });
     this.discarded = new Counter({
       name: 'strata_distributor_discarded_samples_total',
-      help: 'Samples rejected by validation, by reason.',
+      help: 'Samples rejected by validation or limits, by reason.',
+      labelNames: ['tenant', 'reason'],
+      registers,
+    });
+    this.discardedExemplars = new Counter({
+      name: 'strata_distributor_discarded_exemplars_total',
+      help: 'Exemplars dropped by the distributor, by reason.',
+      labelNames: ['tenant', 'reason'],
+      registers,
+    });
+    this.discardedMetadata = new Counter({
+      name: 'strata_distributor_discarded_metadata_total',
+      help: 'Metric metadata rejected by the distributor, by reason.',
       labelNames: ['tenant', 'reason'],
       registers,
     });
@@ -73,70 +175,229 @@ export class Distributor {
     });
   }
 
-  /** Throws DistributorError for whole-request failures; per-series rejections come back as a 400 result. */
+  /**
+   * Remote write 1.0 or 2.0, by Content-Type. Throws DistributorError for
+   * whole-request failures; per-series rejections come back as a 400 result.
+   * A 2.0 answer, success or failure, always says what was written.
+   */
   async push(req: PushRequest): Promise<PushResult> {
+    let version: RemoteWriteVersion | undefined;
     try {
-      if (parseContentType(req.contentType, req.contentEncoding) === 'v2') {
-        throw new DistributorError(
-          'err-strata-unsupported-remote-write-version',
-          415,
-          'remote write 2.0 (io.prometheus.write.v2.Request) is not supported yet; send remote write 1.0 (prometheus.WriteRequest)',
-        );
+      version = parseContentType(req.contentType, req.contentEncoding);
+      const body = decompressBody(req.body, this.opts.maxRecvMsgSize);
+      if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
+      const parsed = parseWriteRequest(body);
+      const o = await this.route(req.tenant, parsed.series, {
+        body: v1Body,
+        metadata: () => parsed.metadata,
+      });
+      return { status: o.rejection === undefined ? 200 : 400, message: o.rejection, samples: o.samples, series: o.series };
+    } catch (err) {
+      const e = toDistributorError(err);
+      if (version === 'v2') e.written = NOTHING_WRITTEN;
+      throw e;
+    }
+  }
+
+  /**
+   * OTLP metrics over HTTP (an ExportMetricsServiceRequest, protobuf or JSON,
+   * gzip or not), converted to 1.0 series and routed like remote write.
+   * Metrics that cannot be converted (delta temporality, exponential histograms)
+   * are dropped and answered with 400 after the rest was written, as Mimir does.
+   */
+  async pushOtlp(req: PushRequest): Promise<PushResult> {
+    try {
+      const format = otlpFormat(req.contentType);
+      const body = decodeContentEncoding(req.body, req.contentEncoding, this.opts.maxRecvMsgSize);
+      const t = translateMetrics(decodeExportRequestBody(body, format), { addSuffixes: this.opts.otlpMetricSuffixes ?? true });
+      if (t.droppedPoints > 0) this.discarded.inc({ tenant: req.tenant, reason: 'err-strata-otlp-unsupported-metric' }, t.droppedPoints);
+      const parsed = parseWriteRequest(encodeWriteRequest({ timeseries: t.timeseries, metadata: t.metadata }));
+      const o = await this.route(req.tenant, parsed.series, {
+        body: v1Body,
+        metadata: () => parsed.metadata,
+      });
+      const reasons: string[] = [];
+      if (t.errors.length > 0) {
+        const more = t.errors.length > 1 ? ` (and ${t.errors.length - 1} more metrics)` : '';
+        reasons.push(`${t.droppedPoints} OTLP data points were not ingested: ${t.errors[0]}${more}`);
       }
-      const parsed = parseWriteRequest(decompressBody(req.body, this.opts.maxRecvMsgSize));
-      const partitions = await this.partitions();
-      const byPartition = new Map<number, Uint8Array[]>();
-      let firstInvalid: string | undefined;
-      let samples = 0;
-      let series = 0;
-      for (const s of parsed.series) {
-        const failure = validateParsedSeries(s);
-        if (failure) {
-          firstInvalid ??= failure.message;
-          this.discarded.inc({ tenant: req.tenant, reason: failure.code }, s.samples);
-          continue;
-        }
-        // Prometheus treats an empty label value as no label: drop it before the series is stored.
-        const labels = withoutEmptyLabelValues(s.labels);
-        const raw = labels === s.labels ? s.raw : replaceSeriesLabels(s.raw, labels);
-        const p = partitionFor(req.tenant, labels, partitions);
-        let list = byPartition.get(p);
-        if (!list) byPartition.set(p, (list = []));
-        list.push(raw);
-        samples += s.samples;
-        series++;
-      }
-      // Metadata has no series to shard by; it travels with partition 0's record.
-      const metadata = parsed.metadata.map((m) => m.raw);
-      if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, []);
-      await this.produce(req.tenant, byPartition, metadata);
-      this.received.inc({ tenant: req.tenant }, samples);
-      if (firstInvalid !== undefined) return { status: 400, message: firstInvalid, samples, series };
-      return { status: 200, samples, series };
+      if (o.rejection !== undefined) reasons.push(o.rejection);
+      const message = reasons.length > 0 ? reasons.join('; ') : undefined;
+      return { status: message === undefined ? 200 : 400, message, samples: o.samples, series: o.series };
     } catch (err) {
       throw toDistributorError(err);
     }
   }
 
+  private async pushV2(tenant: string, req: ParsedWriteRequestV2): Promise<PushResult> {
+    const metadata = new Map<string, MetricMetadata>();
+    const o = await this.route<ParsedSeriesV2>(tenant, req.series, {
+      reject: (s) => (s.histograms > 0 ? nativeHistogramsUnsupported(s) : undefined),
+      body: (s, labels) => seriesV2ToV1(req, s, labels),
+      accepted: (s) => {
+        if (s.metadata !== undefined && !metadata.has(s.metadata.metricFamilyName)) metadata.set(s.metadata.metricFamilyName, s.metadata);
+      },
+      metadata: () => [...metadata.values()],
+    });
+    return {
+      status: o.rejection === undefined ? 204 : 400,
+      message: o.rejection,
+      samples: o.samples,
+      series: o.series,
+      written: { samples: o.samples, histograms: o.histograms, exemplars: o.exemplars },
+    };
+  }
+
+  /**
+   * Validates against the tenant's limits (read now), shards, rate-limits and
+   * produces; returns what was written once Kafka acknowledged it all. A series
+   * or metadata entry that fails is left out and named in `rejection`; a rate
+   * limit hit rejects the whole request before anything is written.
+   */
+  private async route<S extends Routable & TimeBounds>(tenant: string, all: readonly S[], steps: RouteSteps<S>): Promise<RouteOutcome> {
+    const limits = this.limits.forTenant(tenant);
+    const labelLimits = {
+      maxLabelNamesPerSeries: limits.maxLabelNamesPerSeries,
+      maxLabelNameLength: limits.maxLabelNameLength,
+      maxLabelValueLength: limits.maxLabelValueLength,
+    };
+    const now = this.now();
+    const exemplarsEnabled = limits.maxGlobalExemplarsPerUser > 0;
+    // HA dedup first (Mimir's order): a non-elected replica's request stops here with 202.
+    const haReplicaLabel = await this.ha?.check(tenant, limits, all);
+    const partitions = await this.partitions();
+    const byPartition = new Map<number, Uint8Array[]>();
+    const out: RouteOutcome = { series: 0, samples: 0, histograms: 0, exemplars: 0 };
+    let firstRejection: string | undefined;
+    let rejectedSeries = 0;
+    let rejectedSamples = 0;
+    for (const s of all) {
+      const failure = steps.reject?.(s) ?? validateParsedSeries(s, labelLimits) ?? checkSampleTimes(s, now, limits);
+      let body: Uint8Array | undefined;
+      let labels: Label[] = s.labels;
+      if (failure === undefined) {
+        // Prometheus treats an empty label value as no label: drop it before the series is stored.
+        labels = withoutEmptyLabelValues(s.labels);
+        if (haReplicaLabel !== undefined) labels = withoutLabel(labels, haReplicaLabel);
+        body = steps.body(s, labels);
+        if (!exemplarsEnabled && s.exemplars > 0) body = withoutExemplars(body);
+      }
+      const tooLarge = body !== undefined && framedSize(body.length) > this.maxRecordSize ? seriesTooLarge(s, body.length, this.maxRecordSize) : undefined;
+      if (failure !== undefined || tooLarge !== undefined || body === undefined) {
+        const f = failure ?? tooLarge!;
+        firstRejection ??= f.message;
+        rejectedSeries++;
+        rejectedSamples += s.samples + s.histograms;
+        this.discarded.inc({ tenant, reason: f.code }, s.samples + s.histograms);
+        continue;
+      }
+      const p = partitions.partitionFor(seriesToken(tenant, labels));
+      let list = byPartition.get(p);
+      if (!list) byPartition.set(p, (list = []));
+      list.push(body);
+      steps.accepted?.(s);
+      out.series++;
+      out.samples += s.samples;
+      out.histograms += s.histograms;
+      if (exemplarsEnabled) out.exemplars += s.exemplars;
+      else if (s.exemplars > 0) this.discardedExemplars.inc({ tenant, reason: 'err-strata-exemplars-disabled' }, s.exemplars);
+    }
+    const metadata: Uint8Array[] = [];
+    const allMetadata = steps.metadata();
+    let metadataRejection: string | undefined;
+    let rejectedMetadata = 0;
+    for (const m of allMetadata) {
+      const checked = checkMetadata(m, limits);
+      if ('code' in checked) {
+        metadataRejection ??= checked.message;
+        rejectedMetadata++;
+        this.discardedMetadata.inc({ tenant, reason: checked.code });
+        continue;
+      }
+      metadata.push(checked.metadata === m && m.raw !== undefined ? m.raw : encodeMetricMetadata(checked.metadata));
+    }
+    this.checkRate(tenant, limits, out.samples + out.histograms, out.exemplars, metadata.length);
+    // Metadata has no series to shard by; it travels with partition 0's record.
+    if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, []);
+    await this.produce(tenant, byPartition, metadata);
+    this.received.inc({ tenant }, out.samples);
+    if (firstRejection !== undefined) {
+      out.rejection =
+        rejectedSeries > 1 ? `${firstRejection} (${rejectedSeries} of ${all.length} series rejected, ${rejectedSamples} samples)` : firstRejection;
+    }
+    if (metadataRejection !== undefined) {
+      if (rejectedMetadata > 1) metadataRejection += ` (${rejectedMetadata} of ${allMetadata.length} metadata rejected)`;
+      out.rejection = out.rejection === undefined ? metadataRejection : `${out.rejection}; ${metadataRejection}`;
+    }
+    return out;
+  }
+
+  /** Mimir counts samples, exemplars and metadata against the ingestion rate; a refusal writes nothing. */
+  private checkRate(tenant: string, limits: Readonly<TenantLimits>, samples: number, exemplars: number, metadata: number): void {
+    const items = samples + exemplars + metadata;
+    const decision = this.rateLimiter.allow(tenant, items, limits.ingestionRate, limits.ingestionBurstSize);
+    if (decision === 'allowed') return;
+    const reason = 'err-strata-ingestion-rate-limited';
+    if (samples > 0) this.discarded.inc({ tenant, reason }, samples);
+    if (exemplars > 0) this.discardedExemplars.inc({ tenant, reason }, exemplars);
+    if (metadata > 0) this.discardedMetadata.inc({ tenant, reason }, metadata);
+    throw decision === 'larger-than-burst'
+      ? errors.burstExceeded(tenant, items, limits.ingestionBurstSize)
+      : errors.rateLimited(tenant, items, limits.ingestionRate, limits.ingestionBurstSize);
+  }
+
   private async produce(tenant: string, byPartition: Map<number, Uint8Array[]>, metadata: Uint8Array[]): Promise<void> {
     if (byPartition.size === 0) return;
-    const records = [...byPartition].map(([partition, series]) => ({
-      partition,
-      value: encodeRecordValue(series, partition === 0 ? metadata : undefined),
-    }));
+    const records: { partition: number; value: Buffer }[] = [];
+    for (const [partition, series] of byPartition) {
+      for (const r of packRecords(series, partition === 0 ? metadata : [], this.maxRecordSize)) {
+        records.push({ partition, value: encodeRecordValue(r.series, r.metadata) });
+      }
+    }
     const end = this.produceLatency.startTimer();
     await this.opts.writer.write(tenant, records);
     end();
   }
 
-  private partitions(): Promise<number> {
-    return this.opts.writer.partitionCount();
+  private partitions(): Promise<PartitionLookup> {
+    return this.writePartitions.lookup();
   }
+}
+
+/** Sample time bounds, as both protocols' parsers give them. */
+interface TimeBounds {
+  minTimestamp: number;
+  maxTimestamp: number;
+}
+
+function seriesTooLarge(s: Routable, bytes: number, max: number): { code: string; message: string } {
+  return {
+    code: 'err-strata-series-too-large',
+    message:
+      `received series ${formatSeries(s.labels)} of ${bytes} bytes (${s.samples} samples), larger than the largest Kafka record ` +
+      `(${max} bytes, -ingest-storage.kafka.producer-max-record-size-bytes) (err-strata-series-too-large); send its samples over several requests`,
+  };
+}
+
+/** A 1.0 series routes its own bytes, rewritten only if empty-valued labels were dropped. */
+function v1Body(s: ParsedSeries, labels: Label[]): Uint8Array {
+  return labels === s.labels ? s.raw : replaceSeriesLabels(s.raw, labels);
+}
+
+function nativeHistogramsUnsupported(s: ParsedSeriesV2): { code: string; message: string } {
+  return {
+    code: 'err-strata-native-histograms-unsupported',
+    message:
+      `received ${s.histograms} native histogram samples in series ${formatSeries(s.labels)}, and native histograms are not supported yet ` +
+      `(err-strata-native-histograms-unsupported); send classic histograms (send_native_histograms: false in the remote_write config)`,
+  };
 }
 
 function toDistributorError(err: unknown): DistributorError {
   if (err instanceof DistributorError) return err;
   if (err instanceof RemoteWriteError) return new DistributorError(err.code, err.status, err.message);
+  if (err instanceof OtlpError) return new DistributorError(`err-strata-otlp-${err.code}`, err.status, err.message);
   if (err instanceof KafkaUnavailableError) return errors.kafkaUnavailable(err.message);
+  if (err instanceof RingError) return new DistributorError(err.code, err.status, err.message);
   return new DistributorError('err-strata-internal', 500, `internal error: ${(err as Error).message}`);
 }

@@ -1,11 +1,15 @@
-// Remote-write routes: POST /api/v1/push (Mimir's path) and /api/v1/write.
-// Every error is one line of text with the status the sender acts on.
+// Push routes: remote write at POST /api/v1/push (Mimir's path) and /api/v1/write,
+// OTLP metrics at POST /otlp/v1/metrics (Mimir's path). Remote-write errors are
+// one line of text; OTLP errors are a google.rpc.Status, as OTLP/HTTP asks.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
-import { TenantError, tenantFromHeader, type Logger } from '@strata/service';
+import { encodeExportResponse, encodeStatus, otlpContentType, type OtlpFormat } from '@strata/otlp';
+import { TenantError, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { DistributorError } from './errors.ts';
-import type { Distributor } from './distributor.ts';
+import type { Distributor, WrittenCounts } from './distributor.ts';
+
+type PushHttpRequest = { headers: Record<string, string | string[] | undefined>; body: unknown };
 
 export interface PushRoutesOptions {
   distributor: Distributor;
@@ -13,6 +17,8 @@ export interface PushRoutesOptions {
   logger: Logger;
   registry: Registry;
   maxBodyBytes: number;
+  /** Per-tenant credentials (-auth.tokens-file); checked before the body is looked at. None: no auth. */
+  auth?: Authenticator;
 }
 
 export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions): void {
@@ -23,11 +29,12 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [opts.registry],
   });
-  const handler = async (req: { headers: Record<string, string | string[] | undefined>; body: unknown }, reply: FastifyReply) => {
+  const handler = async (req: PushHttpRequest, reply: FastifyReply) => {
     const end = latency.startTimer();
     let tenant: string | undefined;
     try {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
+      opts.auth?.authenticate(tenant, header(req.headers.authorization));
       if (!Buffer.isBuffer(req.body)) {
         throw new DistributorError('err-strata-bad-request', 400, 'expected a snappy-compressed protobuf body (Content-Type: application/x-protobuf)');
       }
@@ -38,19 +45,55 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
         contentEncoding: header(req.headers['content-encoding']),
       });
       end({ status: result.status });
+      if (result.written) setWrittenHeaders(reply, result.written);
       if (result.message) return reply.code(result.status).type('text/plain').send(result.message + '\n');
       return reply.code(result.status).send();
     } catch (err) {
-      const e =
-        err instanceof DistributorError
-          ? err
-          : err instanceof TenantError
-            ? new DistributorError(err.code, err.status, err.message)
-            : new DistributorError('err-strata-internal', 500, String(err));
+      const e = asDistributorError(err);
       end({ status: e.status });
-      const log = e.status >= 500 ? opts.logger.warn.bind(opts.logger) : opts.logger.debug.bind(opts.logger);
-      log({ tenant, code: e.code, status: e.status }, e.message);
+      log(opts.logger, tenant, e);
+      challenge(reply, err);
+      if (e.written) setWrittenHeaders(reply, e.written);
       return reply.code(e.status).type('text/plain').send(e.message + '\n');
+    }
+  };
+  const otlpLatency = new Histogram({
+    name: 'strata_distributor_otlp_push_duration_seconds',
+    help: 'OTLP metrics push latency by status code.',
+    labelNames: ['status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [opts.registry],
+  });
+  const otlpHandler = async (req: PushHttpRequest, reply: FastifyReply) => {
+    const end = otlpLatency.startTimer();
+    const contentType = header(req.headers['content-type']);
+    // Errors are answered in the request's encoding when it has a known one.
+    const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(contentType ?? '') ? 'json' : 'protobuf';
+    let tenant: string | undefined;
+    try {
+      tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
+      opts.auth?.authenticate(tenant, header(req.headers.authorization));
+      if (!Buffer.isBuffer(req.body)) {
+        throw new DistributorError('err-strata-bad-request', 400, 'expected an OTLP ExportMetricsServiceRequest body (Content-Type: application/x-protobuf)');
+      }
+      const result = await opts.distributor.pushOtlp({
+        tenant,
+        body: req.body,
+        contentType,
+        contentEncoding: header(req.headers['content-encoding']),
+      });
+      end({ status: result.status });
+      reply.code(result.status).type(otlpContentType(format));
+      if (result.message) return reply.send(encodeStatus(format, result.status, result.message));
+      return reply.send(encodeExportResponse(format));
+    } catch (err) {
+      const e = asDistributorError(err);
+      // OTLP exporters retry only 429, 502, 503 and 504: every server-side failure is a 503, as Mimir answers.
+      const status = e.status >= 500 ? 503 : e.status;
+      end({ status });
+      log(opts.logger, tenant, e);
+      challenge(reply, err);
+      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, e.message));
     }
   };
   // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
@@ -59,7 +102,31 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body));
     scope.post('/api/v1/push', handler);
     scope.post('/api/v1/write', handler);
+    scope.post('/otlp/v1/metrics', otlpHandler);
   });
+}
+
+function asDistributorError(err: unknown): DistributorError {
+  if (err instanceof DistributorError) return err;
+  if (err instanceof TenantError) return new DistributorError(err.code, err.status, err.message);
+  return new DistributorError('err-strata-internal', 500, String(err));
+}
+
+/** A 401 for credentials names the schemes the server takes (RFC 9110 asks for it). */
+function challenge(reply: FastifyReply, err: unknown): void {
+  if (err instanceof TenantError && err.challenge !== undefined) reply.header('WWW-Authenticate', err.challenge);
+}
+
+function log(logger: Logger, tenant: string | undefined, e: DistributorError): void {
+  const fn = e.status >= 500 ? logger.warn.bind(logger) : logger.debug.bind(logger);
+  fn({ tenant, code: e.code, status: e.status }, e.message);
+}
+
+/** Remote write 2.0's required response headers: what was written, also on failure. */
+function setWrittenHeaders(reply: FastifyReply, w: WrittenCounts): void {
+  reply.header('X-Prometheus-Remote-Write-Samples-Written', String(w.samples));
+  reply.header('X-Prometheus-Remote-Write-Histograms-Written', String(w.histograms));
+  reply.header('X-Prometheus-Remote-Write-Exemplars-Written', String(w.exemplars));
 }
 
 function header(v: string | string[] | undefined): string | undefined {

@@ -1,5 +1,5 @@
 export { Distributor } from './distributor.ts';
-export type { DistributorOptions, PushRequest, PushResult, RecordWriter } from './distributor.ts';
+export type { DistributorOptions, PushRequest, PushResult, RecordWriter, WrittenCounts } from './distributor.ts';
 export { DistributorError } from './errors.ts';
 export { registerPushRoutes } from './http.ts';
 export type { PushRoutesOptions } from './http.ts';

@@ -1,7 +1,8 @@
-// Picks the partition of a series: a hash of (tenant, labels) so one series
-// always lands on one partition and one ingester per zone.
+// The token of a series: a hash of (tenant, labels) so one series always
+// lands on one partition (the ring picks which) and one ingester per zone.
 
 import type { Label } from '@strata/model';
+import { fmix32 } from '@strata/ring';
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -14,16 +15,21 @@ function fnv1a(hash: number, s: string): number {
   return hash;
 }
 
-/** A 32-bit token for the series; labels as sent (validated as sorted). */
+/**
+ * A 32-bit token for the series; labels as sent (validated as sorted). FNV-1a
+ * leaves similar inputs close in the high bits, which the token ring orders
+ * by, so the result goes through murmur3's finaliser.
+ */
 export function seriesToken(tenant: string, labels: readonly Label[]): number {
   let h = fnv1a(FNV_OFFSET, tenant);
   for (const l of labels) {
     h = fnv1a(h ^ 0xff, l.name);
     h = fnv1a(h ^ 0xfe, l.value);
   }
-  return h >>> 0;
+  return fmix32(h);
 }
 
+/** Modulo sharding, kept for callers that want a partition without a ring; the distributor uses the ring. */
 export function partitionFor(tenant: string, labels: readonly Label[], partitions: number): number {
   return seriesToken(tenant, labels) % partitions;
 }

@@ -2,8 +2,28 @@
 // hung ingester turns into an error the querier can fail over on.
 
 import * as grpc from '@grpc/grpc-js';
-import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
-import { loadIngesterService, queryToWire, seriesFromWire, type WireSeries } from './proto.ts';
+import type {
+  ExemplarParams,
+  ExemplarQuerier,
+  ExemplarSeries,
+  LabelValuesParams,
+  MetadataParams,
+  MetadataQuerier,
+  MetricMetadataEntry,
+  Querier,
+  SelectParams,
+  Series,
+} from '@strata/model';
+import {
+  exemplarSeriesFromWire,
+  exemplarsQueryToWire,
+  loadIngesterService,
+  queryToWire,
+  seriesFromWire,
+  type WireExemplarSeries,
+  type WireSeries,
+} from './proto.ts';
+import type { OffsetWaiter } from './server.ts';
 
 export interface IngesterClientOptions {
   /** Instance id, e.g. ingester-zone-a-0; used in error messages. */
@@ -12,7 +32,7 @@ export interface IngesterClientOptions {
   timeoutMs: number;
 }
 
-export class IngesterClient implements Querier {
+export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier, OffsetWaiter {
   private readonly client: grpc.Client & Record<string, Function>;
 
   constructor(readonly opts: IngesterClientOptions) {
@@ -48,13 +68,35 @@ export class IngesterClient implements Querier {
     );
   }
 
+  exemplars(p: ExemplarParams): Promise<ExemplarSeries[]> {
+    return this.unary<{ series: WireExemplarSeries[] }>('Exemplars', exemplarsQueryToWire(p)).then((r) =>
+      r.series.map(exemplarSeriesFromWire),
+    );
+  }
+
+  metadata(p: MetadataParams): Promise<MetricMetadataEntry[]> {
+    return this.unary<{ metadata: { metric_family_name: string; type: string; help: string; unit: string }[] }>('Metadata', {
+      tenant: p.tenant,
+      metric: p.metric ?? '',
+    }).then((r) => r.metadata.map((m) => ({ metricFamilyName: m.metric_family_name, type: m.type, help: m.help, unit: m.unit })));
+  }
+
+  /** Waits (up to timeoutMs, plus the call's own deadline) until the ingester consumed `offset`. */
+  waitForOffset(offset: bigint, timeoutMs: number): Promise<bigint> {
+    return this.unary<{ consumed_offset: number }>(
+      'WaitForOffset',
+      { offset: Number(offset), timeout_ms: timeoutMs },
+      timeoutMs + this.opts.timeoutMs,
+    ).then((r) => BigInt(r.consumed_offset));
+  }
+
   close(): void {
     this.client.close();
   }
 
-  private unary<T>(method: string, req: unknown): Promise<T> {
+  private unary<T>(method: string, req: unknown, timeoutMs = this.opts.timeoutMs): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.client[method](req, { deadline: this.deadline() }, (err: Error | null, res: T) =>
+      this.client[method](req, { deadline: new Date(Date.now() + timeoutMs) }, (err: Error | null, res: T) =>
         err ? reject(this.wrap(err)) : resolve(res),
       );
     });

@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { Labels, Matcher, MatchType, SelectParams, Series } from '@strata/model';
+import type { ExemplarParams, ExemplarSeries, Labels, Matcher, MatchType, NativeHistogram, SelectParams, Series } from '@strata/model';
 
 const PROTO_PATH = fileURLToPath(new URL('../proto/ingester.proto', import.meta.url));
 
@@ -32,6 +32,57 @@ export interface WireSeries {
   labels: Labels;
   timestamps: Uint8Array;
   values: Uint8Array;
+  histogram_timestamps?: Uint8Array;
+  histograms?: WireHistogram[];
+}
+
+interface WireHistogram {
+  counter_reset_hint: string;
+  schema: number;
+  zero_threshold: number;
+  zero_count: number;
+  count: number;
+  sum: number;
+  positive_spans: { offset: number; length: number }[];
+  negative_spans: { offset: number; length: number }[];
+  positive_buckets: number[];
+  negative_buckets: number[];
+  custom_values: number[];
+}
+
+const HINTS = new Set(['unknown', 'reset', 'not_reset', 'gauge']);
+
+function histogramToWire(h: NativeHistogram): WireHistogram {
+  return {
+    counter_reset_hint: h.counterResetHint,
+    schema: h.schema,
+    zero_threshold: h.zeroThreshold,
+    zero_count: h.zeroCount,
+    count: h.count,
+    sum: h.sum,
+    positive_spans: h.positiveSpans,
+    negative_spans: h.negativeSpans,
+    positive_buckets: h.positiveBuckets,
+    negative_buckets: h.negativeBuckets,
+    custom_values: h.customValues ?? [],
+  };
+}
+
+function histogramFromWire(w: WireHistogram): NativeHistogram {
+  const span = (s: { offset: number; length: number }) => ({ offset: s.offset, length: s.length });
+  return {
+    counterResetHint: (HINTS.has(w.counter_reset_hint) ? w.counter_reset_hint : 'unknown') as NativeHistogram['counterResetHint'],
+    schema: w.schema,
+    zeroThreshold: w.zero_threshold,
+    zeroCount: w.zero_count,
+    count: w.count,
+    sum: w.sum,
+    positiveSpans: w.positive_spans.map(span),
+    negativeSpans: w.negative_spans.map(span),
+    positiveBuckets: [...w.positive_buckets],
+    negativeBuckets: [...w.negative_buckets],
+    ...(w.schema === -53 ? { customValues: [...w.custom_values] } : {}),
+  };
 }
 
 const TO_WIRE: Record<MatchType, WireMatcher['type']> = {
@@ -47,13 +98,16 @@ const FROM_WIRE: Record<WireMatcher['type'], MatchType> = {
   REGEX_NO_MATCH: '!~',
 };
 
+function matchersToWire(ms: Matcher[]): WireMatcher[] {
+  return ms.map((m) => ({ type: TO_WIRE[m.type], name: m.name, value: m.value }));
+}
+
+function matchersFromWire(ms: WireMatcher[]): Matcher[] {
+  return ms.map((m): Matcher => ({ type: FROM_WIRE[m.type], name: m.name, value: m.value }));
+}
+
 export function queryToWire(p: SelectParams): WireQuery {
-  return {
-    tenant: p.tenant,
-    start_timestamp_ms: p.mint,
-    end_timestamp_ms: p.maxt,
-    matchers: p.matchers.map((m) => ({ type: TO_WIRE[m.type], name: m.name, value: m.value })),
-  };
+  return { tenant: p.tenant, start_timestamp_ms: p.mint, end_timestamp_ms: p.maxt, matchers: matchersToWire(p.matchers) };
 }
 
 export function queryFromWire(q: WireQuery): SelectParams {
@@ -61,24 +115,79 @@ export function queryFromWire(q: WireQuery): SelectParams {
     tenant: q.tenant,
     mint: Number(q.start_timestamp_ms),
     maxt: Number(q.end_timestamp_ms),
-    matchers: q.matchers.map((m): Matcher => ({ type: FROM_WIRE[m.type], name: m.name, value: m.value })),
+    matchers: matchersFromWire(q.matchers),
+  };
+}
+
+export interface WireExemplarsQuery {
+  tenant: string;
+  start_timestamp_ms: number;
+  end_timestamp_ms: number;
+  matcher_sets: { matchers: WireMatcher[] }[];
+}
+
+export interface WireExemplarSeries {
+  series_labels: Labels;
+  exemplars: { labels: Labels; value: number; timestamp_ms: number }[];
+}
+
+export function exemplarsQueryToWire(p: ExemplarParams): WireExemplarsQuery {
+  return {
+    tenant: p.tenant,
+    start_timestamp_ms: p.mint,
+    end_timestamp_ms: p.maxt,
+    matcher_sets: p.matcherSets.map((ms) => ({ matchers: matchersToWire(ms) })),
+  };
+}
+
+export function exemplarsQueryFromWire(q: WireExemplarsQuery): ExemplarParams {
+  return {
+    tenant: q.tenant,
+    mint: Number(q.start_timestamp_ms),
+    maxt: Number(q.end_timestamp_ms),
+    matcherSets: q.matcher_sets.map((s) => matchersFromWire(s.matchers)),
+  };
+}
+
+export function exemplarSeriesToWire(s: ExemplarSeries): WireExemplarSeries {
+  return {
+    series_labels: s.seriesLabels,
+    exemplars: s.exemplars.map((e) => ({ labels: e.labels, value: e.value, timestamp_ms: e.timestamp })),
+  };
+}
+
+export function exemplarSeriesFromWire(w: WireExemplarSeries): ExemplarSeries {
+  const labels = (ls: Labels): Labels => ls.map((l) => ({ name: l.name, value: l.value }));
+  return {
+    seriesLabels: labels(w.series_labels),
+    exemplars: w.exemplars.map((e) => ({ labels: labels(e.labels), value: e.value, timestamp: Number(e.timestamp_ms) })),
   };
 }
 
 export function seriesToWire(s: Series): WireSeries {
-  return {
+  const out: WireSeries = {
     labels: s.labels,
     timestamps: new Uint8Array(s.timestamps.buffer, s.timestamps.byteOffset, s.timestamps.byteLength),
     values: new Uint8Array(s.values.buffer, s.values.byteOffset, s.values.byteLength),
   };
+  const h = s.histograms;
+  if (h && h.timestamps.length > 0) {
+    out.histogram_timestamps = new Uint8Array(h.timestamps.buffer, h.timestamps.byteOffset, h.timestamps.byteLength);
+    out.histograms = h.values.map(histogramToWire);
+  }
+  return out;
 }
 
 export function seriesFromWire(w: WireSeries): Series {
-  return {
+  const out: Series = {
     labels: w.labels.map((l) => ({ name: l.name, value: l.value })),
     timestamps: float64s(w.timestamps),
     values: float64s(w.values),
   };
+  if (w.histograms && w.histograms.length > 0 && w.histogram_timestamps) {
+    out.histograms = { timestamps: float64s(w.histogram_timestamps), values: w.histograms.map(histogramFromWire) };
+  }
+  return out;
 }
 
 /** Copies bytes into a fresh (aligned) Float64Array without touching the bits. */

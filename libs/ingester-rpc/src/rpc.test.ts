@@ -34,3 +34,89 @@ test('a dead ingester fails fast with its id in the error', async () => {
   await assert.rejects(client.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 1 }), /ingester-zone-b-1/);
   client.close();
 });
+
+test('exemplars, metadata and WaitForOffset cross the wire; a plain head serves none and cannot wait', async () => {
+  const labels = labelsFromRecord({ __name__: 'req_total', job: 'a' });
+  let consumed = 3n;
+  const served = Object.assign(new TenantHeads(), {
+    async exemplars(p: { tenant: string; matcherSets: unknown[][]; mint: number; maxt: number }) {
+      assert.equal(p.matcherSets.length, 2);
+      return [{ seriesLabels: labels, exemplars: [{ labels: labelsFromRecord({ trace_id: 'x' }), value: 0.25, timestamp: p.mint + 1 }] }];
+    },
+    async metadata(p: { tenant: string; metric?: string }) {
+      return [{ metricFamilyName: p.metric ?? 'all', type: 'counter', help: `for ${p.tenant}`, unit: 'seconds' }];
+    },
+    async waitForOffset(offset: bigint, timeoutMs: number) {
+      if (offset <= consumed) return consumed;
+      await new Promise((r) => setTimeout(r, timeoutMs));
+      throw Object.assign(new Error(`offset ${offset} not consumed within ${timeoutMs}ms`), { name: 'TimeoutError' });
+    },
+  });
+  const server = new IngesterServer({ querier: served, address: '127.0.0.1:0' });
+  const plain = new IngesterServer({ querier: new TenantHeads(), address: '127.0.0.1:0' });
+  await server.start();
+  await plain.start();
+  const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
+  const plainClient = new IngesterClient({ id: 'ingester-zone-b-0', address: `127.0.0.1:${plain.port}`, timeoutMs: 5000 });
+  try {
+    const m = [{ type: '=' as const, name: '__name__', value: 'req_total' }];
+    assert.deepEqual(await client.exemplars({ tenant: 't1', matcherSets: [m, m], mint: 1000, maxt: 2000 }), [
+      { seriesLabels: labels, exemplars: [{ labels: labelsFromRecord({ trace_id: 'x' }), value: 0.25, timestamp: 1001 }] },
+    ]);
+    assert.deepEqual(await client.metadata({ tenant: 't1', metric: 'up' }), [{ metricFamilyName: 'up', type: 'counter', help: 'for t1', unit: 'seconds' }]);
+    assert.equal((await client.metadata({ tenant: 't1' }))[0].metricFamilyName, 'all');
+    assert.equal(await client.waitForOffset(2n, 1000), 3n);
+    await assert.rejects(client.waitForOffset(5n, 50), /ingester-zone-a-0 .*DEADLINE_EXCEEDED|not consumed within 50ms/);
+    consumed = 9n;
+    assert.equal(await client.waitForOffset(5n, 50), 9n);
+
+    assert.deepEqual(await plainClient.exemplars({ tenant: 't1', matcherSets: [m], mint: 0, maxt: 1 }), []);
+    assert.deepEqual(await plainClient.metadata({ tenant: 't1' }), []);
+    await assert.rejects(plainClient.waitForOffset(1n, 50), /UNIMPLEMENTED|cannot wait/);
+  } finally {
+    client.close();
+    plainClient.close();
+    await server.stop();
+    await plain.stop();
+  }
+});
+
+test('native histogram samples cross the wire with their float counts and layout', async () => {
+  const labels = labelsFromRecord({ __name__: 'lat', job: 'a' });
+  const hist = {
+    counterResetHint: 'gauge' as const,
+    schema: -53,
+    zeroThreshold: 0,
+    zeroCount: 0,
+    count: 4,
+    sum: 5.5,
+    positiveSpans: [{ offset: 0, length: 3 }],
+    negativeSpans: [],
+    positiveBuckets: [1, 2.5, 0.5],
+    negativeBuckets: [],
+    customValues: [5, 10],
+  };
+  const served = {
+    async select() {
+      return [{ labels, timestamps: Float64Array.from([1]), values: Float64Array.from([2]), histograms: { timestamps: Float64Array.from([3]), values: [hist] } }];
+    },
+    async labelNames() {
+      return [];
+    },
+    async labelValues() {
+      return [];
+    },
+  };
+  const server = new IngesterServer({ querier: served, address: '127.0.0.1:0' });
+  await server.start();
+  const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
+  try {
+    const [s] = await client.select({ tenant: 't', matchers: [], mint: 0, maxt: 10 });
+    assert.deepEqual([...s.timestamps, ...s.values], [1, 2]);
+    assert.deepEqual([...s.histograms!.timestamps], [3]);
+    assert.deepEqual(s.histograms!.values, [hist]);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});

@@ -1,14 +1,32 @@
-// Serves a Querier (the ingester's head) over gRPC. Binds where it is told;
-// never answers for a tenant other than the one in the request.
+// Serves a Querier (the ingester's head) over gRPC, plus the optional
+// exemplar, metadata and wait-for-offset capabilities when the served object
+// has them. Binds where it is told; never answers for a tenant other than the
+// one in the request.
 
 import * as grpc from '@grpc/grpc-js';
-import type { Querier } from '@strata/model';
-import { loadIngesterService, queryFromWire, seriesToWire, type WireQuery } from './proto.ts';
+import type { ExemplarQuerier, MetadataQuerier, Querier } from '@strata/model';
+import {
+  exemplarSeriesToWire,
+  exemplarsQueryFromWire,
+  loadIngesterService,
+  queryFromWire,
+  seriesToWire,
+  type WireExemplarsQuery,
+  type WireQuery,
+} from './proto.ts';
 
 const SERIES_PER_MESSAGE = 256;
 
+/** Read-after-write: resolves with the consumed offset once `offset` has been consumed. */
+export interface OffsetWaiter {
+  waitForOffset(offset: bigint, timeoutMs: number): Promise<bigint>;
+}
+
+/** What an ingester serves: a Querier, and whichever optional capabilities it has. */
+export type ServedQuerier = Querier & Partial<ExemplarQuerier & MetadataQuerier & OffsetWaiter>;
+
 export interface IngesterServerOptions {
-  querier: Querier;
+  querier: ServedQuerier;
   /** host:port; port 0 picks a free one. */
   address: string;
 }
@@ -44,6 +62,31 @@ export class IngesterServer {
         q.labelValues({ ...queryFromWire(call.request.query), name: call.request.label_name }).then(
           (values) => cb(null, { values }),
           (err: Error) => cb(toStatus(err)),
+        );
+      },
+      Exemplars: (call: grpc.ServerUnaryCall<WireExemplarsQuery, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        // An ingester without exemplar storage has none to give: an empty answer, not an error.
+        if (!q.exemplars) return cb(null, { series: [] });
+        q.exemplars(exemplarsQueryFromWire(call.request)).then(
+          (series) => cb(null, { series: series.map(exemplarSeriesToWire) }),
+          (err: Error) => cb(toStatus(err)),
+        );
+      },
+      Metadata: (call: grpc.ServerUnaryCall<{ tenant: string; metric: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        if (!q.metadata) return cb(null, { metadata: [] });
+        q.metadata({ tenant: call.request.tenant, metric: call.request.metric || undefined }).then(
+          (entries) =>
+            cb(null, {
+              metadata: entries.map((m) => ({ metric_family_name: m.metricFamilyName, type: m.type, help: m.help, unit: m.unit })),
+            }),
+          (err: Error) => cb(toStatus(err)),
+        );
+      },
+      WaitForOffset: (call: grpc.ServerUnaryCall<{ offset: number; timeout_ms: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        if (!q.waitForOffset) return cb({ code: grpc.status.UNIMPLEMENTED, details: 'this server cannot wait for Kafka offsets' });
+        q.waitForOffset(BigInt(call.request.offset), Number(call.request.timeout_ms)).then(
+          (consumed) => cb(null, { consumed_offset: Number(consumed) }),
+          (err: Error) => cb({ code: err.name === 'TimeoutError' ? grpc.status.DEADLINE_EXCEEDED : grpc.status.UNAVAILABLE, details: err.message }),
         );
       },
     });

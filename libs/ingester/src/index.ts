@@ -1,6 +1,11 @@
 export { Ingester, NotReadyError } from './ingester.ts';
-export type { IngesterOptions, IngestRecord, RecordSource } from './ingester.ts';
+export type { IngesterOptions, IngestRecord, RecordSource, IngesterLimits, BlocksStorageOptions } from './ingester.ts';
 export { parseInstanceId } from './instance-id.ts';
 export type { IngesterIdentity } from './instance-id.ts';
 export { ingesterConfigShape } from './config.ts';
 export type { IngesterConfig } from './config.ts';
+export { registerIngesterRoutes } from './routes.ts';
+export { OffsetTracker } from './offset-tracker.ts';
+export { ConsumedOffset, OffsetWaitTimeoutError } from './consumed-offset.ts';
+export { PartitionCount } from './partition-count.ts';
+export type { PartitionCountOptions } from './partition-count.ts';

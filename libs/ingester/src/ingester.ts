@@ -1,14 +1,34 @@
-// Consumes one Kafka partition into per-tenant heads. Kafka is the write-ahead
-// log: nothing is committed until it is persisted elsewhere, so a restarted
-// ingester replays its partition and rebuilds exactly what it had. It serves
-// queries only once caught up, so a replaying ingester never answers short.
+// Consumes one Kafka partition into per-tenant heads, cuts them into blocks
+// and ships those to the bucket. Kafka is the write-ahead log: the committed
+// offset never passes a record whose samples exist only in memory (it moves
+// only after the blocks holding them reached the bucket), so a restart
+// replays from the committed offset and blocks + replay hold everything.
+// It serves queries (head + local blocks) only once caught up and warm.
 
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { join } from 'node:path';
 import { decodeWriteRequest } from '@strata/remote-write';
-import { TenantHeads, emptyAppendStats, type AppendStats } from '@strata/tsdb';
-import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
+import { Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
+import {
+  labelsKey,
+  type ExemplarParams,
+  type ExemplarQuerier,
+  type ExemplarSeries,
+  type LabelValuesParams,
+  type MetadataParams,
+  type MetadataQuerier,
+  type MetricMetadataEntry,
+  type Querier,
+  type SelectParams,
+  type Series,
+} from '@strata/model';
+import type { Bucket } from '@strata/objstore';
 import type { Logger } from '@strata/service';
+import { BlockCutter } from './block-cutter.ts';
+import { ConsumedOffset } from './consumed-offset.ts';
 import type { IngesterIdentity } from './instance-id.ts';
+import { OffsetTracker } from './offset-tracker.ts';
+import { TenantDB } from './tenant-db.ts';
 
 export interface IngestRecord {
   tenant: string;
@@ -21,6 +41,29 @@ export interface RecordSource {
   start(): Promise<void>;
   stop(): Promise<void>;
   waitCaughtUp(maxLag: number, onProgress?: (consumed: bigint, end: bigint) => void): Promise<void>;
+  /** Commits the offset to resume from after a restart. */
+  commit(nextOffset: bigint): Promise<void>;
+  /** The next offset to consume. */
+  position(): bigint;
+}
+
+/** Per-tenant limits, read at use so runtime overrides apply. */
+export interface IngesterLimits {
+  outOfOrderTimeWindowMs(tenant: string): number;
+  maxExemplars(tenant: string): number;
+  /** Series the tenant may have in this ingester's head (its share of max_global_series_per_user); 0 or absent: no limit. */
+  maxSeries?(tenant: string): number;
+}
+
+export interface BlocksStorageOptions {
+  bucket: Bucket;
+  /** Local block directory (-blocks-storage.tsdb.dir). */
+  dir: string;
+  blockRangeMs: number;
+  retentionMs: number;
+  /** How often due ranges are cut and pending uploads retried. */
+  headCompactionIntervalMs: number;
+  headCompactionIdleTimeoutMs: number;
 }
 
 export interface IngesterOptions {
@@ -30,47 +73,93 @@ export interface IngesterOptions {
   maxLagForReady: number;
   logger: Logger;
   registry: Registry;
+  /** Without it the ingester keeps everything in memory and never commits (Kafka retention bounds history). */
+  blocksStorage?: BlocksStorageOptions;
+  limits?: IngesterLimits;
+  now?: () => number;
 }
 
 export class NotReadyError extends Error {}
 
-export class Ingester implements Querier {
-  readonly heads = new TenantHeads();
+const DEFAULT_LIMITS: IngesterLimits = { outOfOrderTimeWindowMs: () => 0, maxExemplars: () => 100_000 };
+
+export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
+  private readonly dbs = new Map<string, TenantDB>();
+  private readonly consumed = new ConsumedOffset();
   private readonly source: RecordSource;
+  private readonly tracker: OffsetTracker;
+  private readonly cutter: BlockCutter | undefined;
+  private readonly limits: IngesterLimits;
+  private readonly now: () => number;
   private caughtUp = false;
+  private warm = false;
   private progress = 'starting';
+  private lastCommitted: bigint | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
   private readonly samplesAppended: Counter<'tenant'>;
   private readonly samplesRejected: Counter<'tenant' | 'reason'>;
+  private readonly exemplarsAppended: Counter<'tenant'>;
+  /** When each tenant's series-limit rejection was last logged (one line per tenant per minute). */
+  private readonly seriesLimitLoggedAt = new Map<string, number>();
   private readonly recordsConsumed: Counter;
+  private readonly committedOffset: Gauge;
 
   constructor(private readonly opts: IngesterOptions) {
+    this.limits = opts.limits ?? DEFAULT_LIMITS;
+    // Records grouped by an eighth of a block range of data time: few entries, a commit at most that far behind.
+    this.tracker = new OffsetTracker((opts.blocksStorage?.blockRangeMs ?? 0) / 8);
+    this.now = opts.now ?? Date.now;
     const registers = [opts.registry];
-    this.samplesAppended = new Counter({
-      name: 'strata_ingester_samples_appended_total',
-      help: 'Samples appended to the head.',
-      labelNames: ['tenant'],
-      registers,
-    });
+    this.samplesAppended = new Counter({ name: 'strata_ingester_samples_appended_total', help: 'Samples appended to the head.', labelNames: ['tenant'], registers });
     this.samplesRejected = new Counter({
       name: 'strata_ingester_samples_rejected_total',
       help: 'Samples not appended, by reason (duplicate = idempotent replay).',
       labelNames: ['tenant', 'reason'],
       registers,
     });
-    this.recordsConsumed = new Counter({
-      name: 'strata_ingester_kafka_records_consumed_total',
-      help: 'Kafka records consumed from the owned partition.',
-      registers,
-    });
-    const heads = this.heads;
+    this.exemplarsAppended = new Counter({ name: 'strata_ingester_exemplars_appended_total', help: 'Exemplars stored.', labelNames: ['tenant'], registers });
+    this.recordsConsumed = new Counter({ name: 'strata_ingester_kafka_records_consumed_total', help: 'Kafka records consumed from the owned partition.', registers });
+    this.committedOffset = new Gauge({ name: 'strata_ingester_kafka_committed_offset', help: 'Offset committed for the owned partition (everything before it is in shipped blocks).', registers });
+    const dbs = this.dbs;
     new Gauge({
       name: 'strata_ingester_active_series',
       help: 'Series in the in-memory head, all tenants.',
       registers,
       collect() {
-        this.set(heads.numSeries);
+        let n = 0;
+        for (const db of dbs.values()) n += db.head.numSeries;
+        this.set(n);
       },
     });
+    new Gauge({
+      name: 'strata_ingester_local_blocks',
+      help: 'Blocks on local disk, all tenants (shipped and not).',
+      registers,
+      collect() {
+        let n = 0;
+        for (const db of dbs.values()) n += db.blocks.length;
+        this.set(n);
+      },
+    });
+    const bs = opts.blocksStorage;
+    if (bs) {
+      this.cutter = new BlockCutter({
+        bucket: bs.bucket,
+        dir: bs.dir,
+        blockRangeMs: bs.blockRangeMs,
+        retentionMs: bs.retentionMs,
+        idleTimeoutMs: bs.headCompactionIdleTimeoutMs,
+        outOfOrderWindowMs: (t) => this.limits.outOfOrderTimeWindowMs(t),
+        logger: opts.logger,
+        now: this.now,
+        metrics: {
+          blocksCut: new Counter({ name: 'strata_ingester_blocks_cut_total', help: 'Blocks cut from the head.', registers }),
+          blocksShipped: new Counter({ name: 'strata_ingester_blocks_shipped_total', help: 'Blocks uploaded to the bucket.', registers }),
+          uploadFailures: new Counter({ name: 'strata_ingester_block_upload_failures_total', help: 'Block uploads that failed (retried).', registers }),
+        },
+      });
+    }
     this.source = opts.createSource((batch) => this.consume(batch));
   }
 
@@ -78,26 +167,46 @@ export class Ingester implements Querier {
     return this.opts.identity;
   }
 
-  /** Starts consuming; resolves once consumption runs (not when caught up: see ready()). */
+  /** Warm start (local blocks' index headers), then consumption; readiness follows catch-up. */
   async start(): Promise<void> {
     const { identity, logger } = this.opts;
+    if (this.cutter) {
+      const began = this.now();
+      this.progress = 'loading local blocks';
+      let n = 0;
+      for (const { tenant, blocks } of await this.cutter.openLocalBlocks()) {
+        const db = this.db(tenant);
+        db.blocks = blocks;
+        const end = Math.max(...blocks.map((b) => b.meta.maxTime));
+        // Samples below are in these blocks: a replay must not put them back in the head.
+        db.cutUpTo = end;
+        db.head.setMinValidTime(end);
+        const unshipped = blocks.filter((b) => !b.shipped);
+        db.persistedBefore = unshipped.length > 0 ? Math.min(...unshipped.map((b) => b.rangeStart)) : end;
+        n += blocks.length;
+      }
+      logger.info({ blocks: n, seconds: (this.now() - began) / 1000 }, `${identity.id} loaded the index headers of ${n} local blocks`);
+    }
+    this.warm = true;
     await this.source.start();
-    logger.info({ partition: identity.partition }, `${identity.id} consuming partition ${identity.partition}; replaying from the start of the partition`);
-    const began = Date.now();
+    logger.info(
+      { partition: identity.partition, from: String(this.source.position()) },
+      `${identity.id} consuming partition ${identity.partition} from offset ${this.source.position()}${this.cutter ? ' (the committed offset)' : ''}`,
+    );
+    const began = this.now();
     let lastLog = 0;
     void this.source
       .waitCaughtUp(this.opts.maxLagForReady, (consumed, end) => {
         this.progress = `replaying partition ${identity.partition}: ${consumed} of ${end} records`;
-        if (Date.now() - lastLog >= 2000) {
-          lastLog = Date.now();
-          const pct = end > 0n ? Number((consumed * 1000n) / end) / 10 : 100;
-          logger.info({ consumed: String(consumed), end: String(end) }, `${this.progress} (${pct}%)`);
+        if (this.now() - lastLog >= 2000) {
+          lastLog = this.now();
+          logger.info({ consumed: String(consumed), end: String(end) }, this.progress);
         }
       })
       .then(() => {
         this.caughtUp = true;
         logger.info(
-          { series: this.heads.numSeries, seconds: (Date.now() - began) / 1000 },
+          { series: this.numSeries, seconds: (this.now() - began) / 1000 },
           `${identity.id} caught up with partition ${identity.partition}; ready`,
         );
       })
@@ -105,36 +214,142 @@ export class Ingester implements Querier {
         this.progress = `catch-up failed: ${err.message}`;
         logger.error({ err: err.message }, 'waiting for catch-up failed');
       });
+    if (this.cutter && this.opts.blocksStorage) {
+      this.timer = setInterval(() => void this.tick(), this.opts.blocksStorage.headCompactionIntervalMs);
+      this.timer.unref();
+      void this.tick();
+    }
   }
 
   async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking?.catch(() => undefined);
     await this.source.stop();
+    for (const db of this.dbs.values()) for (const b of db.blocks) await b.reader.close().catch(() => undefined);
   }
 
   notReadyReason(): string | undefined {
-    return this.caughtUp ? undefined : this.progress;
+    return this.caughtUp && this.warm ? undefined : this.progress;
+  }
+
+  get numSeries(): number {
+    let n = 0;
+    for (const db of this.dbs.values()) n += db.head.numSeries;
+    return n;
+  }
+
+  /** The tenant's head (tests, exemplars and metadata for the API). */
+  head(tenant: string): Head | undefined {
+    return this.dbs.get(tenant)?.head;
+  }
+
+  tenants(): string[] {
+    return [...this.dbs.keys()];
   }
 
   async select(p: SelectParams): Promise<Series[]> {
     this.assertReady();
-    return this.heads.select(p);
+    return (await this.dbs.get(p.tenant)?.select(p.matchers, p.mint, p.maxt)) ?? [];
   }
 
   async labelNames(p: SelectParams): Promise<string[]> {
     this.assertReady();
-    return this.heads.labelNames(p);
+    return (await this.dbs.get(p.tenant)?.labelNames(p.matchers, p.mint, p.maxt)) ?? [];
   }
 
   async labelValues(p: LabelValuesParams): Promise<string[]> {
     this.assertReady();
-    return this.heads.labelValues(p);
+    return (await this.dbs.get(p.tenant)?.labelValues(p.name, p.matchers, p.mint, p.maxt)) ?? [];
+  }
+
+  /** Exemplars of series matching any of the matcher sets, from the tenant's circular buffer. */
+  async exemplars(p: ExemplarParams): Promise<ExemplarSeries[]> {
+    this.assertReady();
+    const head = this.dbs.get(p.tenant)?.head;
+    if (!head) return [];
+    const bySeries = new Map<string, ExemplarSeries>();
+    for (const matchers of p.matcherSets.length > 0 ? p.matcherSets : [[]]) {
+      for (const s of head.exemplars(matchers, p.mint, p.maxt)) {
+        const key = labelsKey(s.labels);
+        if (!bySeries.has(key)) bySeries.set(key, { seriesLabels: s.labels, exemplars: s.exemplars });
+      }
+    }
+    return [...bySeries.values()];
+  }
+
+  /** Metric metadata the tenant's agents sent, one entry per distinct (family, type, help, unit). */
+  async metadata(p: MetadataParams): Promise<MetricMetadataEntry[]> {
+    this.assertReady();
+    const head = this.dbs.get(p.tenant)?.head;
+    if (!head) return [];
+    const out: MetricMetadataEntry[] = [];
+    for (const [metricFamilyName, entries] of head.metadata(p.metric || undefined)) {
+      for (const e of entries) out.push({ metricFamilyName, type: e.type, help: e.help, unit: e.unit });
+    }
+    return out;
+  }
+
+  /** Read-after-write: resolves with the consumed offset once `offset` was consumed into the head. */
+  waitForOffset(offset: bigint, timeoutMs: number): Promise<bigint> {
+    return this.consumed.wait(offset, timeoutMs, () => this.opts.identity.id);
+  }
+
+  /** Cuts every head into blocks, ships them and commits (POST /ingester/flush). */
+  async flush(): Promise<void> {
+    if (!this.cutter) throw new Error('no blocks storage configured: nothing to flush to');
+    try {
+      await this.cutter.flush(this.dbs.values());
+    } finally {
+      await this.commit();
+    }
+  }
+
+  /** One round of cutting, shipping and committing (also run every head compaction interval). */
+  tick(): Promise<void> {
+    if (!this.cutter) return Promise.resolve();
+    this.ticking ??= this.cutter
+      .tick(this.dbs.values())
+      .then(() => this.commit())
+      .catch((err: Error) => this.opts.logger.error({ err: err.message }, 'block cutting round failed'))
+      .finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  private async commit(): Promise<void> {
+    const offset = this.tracker.committable((t) => this.dbs.get(t)?.persistedBefore ?? -Infinity);
+    if (offset === null || (this.lastCommitted !== null && offset <= this.lastCommitted)) return;
+    try {
+      await this.source.commit(offset);
+      this.lastCommitted = offset;
+      this.committedOffset.set(Number(offset));
+      this.opts.logger.info({ offset: String(offset), pending: this.tracker.pending }, `committed offset ${offset}: every record before it is in shipped blocks`);
+    } catch (err) {
+      this.opts.logger.warn({ offset: String(offset), err: (err as Error).message }, 'offset commit failed; the next round retries');
+    }
   }
 
   private assertReady(): void {
-    if (!this.caughtUp) throw new NotReadyError(`${this.opts.identity.id} is not ready (${this.progress}); ask the other zone`);
+    const reason = this.notReadyReason();
+    if (reason !== undefined) throw new NotReadyError(`${this.opts.identity.id} is not ready (${reason}); ask the other zone`);
+  }
+
+  private db(tenant: string): TenantDB {
+    let db = this.dbs.get(tenant);
+    if (!db) {
+      const bs = this.opts.blocksStorage;
+      const head = new Head({
+        chunkRangeMs: bs?.blockRangeMs ?? 0,
+        outOfOrderTimeWindowMs: () => this.limits.outOfOrderTimeWindowMs(tenant),
+        maxExemplars: this.limits.maxExemplars(tenant),
+      });
+      db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now());
+      this.dbs.set(tenant, db);
+    }
+    return db;
   }
 
   private consume(batch: IngestRecord[]): void {
+    const now = this.now();
     for (const record of batch) {
       let req: ReturnType<typeof decodeWriteRequest>;
       try {
@@ -143,14 +358,45 @@ export class Ingester implements Querier {
         // A record the distributor would never write; skip it rather than stall the partition.
         this.samplesRejected.inc({ tenant: record.tenant, reason: 'corrupt-record' });
         this.opts.logger.error({ offset: String(record.offset), err: (err as Error).message }, 'skipping undecodable record');
+        this.tracker.add(record.offset, record.tenant, -Infinity);
         continue;
       }
       const stats = emptyAppendStats();
-      const head = this.heads.head(record.tenant);
-      for (const ts of req.timeseries) head.append(ts.labels, ts.timestamps, ts.values, stats);
+      const db = this.db(record.tenant);
+      const head = db.head;
+      let maxTime = -Infinity;
+      const maxSeries = this.limits.maxSeries?.(record.tenant) ?? 0;
+      let seriesLimited = 0;
+      for (const ts of req.timeseries) {
+        const t = ts.timestamps;
+        // Only a new series counts against the limit; the lookup runs only once the head is full.
+        if (maxSeries > 0 && head.numSeries >= maxSeries && !head.hasSeries(ts.labels)) {
+          seriesLimited += t.length;
+          continue;
+        }
+        for (let i = 0; i < t.length; i++) if (t[i] > maxTime) maxTime = t[i];
+        head.append(ts.labels, t, ts.values, stats, ts.exemplars);
+      }
+      if (seriesLimited > 0) this.seriesLimitReached(record.tenant, maxSeries, seriesLimited);
+      for (const m of req.metadata) head.appendMetadata(m);
+      db.lastAppendAt = now;
+      this.tracker.add(record.offset, record.tenant, maxTime);
       this.count(record.tenant, stats);
     }
     this.recordsConsumed.inc(batch.length);
+    if (batch.length > 0) this.consumed.advance(batch[batch.length - 1].offset);
+  }
+
+  private seriesLimitReached(tenant: string, maxSeries: number, samples: number): void {
+    this.samplesRejected.inc({ tenant, reason: 'per-user-series-limit' }, samples);
+    const now = this.now();
+    if (now - (this.seriesLimitLoggedAt.get(tenant) ?? -Infinity) < 60_000) return;
+    this.seriesLimitLoggedAt.set(tenant, now);
+    this.opts.logger.warn(
+      { tenant, limit: maxSeries, droppedSamples: samples, reason: 'per-user-series-limit' },
+      `tenant ${tenant} reached its series limit of ${maxSeries} in ${this.opts.identity.id} (its share of max_global_series_per_user); ` +
+        'samples of new series are dropped (strata_ingester_samples_rejected_total{reason="per-user-series-limit"}): reduce cardinality or raise max_global_series_per_user for the tenant',
+    );
   }
 
   private count(tenant: string, stats: AppendStats): void {
@@ -158,5 +404,8 @@ export class Ingester implements Querier {
     if (stats.duplicates > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate' }, stats.duplicates);
     if (stats.outOfOrder > 0) this.samplesRejected.inc({ tenant, reason: 'out-of-order' }, stats.outOfOrder);
     if (stats.conflicting > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate-timestamp-other-value' }, stats.conflicting);
+    if (stats.outOfBounds > 0) this.samplesRejected.inc({ tenant, reason: 'out-of-bounds' }, stats.outOfBounds);
+    if (stats.exemplarsAppended > 0) this.exemplarsAppended.inc({ tenant }, stats.exemplarsAppended);
+    if (stats.exemplarsRejected > 0) this.samplesRejected.inc({ tenant, reason: 'exemplar-rejected' }, stats.exemplarsRejected);
   }
 }

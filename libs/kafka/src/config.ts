@@ -12,6 +12,8 @@ export const kafkaConfigShape = {
   'ingest-storage.kafka.write-timeout': duration('10s'),
   /** Partition reader's group session timeout: how fast a killed ingester's successor gets the partition; yields ms. */
   'ingest-storage.kafka.session-timeout': duration('6s'),
+  /** Largest record value the distributor produces; a partition's series are split over records above it (Mimir's default). */
+  'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(15_983_616),
 };
 
 export type KafkaConfig = z.infer<z.ZodObject<typeof kafkaConfigShape>>;

@@ -4,6 +4,8 @@ export type { IngestWriterOptions } from './ingest-writer.ts';
 export { PartitionReader } from './partition-reader.ts';
 export type { PartitionReaderOptions, StartFrom } from './partition-reader.ts';
 export { fetchLastProducedOffsets } from './offsets.ts';
+export { LastProducedOffsetsReader } from './last-produced-offsets.ts';
+export type { LastProducedOffsetsOptions } from './last-produced-offsets.ts';
 export { KafkaError, KafkaUnavailableError, PartitionReaderFailedError } from './errors.ts';
 export { DEFAULT_TOPIC, RECORD_FORMAT_VERSION, RECORD_VERSION_HEADER } from './record.ts';
 export type { ConsumedRecord, IngestRecord } from './record.ts';

@@ -89,14 +89,18 @@ export class IngestWriter {
       throw unavailable('connecting to Kafka', err);
     }
     try {
-      const send = producer.send({
-        topic: this.topic,
-        acks: -1,
-        timeout: left(),
-        messages: records.map((r) => toMessage(tenant, r)),
-      });
-      const acked = await withDeadline(send, left(), 'producing to Kafka');
-      this.checkAllAcked(records, acked);
+      // One send's records for a partition form one batch, which the broker bounds by
+      // message.max.bytes: a partition's next record (split for size) goes in the next send.
+      for (const wave of waves(records)) {
+        const send = producer.send({
+          topic: this.topic,
+          acks: -1,
+          timeout: left(),
+          messages: wave.map((r) => toMessage(tenant, r)),
+        });
+        const acked = await withDeadline(send, left(), 'producing to Kafka');
+        this.checkAllAcked(wave, acked);
+      }
     } catch (err) {
       const type = kafkaErrorType(err);
       if (type === undefined || !REQUEST_ERRORS.has(type)) this.producers.discard(producer);
@@ -164,4 +168,16 @@ export class IngestWriter {
       throw unavailable(`fetching the partition count of topic ${this.topic}`, err);
     }
   }
+}
+
+/** Splits records so no partition appears twice in one send; order within a partition is kept. */
+export function waves(records: IngestRecord[]): IngestRecord[][] {
+  const out: IngestRecord[][] = [];
+  const seen = new Map<number, number>();
+  for (const r of records) {
+    const i = seen.get(r.partition) ?? 0;
+    seen.set(r.partition, i + 1);
+    (out[i] ??= []).push(r);
+  }
+  return out;
 }

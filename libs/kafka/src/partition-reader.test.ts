@@ -10,6 +10,7 @@ import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader, type PartitionReaderOptions } from './partition-reader.ts';
 import { PartitionReaderFailedError } from './errors.ts';
 import { fetchLastProducedOffsets } from './offsets.ts';
+import { LastProducedOffsetsReader } from './last-produced-offsets.ts';
 import { Collector, sleep, startTestKafka, type TestKafka } from './test-kafka.ts';
 
 const TOPIC = 'ingest';
@@ -131,6 +132,14 @@ describe('PartitionReader', () => {
     assert.equal(last.get(3), 199n);
     assert.equal(last.get(0), -1n);
     assert.equal(last.size, 6);
+    // The querier's long-lived reader agrees, and keeps answering on its one admin client.
+    const offsets = new LastProducedOffsetsReader({ brokers, topic: TOPIC });
+    try {
+      assert.deepEqual(await offsets.fetch(), last);
+      assert.deepEqual(await offsets.fetch(), last);
+    } finally {
+      await offsets.stop();
+    }
     await r.stop();
   });
 

@@ -278,9 +278,19 @@ export class PartitionReader {
   }
 
   private async committedOffset(): Promise<bigint | undefined> {
-    const rows = await this.withAdmin('fetching the committed offset', (admin) =>
-      admin.fetchOffsets({ groupId: this.opts.consumerGroup, topics: [this.topic] }),
-    );
+    // A broker that just started answers "coordinator loading / not available" for a while: wait it out (bounded).
+    let rows: Awaited<ReturnType<Admin['fetchOffsets']>> | undefined;
+    for (let attempt = 0; rows === undefined; attempt++) {
+      try {
+        rows = await this.withAdmin('fetching the committed offset', (admin) =>
+          admin.fetchOffsets({ groupId: this.opts.consumerGroup, topics: [this.topic] }),
+        );
+      } catch (err) {
+        const type = (err as KafkaUnavailableError).kafkaType;
+        if (attempt >= 40 || !['GROUP_LOAD_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP'].includes(type ?? '')) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
     const row = rows.find((t) => t.topic === this.topic)?.partitions.find((p) => p.partition === this.opts.partition);
     const offset = row === undefined ? -1n : BigInt(row.offset);
     return offset >= 0n ? offset : undefined;

@@ -11,7 +11,7 @@ export interface AppProcessOptions {
   /** e.g. distributor, querier, ingester-zone-a-0. */
   name: string;
   /** apps/<app>/src/main.ts */
-  app: 'distributor' | 'ingester' | 'querier' | 'strata';
+  app: 'distributor' | 'ingester' | 'querier' | 'strata' | 'compactor';
   args: string[];
   httpPort: number;
   logFile: string;

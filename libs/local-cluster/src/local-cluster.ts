@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { AppProcess } from './app-process.ts';
 import { freePorts } from './free-ports.ts';
+import { LocalRedis } from './local-redis.ts';
 
 export interface LocalClusterOptions {
   dataDir: string;
@@ -16,11 +17,23 @@ export interface LocalClusterOptions {
   distributors?: number;
   topic?: string;
   /** Extra flags per app kind. */
-  extraArgs?: Partial<Record<'distributor' | 'ingester' | 'querier', string[]>>;
+  extraArgs?: Partial<Record<'distributor' | 'ingester' | 'querier' | 'compactor', string[]>>;
+  /** Where blocks go (ingesters, querier, compactor): default a filesystem bucket in <dataDir>/bucket. */
+  bucketArgs?: string[];
+  /** Also run a compactor process. */
+  compactor?: boolean;
+  /**
+   * Run a real redis-server and point every distributor, ingester and querier at it
+   * (-ring.store=redis: the partition ring, heartbeats, the HA tracker); start() then
+   * also waits until the distributor sees every partition ACTIVE.
+   */
+  redis?: boolean;
   log?: (line: string) => void;
 }
 
 export class LocalCluster {
+  private redisServer: LocalRedis | undefined;
+
   private constructor(
     readonly kafka: LocalKafka,
     readonly processes: Map<string, AppProcess>,
@@ -40,6 +53,11 @@ export class LocalCluster {
     const cleanup = () => cluster.killAllNow();
     process.once('exit', cleanup);
     try {
+      if (opts.redis) {
+        cluster.redisServer = await LocalRedis.start(join(opts.dataDir, 'redis'));
+        log(`redis-server on ${cluster.redisServer.endpoint} (pid ${cluster.redisServer.pid})`);
+      }
+      const ringArgs = cluster.redisServer ? ['-ring.store=redis', `-ring.redis.endpoint=${cluster.redisServer.endpoint}`] : [];
       await ensureTopic({
         brokers: kafka.brokers,
         topic,
@@ -51,7 +69,8 @@ export class LocalCluster {
       const logFile = (name: string) => join(opts.dataDir, 'logs', `${name}.log`);
       const ingesterIds = zones.flatMap((z) => Array.from({ length: partitions }, (_, n) => `ingester-zone-${z}-${n}`));
       const distributorNames = Array.from({ length: opts.distributors ?? 1 }, (_, i) => (i === 0 ? 'distributor' : `distributor-${i}`));
-      const ports = await freePorts(ingesterIds.length * 2 + distributorNames.length + 1);
+      const ports = await freePorts(ingesterIds.length * 2 + distributorNames.length + 1 + (opts.compactor ? 1 : 0));
+      const bucketArgs = opts.bucketArgs ?? [`-blocks-storage.filesystem.dir=${join(opts.dataDir, 'bucket')}`];
       const grpcAddresses: string[] = [];
       for (const id of ingesterIds) {
         const [httpPort, grpcPort] = [ports.pop()!, ports.pop()!];
@@ -68,6 +87,10 @@ export class LocalCluster {
               `-ingester.ring.instance-id=${id}`,
               `-server.http-listen-port=${httpPort}`,
               `-server.grpc-listen-port=${grpcPort}`,
+              // Each ingester its own local blocks directory; all of them one bucket.
+              `-blocks-storage.tsdb.dir=${join(opts.dataDir, id, 'tsdb')}`,
+              ...bucketArgs,
+              ...ringArgs,
               ...(opts.extraArgs?.ingester ?? []),
             ],
           }),
@@ -82,7 +105,7 @@ export class LocalCluster {
             app: 'distributor',
             httpPort,
             logFile: logFile(name),
-            args: [...kafkaArgs, `-server.http-listen-port=${httpPort}`, ...(opts.extraArgs?.distributor ?? [])],
+            args: [...kafkaArgs, `-server.http-listen-port=${httpPort}`, ...ringArgs, ...(opts.extraArgs?.distributor ?? [])],
           }),
         );
       }
@@ -95,14 +118,37 @@ export class LocalCluster {
           httpPort: querierPort,
           logFile: logFile('querier'),
           args: [
+            // The querier reads the partitions' last produced offsets for X-Read-Consistency: strong.
+            ...kafkaArgs,
             `-server.http-listen-port=${querierPort}`,
             `-querier.ingester-addresses=${grpcAddresses.join(',')}`,
+            ...bucketArgs,
+            ...ringArgs,
             ...(opts.extraArgs?.querier ?? []),
           ],
         }),
       );
+      if (opts.compactor) {
+        const httpPort = ports.pop()!;
+        processes.set(
+          'compactor',
+          new AppProcess({
+            name: 'compactor',
+            app: 'compactor',
+            httpPort,
+            logFile: logFile('compactor'),
+            args: [
+              `-server.http-listen-port=${httpPort}`,
+              `-compactor.data-dir=${join(opts.dataDir, 'compactor')}`,
+              ...bucketArgs,
+              ...(opts.extraArgs?.compactor ?? []),
+            ],
+          }),
+        );
+      }
       for (const p of processes.values()) p.start();
       await Promise.all([...processes.values()].map((p) => p.waitReady()));
+      if (cluster.redisServer) await cluster.waitPartitionsActive(partitions);
       log(`cluster ready: distributor ${cluster.distributorUrl}, querier ${cluster.querierUrl}`);
       return cluster;
     } catch (err) {
@@ -119,6 +165,30 @@ export class LocalCluster {
     return this.process('querier').url;
   }
 
+  /** The redis-server of a cluster started with `redis: true`. */
+  get redis(): LocalRedis | undefined {
+    return this.redisServer;
+  }
+
+  /** Polls the distributor's ring page until partitions 0..n-1 are ACTIVE (ingesters register them PENDING). */
+  async waitPartitionsActive(n: number, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no answer yet';
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${this.distributorUrl}/ingester/partition-ring`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(2000) });
+        const ring = (await res.json()) as { source: string; partitions: { id: number; state: string }[] };
+        const active = ring.partitions.filter((p) => p.state === 'ACTIVE').map((p) => p.id);
+        if (ring.source === 'kv' && Array.from({ length: n }, (_, i) => i).every((i) => active.includes(i))) return;
+        last = `source ${ring.source}, ${ring.partitions.map((p) => `${p.id}:${p.state}`).join(' ')}`;
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`partitions 0..${n - 1} not ACTIVE in the ring after ${timeoutMs}ms (last: ${last})`);
+  }
+
   process(name: string): AppProcess {
     const p = this.processes.get(name);
     if (!p) throw new Error(`no process named ${name}; have ${[...this.processes.keys()].join(', ')}`);
@@ -132,9 +202,11 @@ export class LocalCluster {
   async stop(): Promise<void> {
     await Promise.all([...this.processes.values()].map((p) => p.kill('SIGTERM')));
     await this.kafka.stop();
+    await this.redisServer?.kill('SIGTERM');
   }
 
   private killAllNow(): void {
     for (const p of this.processes.values()) p.killNow();
+    this.redisServer?.killNow();
   }
 }

@@ -11,4 +11,19 @@ export {
 } from './labels.ts';
 export type { MatchType, Matcher, MatcherFn } from './matchers.ts';
 export { compileRegex, matcherFn, matchesEmpty, formatMatcher } from './matchers.ts';
-export type { Series, SelectParams, LabelValuesParams, Querier } from './querier.ts';
+export { compileAnchoredRe2 } from './re2.ts';
+export type {
+  Series,
+  HistogramSpan,
+  NativeHistogram,
+  SelectParams,
+  LabelValuesParams,
+  Querier,
+  Exemplar,
+  ExemplarSeries,
+  ExemplarParams,
+  ExemplarQuerier,
+  MetricMetadataEntry,
+  MetadataParams,
+  MetadataQuerier,
+} from './querier.ts';

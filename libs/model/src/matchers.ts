@@ -1,5 +1,7 @@
-// Label matchers with Prometheus semantics: regexes are fully anchored, and a
-// missing label matches as the empty string.
+// Label matchers with Prometheus semantics: regexes are RE2 (translated to JS),
+// fully anchored, and a missing label matches as the empty string.
+
+import { compileAnchoredRe2 } from './re2.ts';
 
 export type MatchType = '=' | '!=' | '=~' | '!~';
 
@@ -17,7 +19,7 @@ const regexCache = new Map<string, RegExp>();
 export function compileRegex(source: string): RegExp {
   let re = regexCache.get(source);
   if (!re) {
-    re = new RegExp('^(?:' + source + ')$', 's');
+    re = compileAnchoredRe2(source);
     if (regexCache.size > 10_000) regexCache.clear();
     regexCache.set(source, re);
   }

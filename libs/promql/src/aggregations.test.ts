@@ -99,3 +99,26 @@ describe('aggregations', () => {
     }
   });
 });
+
+describe('limit_ratio', () => {
+  const many: TestSeries[] = Array.from({ length: 40 }, (_, i) => ({ labels: { __name__: 'r', i: String(i) }, samples: [[0, i]] }));
+
+  it('keeps complementary sets for r and r - 1, the same at every step', async () => {
+    const { engine } = engineFor(many, { enableExperimentalFunctions: true });
+    const a = await instant(engine, 'limit_ratio(0.3, r)', 0);
+    const b = await instant(engine, 'limit_ratio(-0.7, r)', 0);
+    assert.equal(a.length + b.length, 40);
+    assert.deepEqual(a.filter((x) => b.includes(x)), []);
+    assert.ok(a.length > 0 && b.length > 0);
+    assert.deepEqual(await instant(engine, 'limit_ratio(0, r)', 0), []);
+    assert.equal((await instant(engine, 'limit_ratio(1, r)', 0)).length, 40);
+  });
+
+  it('warns when capping the ratio and fails on NaN', async () => {
+    const { engine } = engineFor(many, { enableExperimentalFunctions: true });
+    const r = await engine.instantQuery({ tenant: 't', query: 'limit_ratio(1.5, r)', time: 0 });
+    assert.equal(r.resultType === 'vector' ? r.result.length : -1, 40);
+    assert.match(r.warnings[0], /ratio value should be between -1 and 1, got 1.5, capping to 1/);
+    await assert.rejects(engine.instantQuery({ tenant: 't', query: 'limit_ratio(NaN, r)', time: 0 }), /Ratio value is NaN/);
+  });
+});

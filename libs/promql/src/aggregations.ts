@@ -1,18 +1,21 @@
 // The PromQL aggregation table and its step-by-step driver: sum, avg, count,
 // min, max, group, stddev, stdvar and quantile fold a group into one value;
-// topk, bottomk and limitk select samples; count_values counts values. Each
-// follows Prometheus' aggregation()/aggregationK() down to NaN handling.
+// topk, bottomk, limitk and limit_ratio select samples; count_values counts
+// values. Each follows Prometheus' aggregation()/aggregationK() down to NaN
+// handling and to how native histograms are summed, averaged or ignored.
 
 import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
 import type { AggregateExpr, AggregateOp } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
-import { formatGoFloat } from './go-compat.ts';
+import { formatGoFloat, formatGoG, goQuote } from './go-compat.ts';
+import { IncompatibleSchemaError, type FloatHistogram } from './histogram/float-histogram.ts';
 import { keyOf, labelsKeep, labelsWithout, setLabel, signature } from './labels.ts';
 import { compareNaNFirst, kahanInc, nanLast, quantile } from './stats.ts';
 import type { EvalMatrix, EvalSeries, EvalVector } from './values.ts';
+import { keepRatioSample, ratioSampleOffset } from './xxhash.ts';
 
-/** Folds one group's values at one step into a value. */
+/** Folds one group's float values at one step into a value. */
 interface Accumulator {
   add(f: number): void;
   result(param: number): number;
@@ -122,6 +125,11 @@ const GROUP_AGGREGATIONS: Partial<Record<AggregateOp, AccumulatorFactory>> = {
   },
 };
 
+/** Aggregations that skip native histograms (with an info annotation). */
+const FLOAT_ONLY = new Set<AggregateOp>(['min', 'max', 'stddev', 'stdvar', 'quantile']);
+/** Aggregations that count native histograms like floats. */
+const COUNTING = new Set<AggregateOp>(['count', 'group']);
+
 /** Aggregations that select input samples, by the order they prefer samples in; NaN only when nothing else is left. */
 const SELECTING_AGGREGATIONS: Partial<Record<AggregateOp, (a: number, b: number) => number>> = {
   topk: nanLast((a, b) => compareNaNFirst(b, a)),
@@ -131,7 +139,7 @@ const SELECTING_AGGREGATIONS: Partial<Record<AggregateOp, (a: number, b: number)
 };
 
 export function isKnownAggregation(op: AggregateOp): boolean {
-  return op in GROUP_AGGREGATIONS || op in SELECTING_AGGREGATIONS || op === 'count_values';
+  return op in GROUP_AGGREGATIONS || op in SELECTING_AGGREGATIONS || op === 'count_values' || op === 'limit_ratio';
 }
 
 export interface AggregationParams {
@@ -143,7 +151,13 @@ export interface AggregationParams {
   end: number;
   interval: number;
   delayedNameRemoval: boolean;
+  /** Annotations at the parameter's position. */
   warn(message: string): void;
+  /** Annotations at the aggregated expression's position. */
+  warnAtExpr(message: string): void;
+  infoAtExpr(message: string): void;
+  /** Annotations at the whole aggregation's position. */
+  infoAtAggregation(message: string): void;
   checkCancel(): void;
 }
 
@@ -161,6 +175,33 @@ export function groupingKey(metric: Labels, grouping: ReadonlySet<string>, witho
   if (without) return signature(metric, new Set([...grouping, METRIC_NAME]), false);
   if (grouping.size === 0) return '';
   return signature(metric, grouping, true);
+}
+
+/** One input sample at one step: a float, or a histogram when `h` is set. */
+interface StepValue {
+  f: number;
+  h?: FloatHistogram;
+}
+
+/** Reads each input series' sample at a step, consuming it (float and histogram cursors). */
+function stepReader(input: EvalMatrix): (si: number, ts: number) => StepValue | undefined {
+  const cursors = new Int32Array(input.length);
+  const hCursors = new Int32Array(input.length);
+  return (si, ts) => {
+    const fl = input[si].floats;
+    const c = cursors[si];
+    if (c < fl.length && fl[c].t === ts) {
+      cursors[si] = c + 1;
+      return { f: fl[c].f };
+    }
+    const hl = input[si].histograms;
+    const hc = hCursors[si];
+    if (hl && hc < hl.length && hl[hc].t === ts) {
+      hCursors[si] = hc + 1;
+      return { f: 0, h: hl[hc].h };
+    }
+    return undefined;
+  };
 }
 
 /** Evaluates an aggregation (other than count_values) over all steps of its already evaluated input. */
@@ -181,17 +222,9 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
     groupOf.push(g);
   }
   const numGroups = keys.size;
-  const cursors = new Int32Array(input.length);
-  const valueAt = (si: number, ts: number): number | undefined => {
-    const fl = input[si].floats;
-    const c = cursors[si];
-    if (c < fl.length && fl[c].t === ts) {
-      cursors[si] = c + 1;
-      return fl[c].f;
-    }
-    return undefined;
-  };
+  const valueAt = stepReader(input);
 
+  if (expr.op === 'limit_ratio') return evalLimitRatio(p, valueAt);
   const select = SELECTING_AGGREGATIONS[expr.op];
   if (select) return evalSelecting(p, select, groupOf, numGroups, valueAt);
 
@@ -203,33 +236,103 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
     }
   }
 
-  const accs: (Accumulator | undefined)[] = new Array(numGroups);
-  const dropName = new Uint8Array(numGroups);
+  const ignored = `PromQL info: ignored histogram in ${expr.op} aggregation`;
+  const groups: (Group | undefined)[] = new Array(numGroups);
   for (let ts = p.start, step = 0; ts <= p.end; ts += p.interval, step++) {
     p.checkCancel();
-    accs.fill(undefined);
+    groups.fill(undefined);
     for (let si = 0; si < input.length; si++) {
-      const f = valueAt(si, ts);
-      if (f === undefined) continue;
+      const v = valueAt(si, ts);
+      if (v === undefined) continue;
       const g = groupOf[si];
-      const acc = accs[g];
-      if (acc === undefined) {
-        accs[g] = factory(f);
-        dropName[g] = input[si].dropName ? 1 : 0;
+      let group = groups[g];
+      if (v.h && FLOAT_ONLY.has(expr.op)) {
+        p.infoAtExpr(ignored);
         continue;
       }
-      if (input[si].dropName) dropName[g] = 1;
-      acc.add(f);
+      if (group === undefined) {
+        groups[g] = group = { dropName: input[si].dropName, hasFloat: false, hasHistogram: false, incompatible: false, counterReset: false, notCounterReset: false };
+        if (v.h && !COUNTING.has(expr.op)) {
+          group.hasHistogram = true;
+          group.histogram = v.h.copy();
+          group.histogramCount = 1;
+          noteHint(group, v.h);
+        } else {
+          group.hasFloat = !v.h;
+          group.acc = factory(v.f);
+        }
+        continue;
+      }
+      if (input[si].dropName) group.dropName = true;
+      if (group.incompatible) continue;
+      if (!v.h || COUNTING.has(expr.op)) {
+        group.hasFloat ||= !v.h;
+        // After a leading histogram the float result is discarded (mixed group); it only needs to exist.
+        if (group.acc) group.acc.add(v.f);
+        else group.acc = factory(v.f);
+        continue;
+      }
+      group.hasHistogram = true;
+      if (!group.histogram) continue; // The group started with floats: its result is invalid anyway.
+      noteHint(group, v.h);
+      try {
+        let reconciled: boolean;
+        if (expr.op === 'sum') reconciled = group.histogram.add(v.h).nhcbBoundsReconciled;
+        else {
+          // avg: the incremental mean, adding h/n - mean/n.
+          const n = (group.histogramCount = (group.histogramCount ?? 1) + 1);
+          const toAdd = v.h.copy().div(n);
+          reconciled = toAdd.sub(group.histogram.copy().div(n)).nhcbBoundsReconciled;
+          reconciled = group.histogram.add(toAdd).nhcbBoundsReconciled || reconciled;
+        }
+        if (reconciled) p.infoAtExpr('PromQL info: mismatched custom buckets were reconciled during aggregation');
+      } catch (err) {
+        if (!(err instanceof IncompatibleSchemaError)) throw err;
+        const name = input[si].metric.find((l) => l.name === METRIC_NAME)?.value ?? '';
+        p.warnAtExpr(`PromQL warning: vector contains a mix of histograms with exponential and custom buckets schemas for metric name ${goQuote(name)}`);
+        group.incompatible = true;
+      }
     }
     const param = p.params ? p.params[step] : NaN;
     for (let g = 0; g < numGroups; g++) {
-      const acc = accs[g];
-      if (acc === undefined) continue;
-      outputs[g].floats.push({ t: ts, f: acc.result(param) });
-      if (dropName[g]) outputs[g].dropName = true;
+      const group = groups[g];
+      if (group === undefined) continue;
+      if (expr.op === 'sum' || expr.op === 'avg') {
+        if (group.hasFloat && group.hasHistogram) {
+          p.warnAtExpr('PromQL warning: encountered a mix of histograms and floats for aggregation');
+          continue;
+        }
+        if (group.incompatible) continue;
+        if (group.counterReset && group.notCounterReset) p.warnAtExpr('PromQL warning: conflicting counter resets during histogram aggregation');
+        if (group.hasHistogram && group.histogram) {
+          (outputs[g].histograms ??= []).push({ t: ts, h: group.histogram.compact(0) });
+          if (group.dropName) outputs[g].dropName = true;
+          continue;
+        }
+      }
+      if (!group.acc) continue;
+      outputs[g].floats.push({ t: ts, f: group.acc.result(param) });
+      if (group.dropName) outputs[g].dropName = true;
     }
   }
-  return outputs.filter((s) => s.floats.length > 0);
+  return outputs.filter((s) => s.floats.length > 0 || (s.histograms?.length ?? 0) > 0);
+}
+
+interface Group {
+  acc?: Accumulator;
+  histogram?: FloatHistogram;
+  histogramCount?: number;
+  hasFloat: boolean;
+  hasHistogram: boolean;
+  incompatible: boolean;
+  counterReset: boolean;
+  notCounterReset: boolean;
+  dropName: boolean;
+}
+
+function noteHint(g: Group, h: FloatHistogram): void {
+  if (h.counterResetHint === 'reset') g.counterReset = true;
+  else if (h.counterResetHint === 'not_reset') g.notCounterReset = true;
 }
 
 function evalSelecting(
@@ -237,7 +340,7 @@ function evalSelecting(
   order: (a: number, b: number) => number,
   groupOf: number[],
   numGroups: number,
-  valueAt: (si: number, ts: number) => number | undefined,
+  valueAt: (si: number, ts: number) => StepValue | undefined,
 ): EvalMatrix {
   const { input, params } = p;
   if (!params) throw new PromQLExecutionError(`aggregation ${p.expr.op}() needs a parameter`);
@@ -254,36 +357,76 @@ function evalSelecting(
   if (max >= MAX_INT64_FLOAT) throw new PromQLExecutionError(`Scalar value ${goV(max)} overflows int64`);
 
   const instant = p.start === p.end;
+  const keepsHistograms = p.expr.op === 'limitk';
   const ordered: EvalMatrix = [];
   const byLabels = new Map<string, EvalSeries>();
-  type Candidate = { si: number; f: number };
+  type Candidate = { si: number; v: StepValue };
   const groups: Candidate[][] = Array.from({ length: numGroups }, () => []);
   for (let ts = p.start, step = 0; ts <= p.end; ts += p.interval, step++) {
     p.checkCancel();
     for (const g of groups) g.length = 0;
     for (let si = 0; si < input.length; si++) {
-      const f = valueAt(si, ts);
-      if (f !== undefined) groups[groupOf[si]].push({ si, f });
+      const v = valueAt(si, ts);
+      if (v === undefined) continue;
+      if (v.h && !keepsHistograms) {
+        p.infoAtAggregation(`PromQL info: ignored histogram in ${p.expr.op} aggregation`);
+        continue;
+      }
+      groups[groupOf[si]].push({ si, v });
     }
     const k = Math.min(Math.trunc(params[step]), input.length);
     if (k < 1) continue;
     for (const candidates of groups) {
       // A stable sort keeps earlier series first among equal values, as Prometheus' heap does.
-      const kept = candidates.sort((a, b) => order(a.f, b.f)).slice(0, k);
-      for (const { si, f } of kept) {
-        const src = input[si];
-        if (instant) {
-          ordered.push({ metric: src.metric, floats: [{ t: ts, f }], dropName: src.dropName });
-          continue;
-        }
-        const key = keyOf(src.metric);
-        let out = byLabels.get(key);
-        if (!out) {
-          out = { metric: src.metric, floats: [], dropName: src.dropName };
-          byLabels.set(key, out);
-        }
-        out.floats.push({ t: ts, f });
-      }
+      const kept = candidates.sort((a, b) => order(a.v.f, b.v.f)).slice(0, k);
+      for (const { si, v } of kept) addPoint(input[si], v, ts, instant, ordered, byLabels);
+    }
+  }
+  return instant ? ordered : [...byLabels.values()];
+}
+
+/** Adds a selected sample to the result: in order for an instant query, per series for a range query. */
+function addPoint(src: EvalSeries, v: StepValue, ts: number, instant: boolean, ordered: EvalMatrix, byLabels: Map<string, EvalSeries>): void {
+  if (instant) {
+    ordered.push(v.h ? { metric: src.metric, floats: [], histograms: [{ t: ts, h: v.h }], dropName: src.dropName } : { metric: src.metric, floats: [{ t: ts, f: v.f }], dropName: src.dropName });
+    return;
+  }
+  const key = keyOf(src.metric);
+  let out = byLabels.get(key);
+  if (!out) {
+    out = { metric: src.metric, floats: [], dropName: src.dropName };
+    byLabels.set(key, out);
+  }
+  if (v.h) (out.histograms ??= []).push({ t: ts, h: v.h });
+  else out.floats.push({ t: ts, f: v.f });
+}
+
+/**
+ * limit_ratio: keeps the series whose label hash falls below the ratio (or,
+ * for a negative ratio, in the complementary top part), so the same series
+ * are kept at every step and limit_ratio(r) and limit_ratio(r - 1) partition
+ * the input. Groups do not matter: the choice is per series.
+ */
+function evalLimitRatio(p: AggregationParams, valueAt: (si: number, ts: number) => StepValue | undefined): EvalMatrix {
+  const { input, params } = p;
+  if (!params) throw new PromQLExecutionError('aggregation limit_ratio() needs a parameter');
+  for (const r of params) {
+    if (Number.isNaN(r)) throw new PromQLExecutionError('Ratio value is NaN');
+    if (r < -1 || r > 1) {
+      p.warn(`PromQL warning: ratio value should be between -1 and 1, got ${formatGoG(r)}, capping to ${formatGoG(r < 0 ? -1 : 1)}`);
+    }
+  }
+  const offsets = input.map((s) => ratioSampleOffset(s.metric));
+  const instant = p.start === p.end;
+  const ordered: EvalMatrix = [];
+  const byLabels = new Map<string, EvalSeries>();
+  for (let ts = p.start, step = 0; ts <= p.end; ts += p.interval, step++) {
+    p.checkCancel();
+    const r = Math.max(-1, Math.min(1, params[step]));
+    for (let si = 0; si < input.length; si++) {
+      const v = valueAt(si, ts);
+      if (v === undefined || r === 0 || !keepRatioSample(r, offsets[si])) continue;
+      addPoint(input[si], v, ts, instant, ordered, byLabels);
     }
   }
   return instant ? ordered : [...byLabels.values()];
@@ -297,7 +440,7 @@ function goV(v: number): string {
 
 /**
  * count_values at one step: counts samples per (group, value), the value
- * written into `valueLabel` as Go formats floats.
+ * written into `valueLabel` as Go formats floats (histograms as their String()).
  */
 export function countValuesStep(
   vec: EvalVector,
@@ -309,7 +452,7 @@ export function countValuesStep(
   const groups = new Map<string, { metric: Labels; count: number }>();
   const effectiveGrouping = without ? grouping : new Set([...grouping, valueLabel]);
   for (const s of vec) {
-    const metric = setLabel(s.metric, valueLabel, formatGoFloat(s.f));
+    const metric = setLabel(s.metric, valueLabel, s.h ? s.h.toString() : formatGoFloat(s.f));
     const key = groupingKey(metric, effectiveGrouping, without);
     const g = groups.get(key);
     if (g) g.count++;

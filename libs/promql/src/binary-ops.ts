@@ -8,6 +8,8 @@ import { METRIC_NAME } from '@strata/model';
 import type { BinaryOp, VectorMatching } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { goPow } from './go-compat.ts';
+import type { FloatHistogram } from './histogram/float-histogram.ts';
+import { IncompatibleSchemaError } from './histogram/float-histogram.ts';
 import { dropMetadataLabels, getLabel, keyOf, labelsKeep, labelsString, labelsWithout, setLabel, signature } from './labels.ts';
 import type { EvalSample, EvalVector } from './values.ts';
 
@@ -62,12 +64,79 @@ export interface BinopContext {
   delayedNameRemoval: boolean;
   /** Result labels by (many-side, one-side) label arrays, kept for one binary expression across steps. */
   resultMetrics?: WeakMap<Labels, WeakMap<Labels, Labels>>;
+  /** Annotations at the binary expression's position. */
+  warn?(message: string): void;
+  info?(message: string): void;
 }
 
 /** The sample with a new value and its name dropped (or marked to be, with delayed name removal). */
-function withDroppedName(s: EvalSample, f: number, ctx: BinopContext): EvalSample {
+function withDroppedName(s: EvalSample, f: number, ctx: BinopContext, h?: FloatHistogram): EvalSample {
   // An explicit literal, not a spread: this runs once per sample and step.
-  return { metric: ctx.delayedNameRemoval ? s.metric : dropMetadataLabels(s.metric), t: s.t, f, dropName: true };
+  const out: EvalSample = { metric: ctx.delayedNameRemoval ? s.metric : dropMetadataLabels(s.metric), t: s.t, f, dropName: true };
+  if (h) out.h = h;
+  return out;
+}
+
+/** The result of one element-wise operation (Prometheus' vectorElemBinop). */
+interface ElemResult {
+  f: number;
+  h?: FloatHistogram;
+  keep: boolean;
+  /** An info annotation (incompatible sample types); the sample is still kept or dropped by `keep`. */
+  info?: string;
+  /** A warning that drops the sample. */
+  error?: string;
+  /** The operator is not defined for these sample types: no result, even with bool. */
+  incompatible?: boolean;
+}
+
+
+/** op between two samples that may be floats or histograms. */
+function elemBinop(op: BinaryOp, fl: number, fr: number, hl: FloatHistogram | undefined, hr: FloatHistogram | undefined): ElemResult {
+  if (!hl && !hr) {
+    const o = operator(op);
+    if ('arithmetic' in o) return { f: o.arithmetic(fl, fr), keep: true };
+    return { f: fl, keep: o.comparison(fl, fr) };
+  }
+  const incompatible = (l: string, r: string): ElemResult => ({
+    f: 0,
+    keep: false,
+    incompatible: true,
+    info: `PromQL info: incompatible sample types encountered for binary operator "${op}": ${l} ${op} ${r}`,
+  });
+  if (!hl && hr) {
+    if (op === '*') return { f: 0, h: hr.copy().mul(fl).compact(0), keep: true };
+    return incompatible('float', 'histogram');
+  }
+  if (hl && !hr) {
+    if (op === '*') return { f: 0, h: hl.copy().mul(fr).compact(0), keep: true };
+    if (op === '/') return { f: 0, h: hl.copy().div(fr).compact(0), keep: true };
+    return incompatible('histogram', 'float');
+  }
+  const a = hl!;
+  const b = hr!;
+  if (op === '+' || op === '-') {
+    const res = a.copy();
+    let r;
+    try {
+      r = op === '+' ? res.add(b) : res.sub(b);
+    } catch (err) {
+      if (err instanceof IncompatibleSchemaError) return { f: 0, keep: false, error: `PromQL warning: incompatible bucket layout encountered for binary operator ${op}` };
+      throw err;
+    }
+    if (op === '-') res.counterResetHint = 'gauge';
+    const what = op === '+' ? 'addition' : 'subtraction';
+    if (r.counterResetCollision) return { f: 0, keep: false, error: `PromQL warning: conflicting counter resets during histogram ${what}` };
+    return {
+      f: 0,
+      h: res.compact(0),
+      keep: true,
+      info: r.nhcbBoundsReconciled ? `PromQL info: mismatched custom buckets were reconciled during ${what}` : undefined,
+    };
+  }
+  if (op === '==') return { f: 0, h: a, keep: a.equals(b) };
+  if (op === '!=') return { f: 0, h: a, keep: !a.equals(b) };
+  return incompatible('histogram', 'histogram');
 }
 
 /** vector op scalar, or scalar op vector when `swap`; filtering comparisons keep the vector's value. */
@@ -81,16 +150,22 @@ export function vectorScalarBinop(
 ): EvalVector {
   const out: EvalVector = [];
   const o = operator(op);
-  if ('arithmetic' in o) {
-    const fn = o.arithmetic;
-    for (const s of vec) {
-      const f = swap ? fn(scalar, s.f) : fn(s.f, scalar);
-      out.push(withDroppedName(s, f, ctx));
-    }
-    return out;
-  }
-  const cmp = o.comparison;
+  const comparison = 'comparison' in o;
   for (const s of vec) {
+    if (s.h) {
+      const r = swap ? elemBinop(op, scalar, 0, undefined, s.h) : elemBinop(op, 0, scalar, s.h, undefined);
+      if (r.info) ctx.info?.(r.info);
+      if (r.error || r.incompatible) continue;
+      if (returnBool) out.push(withDroppedName(s, r.keep ? 1 : 0, ctx));
+      else if (r.keep) out.push(comparison ? s : withDroppedName(s, 0, ctx, r.h));
+      continue;
+    }
+    if (!comparison) {
+      const fn = (o as { arithmetic: Arithmetic }).arithmetic;
+      out.push(withDroppedName(s, swap ? fn(scalar, s.f) : fn(s.f, scalar), ctx));
+      continue;
+    }
+    const cmp = (o as { comparison: Comparison }).comparison;
     const keep = swap ? cmp(scalar, s.f) : cmp(s.f, scalar);
     if (returnBool) out.push(withDroppedName(s, keep ? 1 : 0, ctx));
     else if (keep) out.push(s);
@@ -191,11 +266,25 @@ export function vectorBinop(
     const fl = swapped ? rs.f : ls.f;
     const fr = swapped ? ls.f : rs.f;
     let value: number;
+    let hist: FloatHistogram | undefined;
     let keep = true;
-    if ('arithmetic' in o) value = o.arithmetic(fl, fr);
-    else {
-      keep = o.comparison(fl, fr);
-      value = returnBool ? (keep ? 1 : 0) : fl;
+    if (!ls.h && !rs.h) {
+      if ('arithmetic' in o) value = o.arithmetic(fl, fr);
+      else {
+        keep = o.comparison(fl, fr);
+        value = returnBool ? (keep ? 1 : 0) : fl;
+      }
+    } else {
+      const r = elemBinop(op, fl, fr, swapped ? rs.h : ls.h, swapped ? ls.h : rs.h);
+      if (r.error) {
+        ctx.warn?.(r.error);
+        continue;
+      }
+      if (r.info) ctx.info?.(r.info);
+      if (r.incompatible) continue;
+      keep = r.keep;
+      value = returnBool ? (keep ? 1 : 0) : r.f;
+      hist = returnBool ? undefined : r.h;
     }
     let metric = cachedResultMetric(ls.metric, rs.metric, op, m, ctx);
     if (!ctx.delayedNameRemoval && returnBool) metric = dropMetadataLabels(metric);
@@ -217,7 +306,9 @@ export function vectorBinop(
       seen.add(key);
     }
     if (!keep && !returnBool) continue;
-    out.push({ metric, t: ctx.ts, f: value, dropName: returnBool });
+    const smp: EvalSample = { metric, t: ctx.ts, f: value, dropName: returnBool };
+    if (hist) smp.h = hist;
+    out.push(smp);
   }
   return out;
 }

@@ -8,8 +8,10 @@ import type { Expr, VectorSelector } from './ast.ts';
 import { documentedType, exprType, walk } from './ast.ts';
 import { isKnownAggregation } from './aggregations.ts';
 import { PromQLBadDataError, PromQLExecutionError, PromQLTimeoutError } from './errors.ts';
-import type { PreparedSeries, SharedState } from './evaluator.ts';
-import { Annotations, Evaluator, prepareSeries } from './evaluator.ts';
+import type { SharedState } from './evaluator.ts';
+import { Evaluator } from './evaluator.ts';
+import type { PreparedSeries } from './prepared.ts';
+import { Annotations, prepareSeries } from './prepared.ts';
 import { FUNCTIONS } from './functions.ts';
 import { goQuote } from './go-compat.ts';
 import type { ParseOptions } from './parser.ts';
@@ -22,6 +24,8 @@ export interface EngineOptions {
   lookbackDeltaMs?: number;
   /** Most samples a query may hold in memory at once. */
   maxSamples?: number;
+  /** Most series a query may fetch from storage, over all its selectors; 0 for no limit. */
+  maxFetchedSeries?: number;
   timeoutMs?: number;
   /**
    * Remove __name__ only when the query finishes (Prometheus'
@@ -35,22 +39,29 @@ export interface EngineOptions {
   defaultSubqueryStepMs?: number;
 }
 
-export interface InstantQueryParams {
+/** What every query may override for itself. */
+interface QueryOverrides {
+  signal?: AbortSignal;
+  /** Read through this querier instead of the engine's (e.g. one that waits for read-after-write). */
+  querier?: Querier;
+  /** A shorter timeout than the engine's; the engine's still bounds it. */
+  timeoutMs?: number;
+}
+
+export interface InstantQueryParams extends QueryOverrides {
   tenant: string;
   query: string;
   /** Evaluation time in ms. */
   time: number;
-  signal?: AbortSignal;
 }
 
-export interface RangeQueryParams {
+export interface RangeQueryParams extends QueryOverrides {
   tenant: string;
   query: string;
   /** Inclusive bounds and step, all in ms. */
   start: number;
   end: number;
   step: number;
-  signal?: AbortSignal;
 }
 
 /** Prometheus' API limit on points per series of a range query. */
@@ -60,6 +71,7 @@ export class Engine {
   private readonly querier: Querier;
   private readonly lookbackDeltaMs: number;
   private readonly maxSamples: number;
+  private readonly maxFetchedSeries: number;
   private readonly timeoutMs: number;
   private readonly delayedNameRemoval: boolean;
   private readonly parseOptions: ParseOptions;
@@ -69,6 +81,7 @@ export class Engine {
     this.querier = opts.querier;
     this.lookbackDeltaMs = opts.lookbackDeltaMs ?? 300_000;
     this.maxSamples = opts.maxSamples ?? 50_000_000;
+    this.maxFetchedSeries = opts.maxFetchedSeries ?? 0;
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     this.delayedNameRemoval = opts.delayedNameRemoval ?? false;
     this.parseOptions = { enableExperimentalFunctions: opts.enableExperimentalFunctions ?? false };
@@ -80,7 +93,7 @@ export class Engine {
     if (!Number.isFinite(p.time)) throw new PromQLBadDataError('invalid parameter "time": not a finite timestamp');
     const expr = parseExpr(p.query, this.parseOptions);
     const time = Math.round(p.time);
-    return this.exec(p.tenant, p.query, expr, time, time, 1, true, p.signal);
+    return this.exec(p.tenant, p.query, expr, time, time, 1, true, p);
   }
 
   /** Evaluates a query at every step from start to end (Prometheus' /api/v1/query_range). */
@@ -101,7 +114,7 @@ export class Engine {
     if (t !== 'scalar' && t !== 'vector') {
       throw new PromQLBadDataError(`invalid expression type ${goQuote(documentedType(t))} for range query, must be Scalar or instant Vector`);
     }
-    return this.exec(p.tenant, p.query, expr, Math.round(start), Math.round(end), Math.round(step), false, p.signal);
+    return this.exec(p.tenant, p.query, expr, Math.round(start), Math.round(end), Math.round(step), false, p);
   }
 
   private async exec(
@@ -112,13 +125,15 @@ export class Engine {
     end: number,
     interval: number,
     instant: boolean,
-    signal: AbortSignal | undefined,
+    overrides: QueryOverrides,
   ): Promise<QueryResult> {
-    const deadline = Date.now() + this.timeoutMs;
+    const { signal } = overrides;
+    const timeoutMs = overrides.timeoutMs !== undefined ? Math.min(overrides.timeoutMs, this.timeoutMs) : this.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
     rejectUnsupported(expr);
     resolveAtStartEnd(expr, start, end);
 
-    const data = await this.fetch(tenant, expr, start, end, signal, deadline);
+    const data = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, signal, deadline);
 
     const annotations = new Annotations(query);
     if (!instant) {
@@ -155,7 +170,10 @@ export class Engine {
     if (instant && type === 'vector') {
       return {
         resultType: 'vector',
-        result: mat.map((s) => ({ metric: s.metric, t: start, f: s.floats[0].f })),
+        result: mat.map((s) => {
+          const h = s.histograms?.[0]?.h;
+          return h && s.floats.length === 0 ? { metric: s.metric, t: start, f: 0, h } : { metric: s.metric, t: start, f: s.floats[0].f };
+        }),
         ...extra,
       };
     }
@@ -163,11 +181,18 @@ export class Engine {
       return { resultType: 'scalar', result: { t: start, f: mat[0]?.floats[0]?.f ?? NaN }, ...extra };
     }
     const sorted = mat.slice().sort((a, b) => compareLabels(a.metric, b.metric));
-    return { resultType: 'matrix', result: sorted.map((s) => ({ metric: s.metric, floats: s.floats })), ...extra };
+    return {
+      resultType: 'matrix',
+      result: sorted.map((s) =>
+        s.histograms && s.histograms.length > 0 ? { metric: s.metric, floats: s.floats, histograms: s.histograms } : { metric: s.metric, floats: s.floats },
+      ),
+      ...extra,
+    };
   }
 
   /** Selects every selector's series once, over the widest window any step needs. */
   private async fetch(
+    querier: Querier,
     tenant: string,
     expr: Expr,
     start: number,
@@ -221,10 +246,14 @@ export class Engine {
       const results = await Promise.race([
         Promise.all(
           // Querier errors pass through unchanged so the HTTP layer can map its own error types.
-          selectors.map(({ vs, mint, maxt }) => this.querier.select({ tenant, matchers: vs.matchers, mint, maxt })),
+          selectors.map(({ vs, mint, maxt }) => querier.select({ tenant, matchers: vs.matchers, mint, maxt })),
         ),
         cancelled,
       ]);
+      if (this.maxFetchedSeries > 0) {
+        const fetched = results.reduce((n, r) => n + r.length, 0);
+        if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(maxSeriesMessage(this.maxFetchedSeries));
+      }
       const data = new Map<VectorSelector, PreparedSeries[]>();
       selectors.forEach(({ vs }, i) => data.set(vs, results[i].map(prepareSeries)));
       return data;
@@ -233,6 +262,14 @@ export class Engine {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+function maxSeriesMessage(limit: number): string {
+  return (
+    `the query exceeded the maximum number of series (limit: ${limit} series) (err-strata-max-series-per-query). ` +
+    'Consider reducing the time range and/or number of series selected by the query, e.g. by narrowing down the label matchers, ' +
+    'or raise -querier.max-fetched-series-per-query'
+  );
 }
 
 /** Rejects, before any I/O, what the engine cannot evaluate yet. */

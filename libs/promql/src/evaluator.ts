@@ -1,6 +1,7 @@
 // The step-by-step evaluator: every node of the tree evaluates to a matrix over
 // the steps start, start+interval, ..., end, as in Prometheus' evaluator. It
-// works on data fetched beforehand and never performs I/O.
+// works on data fetched beforehand and never performs I/O. Values are floats
+// or native histograms (EvalSample.h / EvalSeries.histograms).
 
 import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
@@ -21,62 +22,20 @@ import type { FunctionContext, FunctionDef, FunctionImpl } from './functions.ts'
 import { FUNCTIONS, absentLabels } from './functions.ts';
 import { goQuote, isValidLabelName } from './go-compat.ts';
 import { dropMetadataLabels, keyOf } from './labels.ts';
-import type { EvalMatrix, EvalSeries, EvalVector, StringValue } from './values.ts';
-import { staleMarkers } from './values.ts';
-
-/** A fetched series with its staleness markers located and a marker-free view for range windows. */
-export interface PreparedSeries {
-  metric: Labels;
-  t: Float64Array;
-  f: Float64Array;
-  stale: Uint8Array | null;
-  /** The same samples without staleness markers (shared arrays when there are none). */
-  live: { t: Float64Array; f: Float64Array };
-}
-
-export function prepareSeries(s: { labels: Labels; timestamps: Float64Array; values: Float64Array }): PreparedSeries {
-  const stale = staleMarkers(s.values);
-  let live = { t: s.timestamps, f: s.values };
-  if (stale) {
-    const n = s.values.length - stale.reduce((a, b) => a + b, 0);
-    const t = new Float64Array(n);
-    const f = new Float64Array(n);
-    for (let i = 0, j = 0; i < s.values.length; i++) {
-      if (stale[i]) continue;
-      t[j] = s.timestamps[i];
-      f[j++] = s.values[i];
-    }
-    live = { t, f };
-  }
-  return { metric: s.labels, t: s.timestamps, f: s.values, stale, live };
-}
-
-/** Deduplicated warnings and infos, formatted as Prometheus' annotations. */
-export class Annotations {
-  readonly warnings = new Set<string>();
-  readonly infos = new Set<string>();
-  constructor(private readonly query: string) {}
-
-  warn(message: string): void {
-    this.warnings.add(message);
-  }
-
-  info(message: string): void {
-    this.infos.add(message);
-  }
-
-  /** `message (line:col)` for an annotation about the expression at `pos`. */
-  at(message: string, pos: number): string {
-    const before = this.query.slice(0, pos);
-    const line = before.split('\n').length;
-    const col = Buffer.byteLength(before.slice(before.lastIndexOf('\n') + 1)) + 1;
-    return `${message} (${line}:${col})`;
-  }
-}
+import type { FloatHistogram } from './histogram/float-histogram.ts';
+import type { Annotations, PreparedSeries } from './prepared.ts';
+import type { EvalMatrix, EvalSample, EvalSeries, EvalVector, HPoint, StringValue } from './values.ts';
 
 /** Where a range-vector function reads its windows from. */
 interface RangeSource {
-  series: { metric: Labels; t: Float64Array; f: Float64Array; dropName: boolean }[];
+  series: {
+    metric: Labels;
+    t: Float64Array;
+    f: Float64Array;
+    /** Histogram samples, or null when there are none. */
+    h: { t: Float64Array; h: FloatHistogram[] } | null;
+    dropName: boolean;
+  }[];
   rangeMs: number;
   offsetMs: number;
   atMs: number | undefined;
@@ -148,7 +107,13 @@ export class Evaluator {
       case 'unary': {
         const mat = this.evalMatrix(e.expr);
         if (e.op === '+') return mat;
-        const negated = mat.map((s) => this.dropName({ ...s, floats: s.floats.map((p) => ({ t: p.t, f: -p.f })) }));
+        const negated = mat.map((s) =>
+          this.dropName({
+            ...s,
+            floats: s.floats.map((p) => ({ t: p.t, f: -p.f })),
+            histograms: s.histograms?.map((p) => ({ t: p.t, h: p.h.copy().mul(-1) })),
+          }),
+        );
         return this.s.delayed ? negated : this.mergeSeriesWithSameLabelset(negated);
       }
       case 'vectorSelector':
@@ -196,7 +161,13 @@ export class Evaluator {
         if (idx < 0 || s.t[idx] <= ref - this.s.lookbackMs) continue;
         if (s.stale && s.stale[idx]) continue;
         this.addSamples(1);
-        perStep[step].push({ metric: s.metric, t: keepSampleTime ? s.t[idx] : ts, f: s.f[idx], dropName: false });
+        const smp: EvalSample = { metric: s.metric, t: keepSampleTime ? s.t[idx] : ts, f: s.f[idx], dropName: false };
+        const h = s.hs?.[idx];
+        if (h) {
+          smp.f = 0;
+          smp.h = h;
+        }
+        perStep[step].push(smp);
       }
     }
     return perStep;
@@ -207,17 +178,30 @@ export class Evaluator {
     for (const s of this.data(vs)) {
       this.s.checkCancel();
       const floats = [];
+      const histograms: HPoint[] = [];
       let j = 0;
+      let lastIdx = -1;
       for (let ts = this.start; ts <= this.end; ts += this.interval) {
         const ref = (vs.atMs ?? ts) - vs.offsetMs;
         while (j < s.t.length && s.t[j] <= ref) j++;
         const idx = j - 1;
         if (idx < 0 || s.t[idx] <= ref - this.s.lookbackMs) continue;
         if (s.stale && s.stale[idx]) continue;
-        floats.push({ t: ts, f: s.f[idx] });
+        const h = s.hs?.[idx];
+        if (h) {
+          // A sample repeated at later steps must not look like another counter reset (e.g. to rate() over a subquery).
+          if (idx === lastIdx && h.counterResetHint === 'reset') {
+            const c = h.copy();
+            c.counterResetHint = 'unknown';
+            histograms.push({ t: ts, h: c });
+          } else histograms.push({ t: ts, h });
+        } else floats.push({ t: ts, f: s.f[idx] });
+        lastIdx = idx;
       }
-      this.addSamples(floats.length);
-      if (floats.length > 0) out.push({ metric: s.metric, floats, dropName: false });
+      this.addSamples(floats.length + histograms.length);
+      if (floats.length + histograms.length > 0) {
+        out.push({ metric: s.metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName: false });
+      }
     }
     return out;
   }
@@ -234,8 +218,15 @@ export class Evaluator {
       const { t, f } = s.live;
       const floats = [];
       for (let i = 0; i < t.length; i++) if (t[i] > refStart && t[i] <= refEnd) floats.push({ t: t[i], f: f[i] });
-      this.addSamples(floats.length);
-      if (floats.length > 0) out.push({ metric: s.metric, floats, dropName: false });
+      const histograms: HPoint[] = [];
+      if (s.liveH) {
+        const { t: ht, h } = s.liveH;
+        for (let i = 0; i < ht.length; i++) if (ht[i] > refStart && ht[i] <= refEnd) histograms.push({ t: ht[i], h: h[i] });
+      }
+      this.addSamples(floats.length + histograms.length);
+      if (floats.length + histograms.length > 0) {
+        out.push({ metric: s.metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName: false });
+      }
     }
     return out;
   }
@@ -263,6 +254,7 @@ export class Evaluator {
       signatureOf && inp && !isPerStep(inp) ? (inp as EvalMatrix).map((s) => signatureOf(s.metric)) : null,
     );
     const cursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
+    const hCursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
     const held = this.s.currentSamples;
     let produced = 0;
     const bySeries = new Map<string, { series: EvalSeries; lastTs: number }>();
@@ -284,6 +276,7 @@ export class Evaluator {
         } else if (inp) {
           const mat = inp as EvalMatrix;
           const cur = cursors[i]!;
+          const hCur = hCursors[i]!;
           const ss = seriesSigs[i];
           for (let si = 0; si < mat.length; si++) {
             const fl = mat[si].floats;
@@ -291,6 +284,14 @@ export class Evaluator {
             if (c < fl.length && fl[c].t === ts) {
               cur[si] = c + 1;
               vec.push({ metric: mat[si].metric, t: ts, f: fl[c].f, dropName: mat[si].dropName });
+              if (ss) sig.push(ss[si]);
+              continue;
+            }
+            const hl = mat[si].histograms;
+            const hc = hCur[si];
+            if (hl && hc < hl.length && hl[hc].t === ts) {
+              hCur[si] = hc + 1;
+              vec.push({ metric: mat[si].metric, t: ts, f: 0, h: hl[hc].h, dropName: mat[si].dropName });
               if (ss) sig.push(ss[si]);
             }
           }
@@ -312,7 +313,7 @@ export class Evaluator {
           throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
         }
         this.s.currentSamples = before + result.length;
-        return result.map((r) => ({ metric: r.metric, floats: [{ t: ts, f: r.f }], dropName: r.dropName }));
+        return result.map((r) => seriesOfSample(r, ts));
       }
       for (const r of result) {
         const key = keyOf(r.metric);
@@ -320,9 +321,10 @@ export class Evaluator {
         if (entry) {
           if (entry.lastTs === ts) throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
           entry.lastTs = ts;
-          entry.series.floats.push({ t: ts, f: r.f });
+          if (r.h) (entry.series.histograms ??= []).push({ t: ts, h: r.h });
+          else entry.series.floats.push({ t: ts, f: r.f });
         } else {
-          bySeries.set(key, { series: { metric: r.metric, floats: [{ t: ts, f: r.f }], dropName: r.dropName }, lastTs: ts });
+          bySeries.set(key, { series: seriesOfSample(r, ts), lastTs: ts });
         }
       }
     }
@@ -359,6 +361,9 @@ export class Evaluator {
       interval: this.interval,
       delayedNameRemoval: this.s.delayed,
       warn: (m) => this.s.annotations.warn(this.s.annotations.at(m, (e.param ?? e).pos.start)),
+      warnAtExpr: (m) => this.s.annotations.warn(this.s.annotations.at(m, e.expr.pos.start)),
+      infoAtExpr: (m) => this.s.annotations.info(this.s.annotations.at(m, e.expr.pos.start)),
+      infoAtAggregation: (m) => this.s.annotations.info(this.s.annotations.at(m, e.pos.start)),
       checkCancel: () => this.s.checkCancel(),
     });
     this.s.currentSamples = before + totalSamples(out);
@@ -371,7 +376,14 @@ export class Evaluator {
     const lt = exprType(e.lhs);
     const rt = exprType(e.rhs);
     const resultMetrics = new WeakMap();
-    const ctx = (ts: number) => ({ ts, delayedNameRemoval: this.s.delayed, resultMetrics });
+    const a = this.s.annotations;
+    const ctx = (ts: number) => ({
+      ts,
+      delayedNameRemoval: this.s.delayed,
+      resultMetrics,
+      warn: (m: string) => a.warn(a.at(m, e.pos.start)),
+      info: (m: string) => a.info(a.at(m, e.pos.start)),
+    });
     if (lt === 'scalar' && rt === 'scalar') {
       return this.rangeEval([e.lhs, e.rhs], (v, _s, ts) => [
         { metric: [], t: ts, f: scalarBinop(e.op, v[0][0].f, v[1][0].f), dropName: false },
@@ -401,13 +413,13 @@ export class Evaluator {
 
   private functionContext(ts: number, e: Call): FunctionContext {
     const a = this.s.annotations;
-    const pos = e.args[0]?.pos.start ?? e.pos.start;
+    const pos = (arg = 0) => e.args[arg]?.pos.start ?? e.pos.start;
     return {
       ts,
       delayedNameRemoval: this.s.delayed,
       query: this.s.query,
-      warn: (m) => a.warn(a.at(m, pos)),
-      info: (m) => a.info(a.at(m, pos)),
+      warn: (m, arg) => a.warn(a.at(m, pos(arg))),
+      info: (m, arg) => a.info(a.at(m, pos(arg))),
     };
   }
 
@@ -456,22 +468,31 @@ export class Evaluator {
     const warn = (m: string) => a.warn(a.at(m, arg.pos.start));
     const info = (m: string) => a.info(a.at(m, arg.pos.start));
     const isRateLike = e.func.name === 'rate' || e.func.name === 'increase';
+    const noHistograms = { t: new Float64Array(0), h: [] as FloatHistogram[] };
     const out: EvalMatrix = [];
     for (const s of source.series) {
       this.s.checkCancel();
       const { t, f } = s;
+      const hs = s.h ?? noHistograms;
       let lo = 0;
       let hi = 0;
+      let hlo = 0;
+      let hhi = 0;
       const floats = [];
+      const histograms: HPoint[] = [];
+      let sawFloats = false;
       for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
         const rangeEnd = (source.atMs ?? ts) - source.offsetMs;
         const rangeStart = rangeEnd - source.rangeMs;
         while (hi < t.length && t[hi] <= rangeEnd) hi++;
         while (lo < hi && t[lo] <= rangeStart) lo++;
-        if (hi === lo) continue;
-        if (this.s.currentSamples + (hi - lo) > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+        while (hhi < hs.t.length && hs.t[hhi] <= rangeEnd) hhi++;
+        while (hlo < hhi && hs.t[hlo] <= rangeStart) hlo++;
+        if (hi === lo && hhi === hlo) continue;
+        if (hi > lo) sawFloats = true;
+        if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
         const v = impl.call(
-          { t: t.subarray(lo, hi), f: f.subarray(lo, hi) },
+          { t: t.subarray(lo, hi), f: f.subarray(lo, hi), ht: hs.t.subarray(hlo, hhi), h: hs.h.slice(hlo, hhi) },
           {
             ts,
             rangeStart,
@@ -481,17 +502,20 @@ export class Evaluator {
             metric: s.metric,
             warn,
             info,
+            warnAtArg: (i, m) => a.warn(a.at(m, e.args[i].pos.start)),
           },
         );
-        if (v !== undefined) floats.push({ t: ts, f: v });
+        if (v === undefined) continue;
+        if (typeof v === 'number') floats.push({ t: ts, f: v });
+        else histograms.push({ t: ts, h: v });
       }
-      if (floats.length === 0) continue;
-      this.addSamples(floats.length);
+      if (floats.length + histograms.length === 0) continue;
+      this.addSamples(floats.length + histograms.length);
       // last_over_time and first_over_time keep the name, unless the input already lost it.
       const dropName = !impl.keepName || s.dropName;
       const metric = dropName && !this.s.delayed ? dropMetadataLabels(s.metric) : s.metric;
-      out.push({ metric, floats, dropName });
-      if (isRateLike) {
+      out.push({ metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName });
+      if (isRateLike && sawFloats && hs.h.length === 0) {
         const name = s.metric.find((l) => l.name === METRIC_NAME)?.value;
         if (name && !/(_total|_sum|_count|_bucket)$/.test(name)) {
           info(`PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${goQuote(name)}`);
@@ -516,6 +540,7 @@ export class Evaluator {
         metric: s.metric,
         t: Float64Array.from(s.floats, (p) => p.t),
         f: Float64Array.from(s.floats, (p) => p.f),
+        h: s.histograms && s.histograms.length > 0 ? { t: Float64Array.from(s.histograms, (p) => p.t), h: s.histograms.map((p) => p.h) } : null,
         dropName: s.dropName,
       }));
       return { series, rangeMs: arg.rangeMs, offsetMs: arg.offsetMs, atMs: arg.atMs };
@@ -523,7 +548,7 @@ export class Evaluator {
     if (arg.kind !== 'matrixSelector') throw new PromQLExecutionError('expected a range vector');
     const vs = unwrapParens(arg.vectorSelector);
     if (vs.kind !== 'vectorSelector') throw new PromQLExecutionError('ranges only allowed for vector selectors');
-    const series = this.data(vs).map((s) => ({ metric: s.metric, t: s.live.t, f: s.live.f, dropName: false }));
+    const series = this.data(vs).map((s) => ({ metric: s.metric, t: s.live.t, f: s.live.f, h: s.liveH, dropName: false }));
     return { series, rangeMs: arg.rangeMs, offsetMs: vs.offsetMs, atMs: vs.atMs };
   }
 
@@ -546,7 +571,10 @@ export class Evaluator {
   /** absent_over_time: one series with the selector's labels at the steps where no series had samples. */
   private absentOverTime(mat: EvalMatrix, arg: Expr): EvalMatrix {
     const found = new Set<number>();
-    for (const s of mat) for (const p of s.floats) found.add(p.t);
+    for (const s of mat) {
+      for (const p of s.floats) found.add(p.t);
+      for (const p of s.histograms ?? []) found.add(p.t);
+    }
     const floats = [];
     for (let ts = this.start; ts <= this.end; ts += this.interval) if (!found.has(ts)) floats.push({ t: ts, f: 1 });
     if (floats.length === 0) return [];
@@ -567,10 +595,13 @@ export class Evaluator {
         continue;
       }
       const floats = prev.floats.concat(s.floats).sort((a, b) => a.t - b.t);
-      for (let i = 1; i < floats.length; i++) {
-        if (floats[i].t === floats[i - 1].t) throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+      const histograms = (prev.histograms ?? []).concat(s.histograms ?? []).sort((a, b) => a.t - b.t);
+      for (const points of [floats, histograms]) {
+        for (let i = 1; i < points.length; i++) {
+          if (points[i].t === points[i - 1].t) throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+        }
       }
-      byKey.set(key, { ...prev, floats });
+      byKey.set(key, { ...prev, floats, ...(histograms.length > 0 ? { histograms } : {}) });
     }
     return [...byKey.values()];
   }
@@ -605,6 +636,12 @@ function containsSameLabelset(metrics: Labels[]): boolean {
 
 function totalSamples(mat: EvalMatrix): number {
   let n = 0;
-  for (const s of mat) n += s.floats.length;
+  for (const s of mat) n += s.floats.length + (s.histograms?.length ?? 0);
   return n;
+}
+
+/** A one-point series holding a float or histogram sample. */
+function seriesOfSample(r: EvalSample, ts: number): EvalSeries {
+  if (r.h) return { metric: r.metric, floats: [], histograms: [{ t: ts, h: r.h }], dropName: r.dropName };
+  return { metric: r.metric, floats: [{ t: ts, f: r.f }], dropName: r.dropName };
 }

@@ -209,3 +209,53 @@ describe('functions: instant-vector functions', () => {
     assert.deepEqual(await instant(engine, 'histogram_quantile(0.5, lat_bucket{le!="+Inf"})', 0), ['{"job":"j"} NaN']);
   });
 });
+
+describe('functions: classic histograms, sort_by_label, min_of/max_of', () => {
+  const bucket = (le: string, v: number): TestSeries => ({ labels: { __name__: 'h_bucket', le, job: 'j' }, samples: [[0, v]] });
+  const h = [bucket('1', 2), bucket('2', 6), bucket('4', 8), bucket('+Inf', 10)];
+
+  it('histogram_fraction interpolates inside buckets and assumes 0 as the lowest bound', async () => {
+    close((await single(h, 'histogram_fraction(0, 2, h_bucket)', 0)).value, 0.6);
+    close((await single(h, 'histogram_fraction(1.5, 3, h_bucket)', 0)).value, (2 + 1) / 10);
+    close((await single(h, 'histogram_fraction(-Inf, +Inf, h_bucket)', 0)).value, 1);
+  });
+
+  it('histogram_quantiles adds one series per quantile, labelled as OpenMetrics floats', async () => {
+    const { engine } = engineFor(h, { enableExperimentalFunctions: true });
+    assert.deepEqual(await instant(engine, 'histogram_quantiles(h_bucket, "q", 0.5, 1)', 0), [
+      '{"job":"j","q":"0.5"} 1.75',
+      '{"job":"j","q":"1.0"} 4',
+    ]);
+  });
+
+  it('histogram_quantile reports buckets it had to make monotonic, and bad le labels', async () => {
+    const { engine } = engineFor([...h, bucket('3', 7), bucket('3.5', 6)]);
+    const r = await engine.instantQuery({ tenant: 't', query: 'histogram_quantile(0.5, h_bucket)', time: 0 });
+    assert.match(r.infos[0], /needed to be fixed for monotonicity/);
+    const bad = engineFor([{ labels: { __name__: 's', le: 'x' }, samples: [[0, 1]] }]).engine;
+    const w = await bad.instantQuery({ tenant: 't', query: 'histogram_quantile(0.5, s)', time: 0 });
+    assert.deepEqual(w.warnings, ['PromQL warning: bucket label "le" is missing or has a malformed value of "x" for metric name "s" (1:25)']);
+  });
+
+  it('sort_by_label sorts naturally, sort_by_label_desc reverses', async () => {
+    const series = ['10', '9', '100'].map((i): TestSeries => ({ labels: { __name__: 'm', instance: i }, samples: [[0, 1]] }));
+    const { engine } = engineFor(series, { enableExperimentalFunctions: true });
+    const order = async (q: string) => {
+      const r = await engine.instantQuery({ tenant: 't', query: q, time: 0 });
+      return r.resultType === 'vector' ? r.result.map((s) => labelsToRecord(s.metric).instance) : [];
+    };
+    assert.deepEqual(await order('sort_by_label(m, "instance")'), ['9', '10', '100']);
+    assert.deepEqual(await order('sort_by_label_desc(m, "instance")'), ['100', '10', '9']);
+  });
+
+  it('min_of and max_of are scalars; NaN wins', async () => {
+    const { engine } = engineFor([], { enableExperimentalFunctions: true });
+    const scalar = async (q: string) => {
+      const r = await engine.instantQuery({ tenant: 't', query: q, time: 0 });
+      return r.resultType === 'scalar' ? r.result.f : undefined;
+    };
+    assert.equal(await scalar('min_of(3, 5)'), 3);
+    assert.equal(await scalar('max_of(3, 5)'), 5);
+    assert.ok(Number.isNaN(await scalar('max_of(NaN, 5)')));
+  });
+});

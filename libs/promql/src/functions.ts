@@ -4,15 +4,32 @@
 // an entry here; the engine never switches on function names except timestamp().
 
 import type { Labels } from '@strata/model';
-import { METRIC_NAME } from '@strata/model';
+import { compareLabels } from '@strata/model';
+import { METRIC_NAME, compileAnchoredRe2 } from '@strata/model';
 import type { Expr, FunctionSignature, ValueType } from './ast.ts';
 import { unwrapParens } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
-import { isValidLabelName, parseGoFloat } from './go-compat.ts';
-import { dropMetadataLabels, getLabel, labelsWithout, setLabel, signature } from './labels.ts';
-import { compileAnchoredRe2 } from './regex.ts';
-import type { Bucket } from './stats.ts';
-import { KahanSum, bucketQuantile, compareNaNFirst, kahanInc, linearRegression, nanLast, quantile } from './stats.ts';
+import { formatGoG, isValidLabelName } from './go-compat.ts';
+import { dropMetadataLabels, getLabel, setLabel } from './labels.ts';
+import { KahanSum, compareNaNFirst, kahanInc, linearRegression, nanLast, quantile } from './stats.ts';
+import { naturalLess } from './natsort.ts';
+import type { FloatHistogram } from './histogram/float-histogram.ts';
+import {
+  histogramFraction,
+  histogramQuantile,
+  histogramQuantiles,
+  histogramStddev,
+  histogramStdvar,
+  simpleHistogram,
+} from './histogram-instant-functions.ts';
+import {
+  changesOrResets,
+  histogramIncrease,
+  histogramInstantValue,
+  histogramSumOverTime,
+  ignoredHistogramsInMixedRange,
+  mixedFloatsHistograms,
+} from './histogram-functions.ts';
 import type { EvalMatrix, EvalSample, EvalVector } from './values.ts';
 
 /** What an instant-vector function sees at one evaluation step. */
@@ -22,8 +39,9 @@ export interface FunctionContext {
   delayedNameRemoval: boolean;
   /** The query's own range: start and end in ms, step in ms (0 for instant queries). */
   query: { start: number; end: number; step: number };
-  warn(message: string): void;
-  info(message: string): void;
+  /** Annotations at the first argument's position, or at argument `arg`'s. */
+  warn(message: string, arg?: number): void;
+  info(message: string, arg?: number): void;
 }
 
 /**
@@ -33,10 +51,15 @@ export interface FunctionContext {
  */
 export type InstantFunction = (args: EvalVector[], exprs: Expr[], ctx: FunctionContext) => EvalVector;
 
-/** The samples of one series in (rangeStart, rangeEnd], staleness markers removed, oldest first. */
+/**
+ * The samples of one series in (rangeStart, rangeEnd], staleness markers
+ * removed, oldest first: floats in t/f, native histograms in ht/h.
+ */
 export interface RangeWindow {
   t: Float64Array;
   f: Float64Array;
+  ht: Float64Array;
+  h: FloatHistogram[];
 }
 
 export interface RangeContext {
@@ -51,10 +74,12 @@ export interface RangeContext {
   metric: Labels;
   warn(message: string): void;
   info(message: string): void;
+  /** A warning at argument `arg`'s position rather than the range argument's. */
+  warnAtArg(arg: number, message: string): void;
 }
 
 /** Called per series and step with a non-empty window; undefined means no output sample. */
-export type RangeFunction = (w: RangeWindow, ctx: RangeContext) => number | undefined;
+export type RangeFunction = (w: RangeWindow, ctx: RangeContext) => number | FloatHistogram | undefined;
 
 /** Rewrites whole series (labels only), e.g. label_replace; the engine merges resulting duplicates. */
 export type SeriesFunction = (input: EvalMatrix, exprs: Expr[], ctx: { delayedNameRemoval: boolean }) => EvalMatrix;
@@ -82,9 +107,37 @@ function dropName(s: EvalSample, ctx: { delayedNameRemoval: boolean }, f: number
   return { metric: ctx.delayedNameRemoval ? s.metric : dropMetadataLabels(s.metric), t, f, dropName: true };
 }
 
+/** A float function of each sample; native histograms are left out. */
 function simpleFloat(fn: (v: number) => number): InstantFunction {
-  return (args, _exprs, ctx) => args[0].map((s) => dropName(s, ctx, fn(s.f), ctx.ts));
+  return (args, _exprs, ctx) => floatsOf(args[0]).map((s) => dropName(s, ctx, fn(s.f), ctx.ts));
 }
+
+function floatsOf(vec: EvalVector): EvalVector {
+  return vec.some((s) => s.h) ? vec.filter((s) => !s.h) : vec;
+}
+
+const metricNameOf = (ls: Labels) => getLabel(ls, METRIC_NAME);
+
+/**
+ * A range function of the float samples: none without floats; with
+ * histograms in the window too, they are ignored with an info annotation.
+ * `minFloats` below which there is no result (and no annotation unless some floats exist).
+ */
+function floatsOnly(fn: RangeFunction, minFloats = 1): RangeFunction {
+  return (w, ctx) => {
+    if (w.f.length < minFloats) {
+      if (w.f.length > 0 && w.h.length > 0) ctx.info(ignoredHistogramsInMixedRange(metricNameOf(ctx.metric)));
+      return undefined;
+    }
+    const v = fn(w, ctx);
+    if (w.h.length > 0) ctx.info(ignoredHistogramsInMixedRange(metricNameOf(ctx.metric)));
+    return v;
+  };
+}
+
+/** Go's math.Max / math.Min: NaN wins. */
+const goMax = (a: number, b: number): number => (Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b));
+const goMin = (a: number, b: number): number => (Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.min(a, b));
 
 function scalarSample(f: number, ts: number): EvalVector {
   return [{ metric: [], t: ts, f, dropName: false }];
@@ -92,7 +145,7 @@ function scalarSample(f: number, ts: number): EvalVector {
 
 function clamp(vec: EvalVector, min: number, max: number, ctx: FunctionContext): EvalVector {
   if (max < min) return [];
-  return vec.map((s) => dropName(s, ctx, Math.max(min, Math.min(max, s.f)), ctx.ts));
+  return floatsOf(vec).map((s) => dropName(s, ctx, Math.max(min, Math.min(max, s.f)), ctx.ts));
 }
 
 /** The labels absent() reports: equality matchers of the selector, names repeated or not '=' removed. */
@@ -156,7 +209,7 @@ function expandTemplate(template: string, m: RegExpExecArray): string {
 function dateFunction(fn: (d: Date) => number): InstantFunction {
   return (args, _exprs, ctx) => {
     if (args.length === 0) return scalarSample(fn(new Date(Math.trunc(ctx.ts / 1000) * 1000)), ctx.ts);
-    return args[0].map((s) => dropName(s, ctx, fn(new Date(Math.trunc(s.f) * 1000)), ctx.ts));
+    return floatsOf(args[0]).map((s) => dropName(s, ctx, fn(new Date(Math.trunc(s.f) * 1000)), ctx.ts));
   };
 }
 
@@ -177,14 +230,30 @@ function dayOfYear(d: Date): number {
  */
 function extrapolatedRate(isCounter: boolean, isRate: boolean): RangeFunction {
   return (w, ctx) => {
-    const n = w.f.length;
-    if (n < 2) return undefined;
-    const firstT = w.t[0];
-    const lastT = w.t[n - 1];
-    let result = w.f[n - 1] - w.f[0];
-    if (isCounter) {
-      for (let i = 1; i < n; i++) if (w.f[i] < w.f[i - 1]) result += w.f[i - 1];
+    if (w.f.length > 0 && w.h.length > 0) {
+      ctx.warn(mixedFloatsHistograms(metricNameOf(ctx.metric)));
+      return undefined;
     }
+    let firstT: number;
+    let lastT: number;
+    let n: number;
+    let result = 0;
+    let histogram: FloatHistogram | undefined;
+    if (w.h.length > 1) {
+      n = w.h.length;
+      firstT = w.ht[0];
+      lastT = w.ht[n - 1];
+      histogram = histogramIncrease(w.h, isCounter, metricNameOf(ctx.metric), ctx);
+      if (!histogram) return undefined;
+    } else if (w.f.length > 1) {
+      n = w.f.length;
+      firstT = w.t[0];
+      lastT = w.t[n - 1];
+      result = w.f[n - 1] - w.f[0];
+      if (isCounter) {
+        for (let i = 1; i < n; i++) if (w.f[i] < w.f[i - 1]) result += w.f[i - 1];
+      }
+    } else return undefined;
     let durationToStart = (firstT - ctx.rangeStart) / 1000;
     let durationToEnd = (ctx.rangeEnd - lastT) / 1000;
     const sampledInterval = (lastT - firstT) / 1000;
@@ -195,32 +264,64 @@ function extrapolatedRate(isCounter: boolean, isRate: boolean): RangeFunction {
     if (isCounter) {
       // A counter cannot go below zero: do not extrapolate past the point where it would.
       let durationToZero = durationToStart;
-      if (result > 0 && w.f[0] >= 0) durationToZero = sampledInterval * (w.f[0] / result);
+      if (!histogram && result > 0 && w.f[0] >= 0) durationToZero = sampledInterval * (w.f[0] / result);
+      else if (histogram && histogram.count > 0 && w.h[0].count >= 0) durationToZero = sampledInterval * (w.h[0].count / histogram.count);
       if (durationToZero < durationToStart) durationToStart = durationToZero;
     }
     if (durationToEnd >= extrapolationThreshold) durationToEnd = averageDurationBetweenSamples / 2;
     let factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval;
     if (isRate) factor /= ctx.rangeMs / 1000;
+    if (histogram) return histogram.mul(factor);
     return result * factor;
   };
 }
 
-/** irate and idelta: the last two samples only. */
+/** irate and idelta: the last two samples only (floats or histograms, not a mix). */
 function instantValue(isRate: boolean): RangeFunction {
-  return (w) => {
-    const n = w.f.length;
-    if (n < 2) return undefined;
-    const t0 = w.t[n - 2];
-    const t1 = w.t[n - 1];
-    const v0 = w.f[n - 2];
-    const v1 = w.f[n - 1];
-    const interval = t1 - t0;
+  return (w, ctx) => {
+    // The last two samples over both kinds.
+    const pts: { t: number; f: number; h?: FloatHistogram }[] = [];
+    for (let i = Math.max(0, w.f.length - 2); i < w.f.length; i++) pts.push({ t: w.t[i], f: w.f[i] });
+    for (let i = Math.max(0, w.h.length - 2); i < w.h.length; i++) pts.push({ t: w.ht[i], f: 0, h: w.h[i] });
+    if (pts.length < 2) return undefined;
+    pts.sort((a, b) => a.t - b.t);
+    const [p0, p1] = pts.slice(-2);
+    const interval = p1.t - p0.t;
     if (interval === 0) return undefined;
-    let result = v1;
+    if (p0.h && p1.h) return histogramInstantValue({ t: p0.t, h: p0.h }, { t: p1.t, h: p1.h }, isRate, metricNameOf(ctx.metric), ctx);
+    if (p0.h || p1.h) {
+      ctx.warn(mixedFloatsHistograms(metricNameOf(ctx.metric)));
+      return undefined;
+    }
+    let result = p1.f;
     // A counter reset leaves the last value as the increase.
-    if (!isRate || !(v1 < v0)) result = v1 - v0;
+    if (!isRate || !(p1.f < p0.f)) result = p1.f - p0.f;
     if (isRate) result /= interval / 1000;
     return result;
+  };
+}
+
+/** sum_over_time and avg_over_time: floats, or histograms, never a mix. */
+function sumOrAvgOverTime(floatFn: (w: RangeWindow) => number, mean: boolean): RangeFunction {
+  return (w, ctx) => {
+    if (w.f.length > 0 && w.h.length > 0) {
+      ctx.warn(mixedFloatsHistograms(metricNameOf(ctx.metric)));
+      return undefined;
+    }
+    if (w.f.length === 0) return histogramSumOverTime(w.h, mean, metricNameOf(ctx.metric), ctx);
+    return floatFn(w);
+  };
+}
+
+/** last_over_time / first_over_time: the latest (earliest) sample of either kind. */
+function edgeOverTime(last: boolean): RangeFunction {
+  return (w) => {
+    const nf = w.f.length;
+    const nh = w.h.length;
+    if (nh === 0) return last ? w.f[nf - 1] : w.f[0];
+    if (nf === 0) return (last ? w.h[nh - 1] : w.h[0]).copy();
+    if (last) return w.ht[nh - 1] < w.t[nf - 1] ? w.f[nf - 1] : w.h[nh - 1].copy();
+    return w.t[0] < w.ht[0] ? w.f[0] : w.h[0].copy();
   };
 }
 
@@ -289,28 +390,11 @@ function compareOverTime(better: (cur: number, best: number) => boolean, returnT
   };
 }
 
-function changes(w: RangeWindow): number {
-  let n = 0;
-  for (let i = 1; i < w.f.length; i++) {
-    const prev = w.f[i - 1];
-    const cur = w.f[i];
-    if (cur !== prev && !(Number.isNaN(cur) && Number.isNaN(prev))) n++;
-  }
-  return n;
-}
-
-function resets(w: RangeWindow): number {
-  let n = 0;
-  for (let i = 1; i < w.f.length; i++) if (w.f[i] < w.f[i - 1]) n++;
-  return n;
-}
-
 function doubleExponentialSmoothing(w: RangeWindow, ctx: RangeContext): number | undefined {
   const [sf, tf] = ctx.scalarArgs;
   if (!(sf > 0 && sf < 1)) throw new PromQLExecutionError(`invalid smoothing factor. Expected: 0 < sf < 1, got: ${sf.toFixed(6)}`);
   if (!(tf > 0 && tf < 1)) throw new PromQLExecutionError(`invalid trend factor. Expected: 0 < tf < 1, got: ${tf.toFixed(6)}`);
   const l = w.f.length;
-  if (l < 2) return undefined;
   let s0 = 0;
   let s1 = w.f[0];
   let b = w.f[1] - w.f[0];
@@ -324,38 +408,22 @@ function doubleExponentialSmoothing(w: RangeWindow, ctx: RangeContext): number |
   return s1;
 }
 
-// --- histogram_quantile over classic buckets ----------------------------------------
-
-const histogramQuantile: InstantFunction = (args, _exprs, ctx) => {
-  const q = args[0][0]?.f;
-  if (q === undefined) return [];
-  if (Number.isNaN(q) || q < 0 || q > 1) ctx.warn(`PromQL warning: quantile value should be between 0 and 1, got ${q}`);
-  const groups = new Map<string, { metric: Labels; buckets: Bucket[] }>();
-  const excluded = new Set([METRIC_NAME, 'le']);
-  const leOnly = new Set(['le']);
-  for (const s of args[1]) {
-    const upperBound = parseGoFloat(getLabel(s.metric, 'le'));
-    if (upperBound === undefined) {
-      ctx.warn(`PromQL warning: bucket label "le" is missing or has a malformed value of "${getLabel(s.metric, 'le')}"`);
-      continue;
-    }
-    const key = signature(s.metric, leOnly, false);
-    let g = groups.get(key);
-    if (!g) {
-      let metric = labelsWithout(s.metric, excluded);
-      if (!ctx.delayedNameRemoval) metric = dropMetadataLabels(metric);
-      g = { metric, buckets: [] };
-      groups.set(key, g);
-    }
-    g.buckets.push({ upperBound, count: s.f });
-  }
-  const out: EvalVector = [];
-  for (const g of groups.values()) {
-    const { value } = bucketQuantile(q, g.buckets);
-    out.push({ metric: g.metric, t: ctx.ts, f: value, dropName: true });
-  }
-  return out;
-};
+/** sort_by_label(_desc): natural order of the given labels, then the whole label set. */
+function sortByLabel(desc: boolean): InstantFunction {
+  return (args, exprs) => {
+    const names = exprs.slice(1).map((_, i) => stringArg(exprs, i + 1));
+    const cmp = (a: EvalSample, b: EvalSample): number => {
+      for (const name of names) {
+        const va = getLabel(a.metric, name);
+        const vb = getLabel(b.metric, name);
+        if (va === vb) continue;
+        return naturalLess(va, vb) ? -1 : 1;
+      }
+      return compareLabels(a.metric, b.metric);
+    };
+    return args[0].slice().sort(desc ? (a, b) => -cmp(a, b) : cmp);
+  };
+}
 
 // --- label_replace / label_join ---------------------------------------------------
 
@@ -428,35 +496,35 @@ const list: FunctionDef[] = [
   def('asinh', [[V], V], instant(simpleFloat(Math.asinh))),
   def('atan', [[V], V], instant(simpleFloat(Math.atan))),
   def('atanh', [[V], V], instant(simpleFloat(Math.atanh))),
-  def('avg_over_time', [[M], V], range(avgOverTime)),
+  def('avg_over_time', [[M], V], range(sumOrAvgOverTime(avgOverTime, true))),
   def('ceil', [[V], V], instant(simpleFloat(Math.ceil))),
-  def('changes', [[M], V], range(changes)),
+  def('changes', [[M], V], range((w) => changesOrResets(w.t, w.f, w.ht, w.h, false))),
   def('clamp', [[V, S, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, args[2][0].f, ctx))),
   def('clamp_max', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], -Infinity, args[1][0].f, ctx))),
   def('clamp_min', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, Infinity, ctx))),
   def('cos', [[V], V], instant(simpleFloat(Math.cos))),
   def('cosh', [[V], V], instant(simpleFloat(Math.cosh))),
-  def('count_over_time', [[M], V], range((w) => w.f.length)),
+  def('count_over_time', [[M], V], range((w) => w.f.length + w.h.length)),
   def('days_in_month', [[V], V, { variadic: 1 }], instant(dateFunction(daysInMonth))),
   def('day_of_month', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDate()))),
   def('day_of_week', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDay()))),
   def('day_of_year', [[V], V, { variadic: 1 }], instant(dateFunction(dayOfYear))),
   def('deg', [[V], V], instant(simpleFloat((v) => (v * 180) / Math.PI))),
   def('delta', [[M], V], range(extrapolatedRate(false, false))),
-  def('deriv', [[M], V], range((w) => (w.f.length < 2 ? undefined : linearRegression(w.t, w.f, w.t[0]).slope))),
-  def('double_exponential_smoothing', [[M, S, S], V, { experimental: true }], range(doubleExponentialSmoothing)),
+  def('deriv', [[M], V], range(floatsOnly((w) => linearRegression(w.t, w.f, w.t[0]).slope, 2))),
+  def('double_exponential_smoothing', [[M, S, S], V, { experimental: true }], range(floatsOnly(doubleExponentialSmoothing, 2))),
   def('end', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.end / 1000, ctx.ts))),
   def('exp', [[V], V], instant(simpleFloat(Math.exp))),
-  def('first_over_time', [[M], V, { experimental: true }], range((w) => w.f[0], { keepName: true })),
+  def('first_over_time', [[M], V, { experimental: true }], range(edgeOverTime(false), { keepName: true })),
   def('floor', [[V], V], instant(simpleFloat(Math.floor))),
-  def('histogram_avg', [[V], V]),
-  def('histogram_count', [[V], V]),
-  def('histogram_fraction', [[S, S, V], V]),
+  def('histogram_avg', [[V], V], instant(simpleHistogram((h) => h.sum / h.count))),
+  def('histogram_count', [[V], V], instant(simpleHistogram((h) => h.count))),
+  def('histogram_fraction', [[S, S, V], V], instant(histogramFraction)),
   def('histogram_quantile', [[S, V], V], instant(histogramQuantile)),
-  def('histogram_quantiles', [[V, STR, S, S], V, { variadic: 9, experimental: true }]),
-  def('histogram_stddev', [[V], V]),
-  def('histogram_stdvar', [[V], V]),
-  def('histogram_sum', [[V], V]),
+  def('histogram_quantiles', [[V, STR, S, S], V, { variadic: 9, experimental: true }], instant(histogramQuantiles)),
+  def('histogram_stddev', [[V], V], instant(histogramStddev)),
+  def('histogram_stdvar', [[V], V], instant(histogramStdvar)),
+  def('histogram_sum', [[V], V], instant(simpleHistogram((h) => h.sum))),
   def('hour', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCHours()))),
   def('idelta', [[M], V], range(instantValue(false))),
   def('increase', [[M], V], range(extrapolatedRate(true, false))),
@@ -465,76 +533,100 @@ const list: FunctionDef[] = [
   def('irate', [[M], V], range(instantValue(true))),
   def('label_join', [[V, STR, STR, STR], V, { variadic: -1 }], { kind: 'series', call: labelJoin }),
   def('label_replace', [[V, STR, STR, STR, STR], V], { kind: 'series', call: labelReplace }),
-  def('last_over_time', [[M], V], range((w) => w.f[w.f.length - 1], { keepName: true })),
+  def('last_over_time', [[M], V], range(edgeOverTime(true), { keepName: true })),
   def('ln', [[V], V], instant(simpleFloat(Math.log))),
   def('log10', [[V], V], instant(simpleFloat(Math.log10))),
   def('log2', [[V], V], instant(simpleFloat(Math.log2))),
   def(
     'mad_over_time',
     [[M], V, { experimental: true }],
-    range((w) => {
+    range(floatsOnly((w) => {
       // A NaN sample makes the result NaN rather than being dropped.
       if (w.f.some(Number.isNaN)) return NaN;
       const median = quantile(0.5, Array.from(w.f));
       return quantile(0.5, Array.from(w.f, (f) => Math.abs(f - median)));
-    }),
+    })),
   ),
-  def('max_over_time', [[M], V], range(compareOverTime((cur, best) => cur > best, false))),
-  def('min_over_time', [[M], V], range(compareOverTime((cur, best) => cur < best, false))),
+  def('max_over_time', [[M], V], range(floatsOnly(compareOverTime((cur, best) => cur > best, false)))),
+  def('min_over_time', [[M], V], range(floatsOnly(compareOverTime((cur, best) => cur < best, false)))),
+  def('max_of', [[S, S], S, { experimental: true }], instant((args, _e, ctx) => scalarSample(goMax(args[0][0].f, args[1][0].f), ctx.ts))),
+  def('min_of', [[S, S], S, { experimental: true }], instant((args, _e, ctx) => scalarSample(goMin(args[0][0].f, args[1][0].f), ctx.ts))),
   def('minute', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCMinutes()))),
   def('month', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCMonth() + 1))),
   def('pi', [[], S], instant((_a, _e, ctx) => scalarSample(Math.PI, ctx.ts))),
   def(
     'predict_linear',
     [[M, S], V],
-    range((w, ctx) => {
-      if (w.f.length < 2) return undefined;
-      const { slope, intercept } = linearRegression(w.t, w.f, ctx.ts);
-      return slope * ctx.scalarArgs[0] + intercept;
-    }),
+    range(
+      floatsOnly((w, ctx) => {
+        const { slope, intercept } = linearRegression(w.t, w.f, ctx.ts);
+        return slope * ctx.scalarArgs[0] + intercept;
+      }, 2),
+    ),
   ),
   def('present_over_time', [[M], V], range(() => 1)),
-  def('quantile_over_time', [[S, M], V], range((w, ctx) => quantile(ctx.scalarArgs[0], Array.from(w.f)))),
+  def(
+    'quantile_over_time',
+    [[S, M], V],
+    range(
+      floatsOnly((w, ctx) => {
+        const q = ctx.scalarArgs[0];
+        if (Number.isNaN(q) || q < 0 || q > 1) ctx.warnAtArg(0, `PromQL warning: quantile value should be between 0 and 1, got ${formatGoG(q)}`);
+        return quantile(q, Array.from(w.f));
+      }),
+    ),
+  ),
   def('rad', [[V], V], instant(simpleFloat((v) => (v * Math.PI) / 180))),
   def('range', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample((ctx.query.end - ctx.query.start) / 1000, ctx.ts))),
   def('rate', [[M], V], range(extrapolatedRate(true, true))),
-  def('resets', [[M], V], range(resets)),
+  def('resets', [[M], V], range((w) => changesOrResets(w.t, w.f, w.ht, w.h, true))),
   def(
     'round',
     [[V, S], V, { variadic: 1 }],
     instant((args, _e, ctx) => {
       // Multiplying by the inverse avoids some float error, as Prometheus does.
       const inv = 1 / (args.length >= 2 ? args[1][0].f : 1);
-      return args[0].map((s) => dropName(s, ctx, Math.floor(s.f * inv + 0.5) / inv, ctx.ts));
+      return floatsOf(args[0]).map((s) => dropName(s, ctx, Math.floor(s.f * inv + 0.5) / inv, ctx.ts));
     }),
   ),
   def(
     'scalar',
     [[V], S],
-    instant((args, _e, ctx) => scalarSample(args[0].length === 1 ? args[0][0].f : NaN, ctx.ts)),
+    instant((args, _e, ctx) => {
+      const floats = floatsOf(args[0]);
+      return scalarSample(floats.length === 1 ? floats[0].f : NaN, ctx.ts);
+    }),
   ),
   def('sgn', [[V], V], instant(simpleFloat((v) => (v < 0 ? -1 : v > 0 ? 1 : v)))),
   def('sin', [[V], V], instant(simpleFloat(Math.sin))),
   def('sinh', [[V], V], instant(simpleFloat(Math.sinh))),
   // NaN sorts last either way, as in Prometheus.
-  def('sort', [[V], V], instant((args) => args[0].slice().sort((a, b) => ascending(a.f, b.f)))),
-  def('sort_by_label', [[V, STR], V, { variadic: -1, experimental: true }]),
-  def('sort_by_label_desc', [[V, STR], V, { variadic: -1, experimental: true }]),
-  def('sort_desc', [[V], V], instant((args) => args[0].slice().sort((a, b) => descending(a.f, b.f)))),
+  def('sort', [[V], V], instant((args) => floatsOf(args[0]).slice().sort((a, b) => ascending(a.f, b.f)))),
+  def('sort_by_label', [[V, STR], V, { variadic: -1, experimental: true }], instant(sortByLabel(false))),
+  def('sort_by_label_desc', [[V, STR], V, { variadic: -1, experimental: true }], instant(sortByLabel(true))),
+  def('sort_desc', [[V], V], instant((args) => floatsOf(args[0]).slice().sort((a, b) => descending(a.f, b.f)))),
   def('sqrt', [[V], V], instant(simpleFloat(Math.sqrt))),
   def('start', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.start / 1000, ctx.ts))),
-  def('stddev_over_time', [[M], V], range((w) => Math.sqrt(varianceOverTime(w)))),
-  def('stdvar_over_time', [[M], V], range(varianceOverTime)),
+  def('stddev_over_time', [[M], V], range(floatsOnly((w) => Math.sqrt(varianceOverTime(w))))),
+  def('stdvar_over_time', [[M], V], range(floatsOnly(varianceOverTime))),
   def('step', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.step / 1000, ctx.ts))),
-  def('sum_over_time', [[M], V], range(sumOverTime)),
+  def('sum_over_time', [[M], V], range(sumOrAvgOverTime(sumOverTime, false))),
   def('tan', [[V], V], instant(simpleFloat(Math.tan))),
   def('tanh', [[V], V], instant(simpleFloat(Math.tanh))),
   def('time', [[], S], instant((_a, _e, ctx) => scalarSample(ctx.ts / 1000, ctx.ts))),
   def('timestamp', [[V], V], instant((args, _e, ctx) => args[0].map((s) => dropName(s, ctx, s.t / 1000, ctx.ts)))),
-  def('ts_of_first_over_time', [[M], V, { experimental: true }], range((w) => w.t[0] / 1000)),
-  def('ts_of_last_over_time', [[M], V, { experimental: true }], range((w) => w.t[w.t.length - 1] / 1000)),
-  def('ts_of_max_over_time', [[M], V, { experimental: true }], range(compareOverTime((cur, best) => cur >= best, true))),
-  def('ts_of_min_over_time', [[M], V, { experimental: true }], range(compareOverTime((cur, best) => cur <= best, true))),
+  def(
+    'ts_of_first_over_time',
+    [[M], V, { experimental: true }],
+    range((w) => Math.min(w.t.length > 0 ? w.t[0] : Infinity, w.ht.length > 0 ? w.ht[0] : Infinity) / 1000),
+  ),
+  def(
+    'ts_of_last_over_time',
+    [[M], V, { experimental: true }],
+    range((w) => Math.max(w.t.length > 0 ? w.t[w.t.length - 1] : 0, w.ht.length > 0 ? w.ht[w.ht.length - 1] : 0) / 1000),
+  ),
+  def('ts_of_max_over_time', [[M], V, { experimental: true }], range(floatsOnly(compareOverTime((cur, best) => cur >= best, true)))),
+  def('ts_of_min_over_time', [[M], V, { experimental: true }], range(floatsOnly(compareOverTime((cur, best) => cur <= best, true)))),
   def('vector', [[S], V], instant((args, _e, ctx) => scalarSample(args[0][0].f, ctx.ts))),
   def('year', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCFullYear()))),
 ];

@@ -335,3 +335,19 @@ export function isValidUtf8(s: string): boolean {
 export function isValidLabelName(name: string): boolean {
   return name.length > 0 && isValidUtf8(name);
 }
+
+/** Go's %g for a float64 (shortest digits; exponent form below 1e-4 and from 1e21 up, as strconv 'g' with precision -1). */
+export function formatGoG(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  const exp = Math.floor(Math.log10(Math.abs(Number(v.toExponential()))));
+  // %g with the shortest representation switches to exponent form when exp < -4 || exp >= 21.
+  if (exp < -4 || exp >= 21) {
+    const [mant, e] = v.toExponential().split('e');
+    const n = Number(e);
+    return `${mant}e${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
+  }
+  return formatGoFloat(v);
+}

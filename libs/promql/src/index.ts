@@ -40,6 +40,13 @@ export {
 } from './errors.ts';
 export type { PromQLErrorType, PositionRange } from './errors.ts';
 export { toPrometheusData, formatValue, formatTimestamp } from './format.ts';
+export { prettyExpr } from './pretty.ts';
+export { FloatHistogram } from './histogram/float-histogram.ts';
+export type { CounterResetHint, Bucket as HistogramBucket } from './histogram/float-histogram.ts';
+export { parseHistogramNotation } from './histogram/notation.ts';
+export { spansMatch as histogramSpansMatch } from './histogram/buckets.ts';
+export { formatHistogram } from './format.ts';
+export type { PrometheusHistogram } from './format.ts';
 export type { PrometheusData, PrometheusPoint } from './format.ts';
 export { staleMarkers, writeStaleMarker } from './values.ts';
-export type { FPoint, Sample, MatrixSeries, QueryValue, QueryResult } from './values.ts';
+export type { FPoint, HPoint, Sample, MatrixSeries, QueryValue, QueryResult } from './values.ts';

@@ -4,7 +4,7 @@
 // Prometheus' yacc grammar (promql/parser/generated_parser.y); it evaluates nothing.
 
 import type { Matcher, MatchType } from '@strata/model';
-import { METRIC_NAME } from '@strata/model';
+import { METRIC_NAME, compileAnchoredRe2 } from '@strata/model';
 import type {
   AggregateExpr,
   AggregateOp,
@@ -26,7 +26,6 @@ import { FUNCTIONS } from './functions.ts';
 import { goQuote, isValidLabelName, parseGoFloat, parseGoInt, unquoteGoString } from './go-compat.ts';
 import type { Token, TokenType } from './lexer.ts';
 import { Lexer, describeToken, isAggregator } from './lexer.ts';
-import { compileAnchoredRe2 } from './regex.ts';
 import { typeCheck } from './typecheck.ts';
 
 export interface ParseOptions {

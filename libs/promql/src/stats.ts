@@ -70,24 +70,42 @@ export interface Bucket {
   count: number;
 }
 
+/** What ensureMonotonic had to change in a classic histogram's buckets. */
+export interface MonotonicityFix {
+  forcedMonotonic: boolean;
+  fixedPrecision: boolean;
+  /** Lowest and highest upper bound whose count was raised, and the largest raise. */
+  minBucket: number;
+  maxBucket: number;
+  maxDiff: number;
+}
+
+const NO_FIX: MonotonicityFix = { forcedMonotonic: false, fixedPrecision: false, minBucket: 0, maxBucket: 0, maxDiff: 0 };
+
+/** Relative tolerance below which two bucket counts are taken as equal (float noise). */
+const SMALL_DELTA_TOLERANCE = 1e-12;
+
+function sortBuckets(buckets: Bucket[]): void {
+  buckets.sort((a, b) => (a.upperBound < b.upperBound ? -1 : a.upperBound > b.upperBound ? 1 : 0));
+}
+
 /**
  * histogram_quantile over classic buckets (Prometheus' BucketQuantile): linear
  * interpolation within the bucket, the second-highest bound when the rank
  * falls into the +Inf bucket, NaN without a +Inf bucket or observations.
  * Sorts and rewrites buckets in place.
  */
-export function bucketQuantile(q: number, buckets: Bucket[]): { value: number; forcedMonotonic: boolean } {
-  if (Number.isNaN(q)) return { value: NaN, forcedMonotonic: false };
-  if (q < 0) return { value: -Infinity, forcedMonotonic: false };
-  if (q > 1) return { value: Infinity, forcedMonotonic: false };
-  buckets.sort((a, b) => (a.upperBound < b.upperBound ? -1 : a.upperBound > b.upperBound ? 1 : 0));
-  if (buckets[buckets.length - 1].upperBound !== Infinity) return { value: NaN, forcedMonotonic: false };
+export function bucketQuantile(q: number, buckets: Bucket[]): { value: number; fix: MonotonicityFix } {
+  if (Number.isNaN(q)) return { value: NaN, fix: NO_FIX };
+  if (q < 0) return { value: -Infinity, fix: NO_FIX };
+  if (q > 1) return { value: Infinity, fix: NO_FIX };
+  sortBuckets(buckets);
+  if (buckets[buckets.length - 1].upperBound !== Infinity) return { value: NaN, fix: NO_FIX };
   buckets = coalesceBuckets(buckets);
-  correctPrecisionErrors(buckets, 1e-12);
-  const forcedMonotonic = ensureMonotonic(buckets);
-  if (buckets.length < 2) return { value: NaN, forcedMonotonic: false };
+  const fix = ensureMonotonic(buckets, SMALL_DELTA_TOLERANCE);
+  if (buckets.length < 2) return { value: NaN, fix };
   const observations = buckets[buckets.length - 1].count;
-  if (observations === 0) return { value: NaN, forcedMonotonic: false };
+  if (observations === 0) return { value: NaN, fix };
   let rank = q * observations;
   // First bucket (excluding +Inf) whose cumulative count reaches the rank.
   let b = buckets.length - 1;
@@ -97,8 +115,8 @@ export function bucketQuantile(q: number, buckets: Bucket[]): { value: number; f
       break;
     }
   }
-  if (b === buckets.length - 1) return { value: buckets[buckets.length - 2].upperBound, forcedMonotonic };
-  if (b === 0 && buckets[0].upperBound <= 0) return { value: buckets[0].upperBound, forcedMonotonic };
+  if (b === buckets.length - 1) return { value: buckets[buckets.length - 2].upperBound, fix };
+  if (b === 0 && buckets[0].upperBound <= 0) return { value: buckets[0].upperBound, fix };
   let bucketStart = 0;
   const bucketEnd = buckets[b].upperBound;
   let count = buckets[b].count;
@@ -107,7 +125,57 @@ export function bucketQuantile(q: number, buckets: Bucket[]): { value: number; f
     count -= buckets[b - 1].count;
     rank -= buckets[b - 1].count;
   }
-  return { value: bucketStart + (bucketEnd - bucketStart) * (rank / count), forcedMonotonic };
+  return { value: bucketStart + (bucketEnd - bucketStart) * (rank / count), fix };
+}
+
+/**
+ * histogram_fraction over classic buckets (Prometheus' BucketFraction): the
+ * share of observations in [lower, upper], interpolating linearly inside a
+ * bucket (0 is the lowest bound when the first bucket is above 0).
+ */
+export function bucketFraction(lower: number, upper: number, buckets: Bucket[]): number {
+  if (buckets.length === 0) return NaN;
+  sortBuckets(buckets);
+  if (buckets[buckets.length - 1].upperBound !== Infinity) return NaN;
+  buckets = coalesceBuckets(buckets);
+  const count = buckets[buckets.length - 1].count;
+  if (count === 0 || Number.isNaN(lower) || Number.isNaN(upper)) return NaN;
+  if (lower >= upper) return 0;
+  let rank = 0;
+  let lowerRank = 0;
+  let upperRank = 0;
+  let lowerSet = false;
+  let upperSet = false;
+  let lowerBound = buckets[0].upperBound <= 0 ? -Infinity : 0;
+  for (let i = 0; i < buckets.length; i++) {
+    const b = buckets[i];
+    if (i > 0) lowerBound = buckets[i - 1].upperBound;
+    const upperBound = b.upperBound;
+    const interpolate = (v: number): number =>
+      lowerBound === -Infinity ? b.count : rank + ((b.count - rank) * (v - lowerBound)) / (upperBound - lowerBound);
+    if (!lowerSet && lowerBound >= lower) {
+      lowerRank = rank;
+      lowerSet = true;
+    }
+    if (!upperSet && lowerBound >= upper) {
+      upperRank = rank;
+      upperSet = true;
+    }
+    if (lowerSet && upperSet) break;
+    if (!lowerSet && lowerBound < lower && upperBound > lower) {
+      lowerRank = interpolate(lower);
+      lowerSet = true;
+    }
+    if (!upperSet && lowerBound < upper && upperBound > upper) {
+      upperRank = interpolate(upper);
+      upperSet = true;
+    }
+    if (lowerSet && upperSet) break;
+    rank = b.count; // Classic bucket counts are cumulative.
+  }
+  if (!lowerSet || lowerRank > count) lowerRank = count;
+  if (!upperSet || upperRank > count) upperRank = count;
+  return (upperRank - lowerRank) / count;
 }
 
 function coalesceBuckets(buckets: Bucket[]): Bucket[] {
@@ -124,28 +192,42 @@ function coalesceBuckets(buckets: Bucket[]): Bucket[] {
   return out;
 }
 
-function correctPrecisionErrors(buckets: Bucket[], tolerance: number): void {
+/** Prometheus' almost.Equal: equal within a relative epsilon (absolute near zero). */
+export function almostEqual(a: number, b: number, epsilon: number): boolean {
+  const minNormal = 2.2250738585072014e-308;
+  if (a === b) return true;
+  const absSum = Math.abs(a) + Math.abs(b);
+  const diff = Math.abs(a - b);
+  if (a === 0 || b === 0 || absSum < minNormal) return diff < epsilon * minNormal;
+  return diff / Math.min(absSum, Number.MAX_VALUE) < epsilon;
+}
+
+/**
+ * Prometheus' ensureMonotonicAndIgnoreSmallDeltas: absorbs differences that
+ * are float noise, then raises any count below the last accepted one.
+ */
+function ensureMonotonic(buckets: Bucket[], tolerance: number): MonotonicityFix {
+  const fix: MonotonicityFix = { forcedMonotonic: false, fixedPrecision: false, minBucket: Infinity, maxBucket: -Infinity, maxDiff: 0 };
   let prev = buckets[0].count;
   for (let i = 1; i < buckets.length; i++) {
     const curr = buckets[i].count;
-    const delta = Math.abs(curr - prev);
-    if (delta === 0) continue;
-    if (delta / curr <= tolerance) buckets[i].count = prev;
-    else prev = curr;
-  }
-}
-
-function ensureMonotonic(buckets: Bucket[]): boolean {
-  let forced = false;
-  let max = buckets[0].count;
-  for (let i = 1; i < buckets.length; i++) {
-    if (buckets[i].count > max) max = buckets[i].count;
-    else if (buckets[i].count < max) {
-      buckets[i].count = max;
-      forced = true;
+    if (curr === prev) continue;
+    if (almostEqual(prev, curr, tolerance)) {
+      buckets[i].count = prev;
+      fix.fixedPrecision = true;
+      continue;
     }
+    if (curr < prev) {
+      buckets[i].count = prev;
+      fix.forcedMonotonic = true;
+      fix.minBucket = Math.min(fix.minBucket, buckets[i].upperBound);
+      fix.maxBucket = Math.max(fix.maxBucket, buckets[i].upperBound);
+      fix.maxDiff = Math.max(fix.maxDiff, prev - curr);
+      continue;
+    }
+    prev = curr;
   }
-  return forced;
+  return fix;
 }
 
 /**

@@ -3,12 +3,11 @@
 // operators, and non-empty selectors. Reports every error, in Prometheus' order.
 
 import type { Matcher } from '@strata/model';
-import { METRIC_NAME, matchesEmpty } from '@strata/model';
+import { METRIC_NAME, compileAnchoredRe2, matchesEmpty } from '@strata/model';
 import type { BinaryExpr, Call, Expr, ValueType, VectorSelector } from './ast.ts';
 import { documentedType, exprType, isComparisonOp, isSetOp } from './ast.ts';
 import type { PositionRange } from './errors.ts';
 import { goQuote } from './go-compat.ts';
-import { compileAnchoredRe2 } from './regex.ts';
 
 export interface TypeCheckError {
   pos: PositionRange;

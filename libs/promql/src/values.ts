@@ -3,6 +3,7 @@
 // node is a matrix over the query's steps, as in Prometheus' evaluator.
 
 import type { Labels } from '@strata/model';
+import type { FloatHistogram } from './histogram/float-histogram.ts';
 
 /** One float sample; t in milliseconds. */
 export interface FPoint {
@@ -10,17 +11,25 @@ export interface FPoint {
   f: number;
 }
 
-/** An element of an instant vector. */
+/** One native histogram sample; t in milliseconds. */
+export interface HPoint {
+  t: number;
+  h: FloatHistogram;
+}
+
+/** An element of an instant vector: a float, or a native histogram when `h` is set. */
 export interface Sample {
   metric: Labels;
   t: number;
   f: number;
+  h?: FloatHistogram;
 }
 
-/** A series of a range vector (matrix). */
+/** A series of a range vector (matrix): float samples and native histogram samples, each in time order. */
 export interface MatrixSeries {
   metric: Labels;
   floats: FPoint[];
+  histograms?: HPoint[];
 }
 
 export type QueryValue =
@@ -42,6 +51,8 @@ export type QueryResult = QueryValue & { warnings: string[]; infos: string[] };
 export interface EvalSeries {
   metric: Labels;
   floats: FPoint[];
+  /** Native histogram samples (a series may hold both kinds, at different times). */
+  histograms?: HPoint[];
   dropName: boolean;
 }
 
@@ -52,7 +63,10 @@ export interface EvalSample {
   metric: Labels;
   /** The step's timestamp, or the sample's own one where a function needs it (timestamp()). */
   t: number;
+  /** The float value; unused (0) for a histogram sample. */
   f: number;
+  /** Set for a native histogram sample. */
+  h?: FloatHistogram;
   dropName: boolean;
 }
 

@@ -1,29 +1,62 @@
-// The Prometheus HTTP API (query, query_range, series, labels, label values)
-// at /api/v1 and /prometheus/api/v1, GET or POST form bodies, with
-// Prometheus' JSON envelope and error types.
+// The Prometheus HTTP API at /api/v1 and /prometheus/api/v1: query,
+// query_range, series, labels, label values, query_exemplars, metadata,
+// format_query and status/buildinfo; GET or POST form bodies, Prometheus' JSON
+// envelope and error types. X-Read-Consistency: strong reads through
+// ingesters that consumed every acknowledged write first.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
-import { labelsToRecord, type Matcher, type Querier } from '@strata/model';
-import { Engine, parseSelector, toPrometheusData } from '@strata/promql';
-import { TenantError, tenantFromHeader, type Logger } from '@strata/service';
+import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata/model';
+import { labelsToRecord } from '@strata/model';
+import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
+import { formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
+import { TenantError, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { parseReadConsistency, type StrongReads } from './consistency.ts';
 import { ApiError, badData } from './errors.ts';
-import { MAX_TIME, MIN_TIME, parseStep, parseTime } from './params.ts';
+import { MAX_TIME, MIN_TIME, parseDurationParam, parseStep, parseTime } from './params.ts';
 import { PartitionUnavailableError } from './partition-querier.ts';
+import type { ResultsCache } from './results-cache.ts';
 
 const MAX_POINTS_PER_SERIES = 11_000;
 
+export type ApiQuerier = Querier & Partial<ExemplarQuerier & MetadataQuerier>;
+
+/** What /api/v1/status/buildinfo reports. */
+export interface BuildInfo {
+  version: string;
+  revision: string;
+  branch: string;
+  buildUser: string;
+  buildDate: string;
+  goVersion: string;
+}
+
 export interface PrometheusApiOptions {
-  querier: Querier;
+  querier: ApiQuerier;
   engine: Engine;
   multitenancyEnabled: boolean;
   logger: Logger;
   registry: Registry;
   /** Route prefixes, e.g. ['/api/v1', '/prometheus/api/v1']. */
   prefixes: string[];
+  /** Serves X-Read-Consistency: strong; without it such requests are refused. */
+  strongReads?: StrongReads;
+  /** Splits and caches range queries (eventual consistency only). */
+  resultsCache?: ResultsCache;
+  buildInfo?: Partial<BuildInfo>;
+  /** Per-tenant credentials (-auth.tokens-file), checked before anything is read. None: no auth. */
+  auth?: Authenticator;
 }
 
-type Handler = (params: URLSearchParams, tenant: string, signal: AbortSignal) => Promise<unknown>;
+interface RequestContext {
+  params: URLSearchParams;
+  tenant: string;
+  signal: AbortSignal;
+  querier: ApiQuerier;
+  strong: boolean;
+}
+
+type Handler = (ctx: RequestContext) => Promise<unknown>;
 
 export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiOptions): void {
   const latency = new Histogram({
@@ -33,15 +66,24 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [opts.registry],
   });
-  const { querier, engine } = opts;
+  const { engine } = opts;
+  const buildInfo: BuildInfo = {
+    version: '0.1.0',
+    revision: process.env.STRATA_REVISION ?? 'unknown',
+    branch: process.env.STRATA_BRANCH ?? 'unknown',
+    buildUser: 'strata',
+    buildDate: 'unknown',
+    goVersion: `node ${process.version}`,
+    ...opts.buildInfo,
+  };
 
   const handlers: Record<string, Handler> = {
-    query: async (p, tenant, signal) => {
+    query: async ({ params: p, tenant, signal, querier }) => {
       const query = required(p, 'query');
       const time = parseTime(p.get('time'), 'time', Date.now());
-      return toPrometheusData(await engine.instantQuery({ tenant, query, time, signal }));
+      return withAnnotations(await engine.instantQuery({ tenant, query, time, signal, querier, timeoutMs: timeoutParam(p) }));
     },
-    query_range: async (p, tenant, signal) => {
+    query_range: async ({ params: p, tenant, signal, querier, strong }) => {
       const query = required(p, 'query');
       const start = parseTime(p.get('start'), 'start', NaN);
       const end = parseTime(p.get('end'), 'end', NaN);
@@ -53,9 +95,13 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
       if ((end - start) / step > MAX_POINTS_PER_SERIES) {
         throw badData('exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
       }
-      return toPrometheusData(await engine.rangeQuery({ tenant, query, start, end, step, signal }));
+      const params: RangeQueryParams = { tenant, query, start, end, step, signal, querier, timeoutMs: timeoutParam(p) };
+      const run = (q: RangeQueryParams) => engine.rangeQuery(q);
+      // Strong reads want the newest data; the cache only ever holds old data, but it would skip the wait.
+      const result = opts.resultsCache && !strong ? await opts.resultsCache.rangeQuery(params, run) : await run(params);
+      return withAnnotations(result);
     },
-    series: async (p, tenant) => {
+    series: async ({ params: p, tenant, querier }) => {
       const matcherSets = matchParams(p, true);
       const { mint, maxt } = range(p);
       const seen = new Map<string, Record<string, string>>();
@@ -65,20 +111,59 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
           seen.set(JSON.stringify(rec), rec);
         }
       }
-      return [...seen.values()];
+      return { data: limit([...seen.values()], p) };
     },
-    labels: async (p, tenant) => {
+    labels: async ({ params: p, tenant, querier }) => {
       const { mint, maxt } = range(p);
       const sets = matchParams(p, false);
       const names = new Set<string>();
       for (const matchers of sets.length > 0 ? sets : [[]]) {
         for (const n of await querier.labelNames({ tenant, matchers, mint, maxt })) names.add(n);
       }
-      return limit([...names].sort(), p);
+      return { data: limit([...names].sort(), p) };
     },
+    query_exemplars: async ({ params: p, tenant, querier }) => {
+      const query = required(p, 'query');
+      const mint = parseTime(p.get('start'), 'start', MIN_TIME);
+      const maxt = parseTime(p.get('end'), 'end', MAX_TIME);
+      if (maxt < mint) throw badData('invalid parameter "end": end timestamp must not be before start time');
+      const matcherSets: Matcher[][] = [];
+      walk(parseExpr(query, { enableExperimentalFunctions: true }), (node) => {
+        if (node.kind === 'vectorSelector') matcherSets.push(node.matchers);
+      });
+      if (matcherSets.length === 0 || !querier.exemplars) return { data: [] };
+      const series = await querier.exemplars({ tenant, matcherSets, mint, maxt });
+      return {
+        data: series.map((s) => ({
+          seriesLabels: labelsToRecord(s.seriesLabels),
+          exemplars: s.exemplars.map((e) => ({ labels: labelsToRecord(e.labels), value: formatValue(e.value), timestamp: e.timestamp / 1000 })),
+        })),
+      };
+    },
+    metadata: async ({ params: p, tenant, querier }) => {
+      const maxMetrics = intParam(p, 'limit');
+      const perMetric = intParam(p, 'limit_per_metric');
+      const metric = p.get('metric') ?? '';
+      const entries = querier.metadata ? await querier.metadata({ tenant, metric: metric || undefined }) : [];
+      const out: Record<string, { type: string; help: string; unit: string }[]> = {};
+      let families = 0;
+      for (const m of entries) {
+        if (metric && m.metricFamilyName !== metric) continue;
+        let list = out[m.metricFamilyName];
+        if (!list) {
+          if (maxMetrics > 0 && families >= maxMetrics) continue;
+          families++;
+          list = out[m.metricFamilyName] = [];
+        }
+        if (perMetric > 0 && list.length >= perMetric) continue;
+        list.push({ type: m.type, help: m.help, unit: m.unit });
+      }
+      return { data: out };
+    },
+    format_query: async ({ params: p }) => ({ data: prettyExpr(parseExpr(required(p, 'query'), { enableExperimentalFunctions: true })) }),
   };
 
-  const labelValues = async (name: string, p: URLSearchParams, tenant: string) => {
+  const labelValues = async (name: string, { params: p, tenant, querier }: RequestContext) => {
     if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) throw badData(`invalid label name: "${name}"`);
     const { mint, maxt } = range(p);
     const sets = matchParams(p, false);
@@ -86,7 +171,7 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     for (const matchers of sets.length > 0 ? sets : [[]]) {
       for (const v of await querier.labelValues({ tenant, matchers, mint, maxt, name })) values.add(v);
     }
-    return limit([...values].sort(), p);
+    return { data: limit([...values].sort(), p) };
   };
 
   const run = async (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler) => {
@@ -98,13 +183,23 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     });
     try {
       const tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
-      const data = await fn(requestParams(req), tenant, abort.signal);
+      opts.auth?.authenticate(tenant, req.headers.authorization);
+      const strong = parseReadConsistency(req.headers['x-read-consistency']) === 'strong';
+      let querier: ApiQuerier = opts.querier;
+      if (strong) {
+        if (!opts.strongReads) {
+          throw badData('X-Read-Consistency: strong needs the querier to reach Kafka; start it with -ingest-storage.kafka.address');
+        }
+        querier = await opts.strongReads.querier();
+      }
+      const body = (await fn({ params: requestParams(req), tenant, signal: abort.signal, querier, strong })) as Envelope;
       end({ status: 200 });
-      return reply.code(200).send({ status: 'success', data });
+      return reply.code(200).send({ status: 'success', ...body });
     } catch (err) {
       const e = toApiError(err);
       end({ status: e.status });
       if (e.status >= 500) opts.logger.warn({ endpoint, err: e.message }, 'query failed');
+      if (err instanceof TenantError && err.challenge !== undefined) reply.header('WWW-Authenticate', err.challenge);
       return reply.code(e.status).send({ status: 'error', errorType: e.errorType, error: e.message });
     }
   };
@@ -115,16 +210,36 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     );
     for (const prefix of opts.prefixes) {
       for (const [name, fn] of Object.entries(handlers)) {
-        scope.route({ method: ['GET', 'POST'], url: `${prefix}/${name}`, handler: (req, reply) => run(name, req, reply, fn) });
+        // Prometheus serves metadata on GET only; everything else takes POST forms too.
+        const method = name === 'metadata' ? ['GET'] : ['GET', 'POST'];
+        scope.route({ method, url: `${prefix}/${name}`, handler: (req, reply) => run(name, req, reply, fn) });
       }
       scope.route({
         method: ['GET'],
         url: `${prefix}/label/:name/values`,
-        handler: (req, reply) =>
-          run('label_values', req, reply, (p, tenant) => labelValues((req.params as { name: string }).name, p, tenant)),
+        handler: (req, reply) => run('label_values', req, reply, (ctx) => labelValues((req.params as { name: string }).name, ctx)),
+      });
+      scope.route({
+        method: ['GET'],
+        url: `${prefix}/status/buildinfo`,
+        handler: (req, reply) => run('buildinfo', req, reply, async () => ({ data: buildInfo })),
       });
     }
   });
+}
+
+interface Envelope {
+  data: unknown;
+  warnings?: string[];
+  infos?: string[];
+}
+
+/** A query's data plus the warnings and infos Prometheus puts next to it (omitted when empty). */
+function withAnnotations(r: QueryResult): Envelope {
+  const out: Envelope = { data: toPrometheusData(r) };
+  if (r.warnings.length > 0) out.warnings = r.warnings;
+  if (r.infos.length > 0) out.infos = r.infos;
+  return out;
 }
 
 function requestParams(req: FastifyRequest): URLSearchParams {
@@ -160,12 +275,27 @@ function matchParams(p: URLSearchParams, requireOne: boolean): Matcher[][] {
   });
 }
 
-function limit(values: string[], p: URLSearchParams): string[] {
+function intParam(p: URLSearchParams, name: string): number {
+  const raw = p.get(name);
+  if (raw === null || raw === '') return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw badData(`invalid parameter "${name}": cannot parse "${raw}" to an integer`);
+  return n;
+}
+
+function limit<T>(values: T[], p: URLSearchParams): T[] {
   const raw = p.get('limit');
   if (raw === null || raw === '') return values;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw badData(`invalid parameter "limit": cannot parse "${raw}" to a non-negative integer`);
   return n === 0 ? values : values.slice(0, n);
+}
+
+/** The `timeout` parameter (a duration), bounded by the engine's own timeout. */
+function timeoutParam(p: URLSearchParams): number | undefined {
+  const raw = p.get('timeout');
+  if (raw === null || raw === '') return undefined;
+  return parseDurationParam(raw, 'timeout');
 }
 
 function toApiError(err: unknown): ApiError {

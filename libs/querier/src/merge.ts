@@ -1,7 +1,7 @@
 // Merges series from several sources: one output series per label set, samples
 // in time order, one sample per timestamp (the zones hold identical copies).
 
-import { labelsKey, type Series } from '@strata/model';
+import { labelsKey, type ExemplarSeries, type MetricMetadataEntry, type Series } from '@strata/model';
 
 export function mergeSeries(sets: Series[][]): Series[] {
   if (sets.length === 1) return sets[0];
@@ -38,9 +38,39 @@ function mergeSamples(a: Series, b: Series): Series {
       vBits[k++] = bBits[j++];
     }
   }
-  return { labels: a.labels, timestamps: ts.slice(0, k), values: vs.slice(0, k) };
+  const out: Series = { labels: a.labels, timestamps: ts.slice(0, k), values: vs.slice(0, k) };
+  // Both sources hold the same native histograms (zone copies); keep the longer run.
+  const h = (a.histograms?.timestamps.length ?? 0) >= (b.histograms?.timestamps.length ?? 0) ? a.histograms : b.histograms;
+  if (h) out.histograms = h;
+  return out;
 }
 
 export function mergeStrings(sets: string[][]): string[] {
   return [...new Set(sets.flat())].sort();
+}
+
+/** One entry per series, exemplars in time order without duplicates (zones hold the same ones). */
+export function mergeExemplars(sets: ExemplarSeries[][]): ExemplarSeries[] {
+  const byKey = new Map<string, ExemplarSeries>();
+  for (const set of sets) {
+    for (const s of set) {
+      const key = labelsKey(s.seriesLabels);
+      const prev = byKey.get(key);
+      if (!prev) {
+        byKey.set(key, { seriesLabels: s.seriesLabels, exemplars: [...s.exemplars] });
+        continue;
+      }
+      const seen = new Set(prev.exemplars.map((e) => `${e.timestamp}/${labelsKey(e.labels)}`));
+      for (const e of s.exemplars) if (!seen.has(`${e.timestamp}/${labelsKey(e.labels)}`)) prev.exemplars.push(e);
+      prev.exemplars.sort((a, b) => a.timestamp - b.timestamp);
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** Distinct metadata entries, ordered by metric family name. */
+export function mergeMetadata(sets: MetricMetadataEntry[][]): MetricMetadataEntry[] {
+  const byKey = new Map<string, MetricMetadataEntry>();
+  for (const set of sets) for (const m of set) byKey.set(JSON.stringify([m.metricFamilyName, m.type, m.help, m.unit]), m);
+  return [...byKey.values()].sort((a, b) => (a.metricFamilyName < b.metricFamilyName ? -1 : a.metricFamilyName > b.metricFamilyName ? 1 : 0));
 }

@@ -18,6 +18,13 @@ export function parseTime(value: string | null, name: string, fallback: number):
   throw badData(`invalid parameter "${name}": cannot parse "${value}" to a valid timestamp`);
 }
 
+/** A duration parameter (Prometheus duration or float seconds) that must be positive. */
+export function parseDurationParam(value: string, name: string): number {
+  const ms = parseStep(value, name);
+  if (!(ms > 0)) throw badData(`invalid parameter "${name}": cannot parse "${value}" to a valid duration`);
+  return ms;
+}
+
 export function parseStep(value: string | null, name: string): number {
   if (value === null || value === '') throw badData(`invalid parameter "${name}": cannot parse "" to a valid duration`);
   let ms: number;

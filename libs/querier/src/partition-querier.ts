@@ -1,16 +1,36 @@
 // Reads the recent window from ingesters: one healthy ingester per partition,
 // the preferred zone first, the other zone on error or timeout. If no replica
 // of a partition answers, the query fails and says which partition and why.
+// A view with minimum offsets (read-after-write) first has each chosen
+// ingester wait until it consumed its partition up to that offset.
 
-import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
+import type {
+  ExemplarParams,
+  ExemplarQuerier,
+  ExemplarSeries,
+  LabelValuesParams,
+  MetadataParams,
+  MetadataQuerier,
+  MetricMetadataEntry,
+  Querier,
+  SelectParams,
+  Series,
+} from '@strata/model';
 import type { Logger } from '@strata/service';
-import { mergeSeries, mergeStrings } from './merge.ts';
+import { mergeExemplars, mergeMetadata, mergeSeries, mergeStrings } from './merge.ts';
+
+/** An ingester that can wait until it consumed its partition up to an offset. */
+export interface OffsetWaiter {
+  waitForOffset(offset: bigint, timeoutMs: number): Promise<bigint>;
+}
 
 export interface IngesterReplica {
   id: string;
   zone: string;
   partition: number;
-  querier: Querier;
+  querier: Querier & Partial<ExemplarQuerier & MetadataQuerier>;
+  /** Needed for strong read consistency. */
+  waiter?: OffsetWaiter;
 }
 
 export interface PartitionQuerierOptions {
@@ -21,41 +41,90 @@ export interface PartitionQuerierOptions {
 
 export class PartitionUnavailableError extends Error {}
 
-export class PartitionQuerier implements Querier {
-  private readonly byPartition = new Map<number, IngesterReplica[]>();
+type ReadableQuerier = Querier & ExemplarQuerier & MetadataQuerier;
+
+export class PartitionQuerier implements ReadableQuerier {
+  private byPartition = new Map<number, IngesterReplica[]>();
 
   constructor(private readonly opts: PartitionQuerierOptions) {
-    for (const r of opts.replicas) {
-      let list = this.byPartition.get(r.partition);
-      if (!list) this.byPartition.set(r.partition, (list = []));
+    this.setReplicas(opts.replicas);
+  }
+
+  /** Replaces the ingesters (ring discovery); a query already running keeps the set it started with. */
+  setReplicas(replicas: readonly IngesterReplica[]): void {
+    const byPartition = new Map<number, IngesterReplica[]>();
+    for (const r of replicas) {
+      let list = byPartition.get(r.partition);
+      if (!list) byPartition.set(r.partition, (list = []));
       list.push(r);
     }
-    const preferred = opts.preferredZone;
-    for (const list of this.byPartition.values()) {
+    const preferred = this.opts.preferredZone;
+    for (const list of byPartition.values()) {
       list.sort((a, b) => rank(a.zone, preferred) - rank(b.zone, preferred) || a.zone.localeCompare(b.zone));
     }
+    this.byPartition = byPartition;
   }
 
-  async select(p: SelectParams): Promise<Series[]> {
-    return mergeSeries(await this.eachPartition((q) => q.select(p)));
+  /** The partitions this querier reads. */
+  get partitions(): number[] {
+    return [...this.byPartition.keys()];
   }
 
-  async labelNames(p: SelectParams): Promise<string[]> {
-    return mergeStrings(await this.eachPartition((q) => q.labelNames(p)));
+  select(p: SelectParams): Promise<Series[]> {
+    return this.view(undefined).select(p);
   }
 
-  async labelValues(p: LabelValuesParams): Promise<string[]> {
-    return mergeStrings(await this.eachPartition((q) => q.labelValues(p)));
+  labelNames(p: SelectParams): Promise<string[]> {
+    return this.view(undefined).labelNames(p);
   }
 
-  private eachPartition<T>(call: (q: Querier) => Promise<T>): Promise<T[]> {
-    return Promise.all([...this.byPartition].map(([partition, replicas]) => this.firstHealthy(partition, replicas, call)));
+  labelValues(p: LabelValuesParams): Promise<string[]> {
+    return this.view(undefined).labelValues(p);
   }
 
-  private async firstHealthy<T>(partition: number, replicas: IngesterReplica[], call: (q: Querier) => Promise<T>): Promise<T> {
+  exemplars(p: ExemplarParams): Promise<ExemplarSeries[]> {
+    return this.view(undefined).exemplars(p);
+  }
+
+  metadata(p: MetadataParams): Promise<MetricMetadataEntry[]> {
+    return this.view(undefined).metadata(p);
+  }
+
+  /**
+   * A querier for one request that reads only from ingesters that consumed
+   * each partition up to `minOffsets` (waiting at most maxWaitMs per ingester).
+   */
+  withMinOffsets(minOffsets: Map<number, bigint>, maxWaitMs: number): ReadableQuerier {
+    return this.view({ minOffsets, maxWaitMs, waited: new Map() });
+  }
+
+  private view(consistency: Consistency | undefined): ReadableQuerier {
+    const each = <T>(call: (q: IngesterReplica['querier']) => Promise<T>) => this.eachPartition(call, consistency);
+    return {
+      select: async (p) => mergeSeries(await each((q) => q.select(p))),
+      labelNames: async (p) => mergeStrings(await each((q) => q.labelNames(p))),
+      labelValues: async (p) => mergeStrings(await each((q) => q.labelValues(p))),
+      exemplars: async (p) => mergeExemplars(await each((q) => (q.exemplars ? q.exemplars(p) : Promise.resolve([])))),
+      metadata: async (p) => mergeMetadata(await each((q) => (q.metadata ? q.metadata(p) : Promise.resolve([])))),
+    };
+  }
+
+  private eachPartition<T>(call: (q: IngesterReplica['querier']) => Promise<T>, consistency: Consistency | undefined): Promise<T[]> {
+    return Promise.all(
+      [...this.byPartition].map(([partition, replicas]) => this.firstHealthy(partition, replicas, call, consistency)),
+    );
+  }
+
+  private async firstHealthy<T>(
+    partition: number,
+    replicas: IngesterReplica[],
+    call: (q: IngesterReplica['querier']) => Promise<T>,
+    consistency: Consistency | undefined,
+  ): Promise<T> {
     const failures: string[] = [];
     for (const r of replicas) {
       try {
+        if (consistency) await this.waitConsumed(r, consistency);
         return await call(r.querier);
       } catch (err) {
         failures.push((err as Error).message);
@@ -66,6 +135,27 @@ export class PartitionQuerier implements Querier {
       `no ingester of partition ${partition} answered (${failures.join('; ')}); check that at least one zone's ingester for this partition is up and ready`,
     );
   }
+
+  /** Waits (once per ingester and request) until the ingester consumed its partition's minimum offset. */
+  private waitConsumed(r: IngesterReplica, c: Consistency): Promise<unknown> {
+    const min = c.minOffsets.get(r.partition);
+    if (min === undefined || min < 0n) return Promise.resolve();
+    let waited = c.waited.get(r.id);
+    if (!waited) {
+      if (!r.waiter) return Promise.reject(new Error(`${r.id} cannot wait for Kafka offsets (strong read consistency)`));
+      waited = r.waiter.waitForOffset(min, c.maxWaitMs);
+      // A failed wait is retried by the next call rather than remembered.
+      waited.catch(() => c.waited.delete(r.id));
+      c.waited.set(r.id, waited);
+    }
+    return waited;
+  }
+}
+
+interface Consistency {
+  minOffsets: Map<number, bigint>;
+  maxWaitMs: number;
+  waited: Map<string, Promise<bigint>>;
 }
 
 function rank(zone: string, preferred: string | undefined): number {

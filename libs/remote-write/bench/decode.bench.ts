@@ -9,7 +9,10 @@ import {
   decompressBody,
   encodeRecordValue,
   encodeWriteRequest,
+  encodeWriteRequestV2,
   parseWriteRequest,
+  parseWriteRequestV2,
+  seriesV2ToV1,
   validateSeriesLabels,
   type SeriesInput,
 } from '../src/index.ts';
@@ -19,6 +22,10 @@ const SAMPLES = 10;
 
 /** `variant` changes the instance and pod values, so different variants share few strings. */
 function request(variant = 0): Buffer {
+  return encodeWriteRequest({ timeseries: timeseries(variant) });
+}
+
+function timeseries(variant = 0): SeriesInput[] {
   const timeseries: SeriesInput[] = [];
   const t0 = 1732950000000;
   for (let i = 0; i < SERIES; i++) {
@@ -35,7 +42,7 @@ function request(variant = 0): Buffer {
       samples: Array.from({ length: SAMPLES }, (_, k) => ({ value: i * 1000 + k * 0.5, timestamp: t0 + k * 15000 })),
     });
   }
-  return encodeWriteRequest({ timeseries });
+  return timeseries;
 }
 
 function measure(name: string, bytes: number, series: number, fn: () => unknown, unit = 'series'): void {
@@ -80,6 +87,15 @@ measure('encodeRecordValue', record.length, SERIES, () => encodeRecordValue(raws
 measure('decodeWriteRequest', record.length, SERIES, () => decodeWriteRequest(record));
 measure('decodeWriteRequest, mostly unseen values', record.length, SERIES, () => decodeWriteRequest(variants[next++ & 63]));
 measure('encodeWriteRequest (test encoder)', body.length, SERIES, () => request());
+
+// Remote write 2.0: the same series with a symbols table; the distributor parses, then converts each series to 1.0.
+const v2 = encodeWriteRequestV2({ timeseries: timeseries() });
+console.log(`remote write 2.0: the same request is ${v2.length} bytes (${compressBody(v2).length} snappy)`);
+measure('parseWriteRequestV2', v2.length, SERIES, () => parseWriteRequestV2(v2));
+measure('parseWriteRequestV2 + seriesV2ToV1', v2.length, SERIES, () => {
+  const req = parseWriteRequestV2(v2);
+  for (const s of req.series) seriesV2ToV1(req, s);
+});
 
 // Short-string decoding: the choice behind ProtoReader.string().
 const strings = parsed.series.flatMap((s) => s.labels.flatMap((l) => [l.name, l.value]));

@@ -8,6 +8,7 @@ import {
   FIELD_METADATA,
   FIELD_TIMESERIES,
   METRIC_TYPES,
+  TAG_TIMESERIES_EXEMPLARS,
   TAG_TIMESERIES_LABELS,
   WT_TIMESERIES,
   type MetricMetadata,
@@ -66,6 +67,29 @@ export function replaceSeriesLabels(raw: Uint8Array, labels: readonly Label[]): 
   return w.finish();
 }
 
+/**
+ * A TimeSeries body without its exemplars (for a tenant whose exemplar limit is
+ * 0); everything else is copied byte for byte. `raw` itself when it has none.
+ */
+export function withoutExemplars(raw: Uint8Array): Uint8Array {
+  const r = new ProtoReader(raw);
+  const end = raw.length;
+  const kept: Uint8Array[] = [];
+  let copyFrom = 0;
+  while (r.pos < end) {
+    const fieldStart = r.pos;
+    const tag = r.tag(end, 'TimeSeries');
+    r.skip(tag, end, 'TimeSeries', WT_TIMESERIES);
+    if (tag === TAG_TIMESERIES_EXEMPLARS) {
+      if (fieldStart > copyFrom) kept.push(raw.subarray(copyFrom, fieldStart));
+      copyFrom = r.pos;
+    }
+  }
+  if (copyFrom === 0) return raw;
+  if (end > copyFrom) kept.push(raw.subarray(copyFrom, end));
+  return Buffer.concat(kept);
+}
+
 export interface SampleInput {
   value: number;
   /** Milliseconds; a safe integer, may be negative. */
@@ -102,37 +126,56 @@ export function encodeWriteRequest(req: WriteRequestInput): Buffer {
   for (const ts of req.timeseries) {
     const seriesStart = w.begin(FIELD_TIMESERIES);
     writeLabels(w, 1, ts.labels);
-    for (const s of ts.samples) {
-      const start = w.begin(2);
-      w.tag(1, WIRE_FIXED64);
-      if (s.stale) w.bytes8(STALE_NAN_LE, 0, true);
-      else w.double(s.value);
-      w.tag(2, WIRE_VARINT);
-      w.int64(s.timestamp);
-      w.end(start);
-    }
+    for (const s of ts.samples) writeSample(w, 2, s);
     for (const e of ts.exemplars ?? []) {
       const start = w.begin(3);
       writeLabels(w, 1, e.labels);
-      w.tag(2, WIRE_FIXED64);
-      w.double(e.value);
-      w.tag(3, WIRE_VARINT);
-      w.int64(e.timestamp);
+      writeValueAndTimestamp(w, e.value, e.timestamp);
       w.end(start);
     }
     w.end(seriesStart);
   }
   for (const m of req.metadata ?? []) {
     const start = w.begin(FIELD_METADATA);
-    const type = METRIC_TYPES.indexOf(m.type);
-    w.tag(1, WIRE_VARINT);
-    w.uvarint(type < 0 ? 0 : type);
-    w.string(2, m.metricFamilyName);
-    w.string(4, m.help);
-    w.string(5, m.unit);
+    writeMetadataBody(w, m);
     w.end(start);
   }
   return w.finish();
+}
+
+/** One MetricMetadata message body (what encodeRecordValue frames as a WriteRequest's metadata). */
+export function encodeMetricMetadata(m: MetricMetadata): Buffer {
+  const w = new ProtoWriter(32 + m.metricFamilyName.length + m.help.length + m.unit.length);
+  writeMetadataBody(w, m);
+  return w.finish();
+}
+
+function writeMetadataBody(w: ProtoWriter, m: MetricMetadata): void {
+  const type = METRIC_TYPES.indexOf(m.type);
+  w.tag(1, WIRE_VARINT);
+  w.uvarint(type < 0 ? 0 : type);
+  w.string(2, m.metricFamilyName);
+  w.string(4, m.help);
+  w.string(5, m.unit);
+}
+
+/** A Sample message (value = 1, timestamp = 2: the same in 1.0 and 2.0) as field `field`. */
+export function writeSample(w: ProtoWriter, field: number, s: SampleInput): void {
+  const start = w.begin(field);
+  w.tag(1, WIRE_FIXED64);
+  if (s.stale) w.bytes8(STALE_NAN_LE, 0, true);
+  else w.double(s.value);
+  w.tag(2, WIRE_VARINT);
+  w.int64(s.timestamp);
+  w.end(start);
+}
+
+/** An Exemplar's value = 2 and timestamp = 3 (the same in 1.0 and 2.0). */
+export function writeValueAndTimestamp(w: ProtoWriter, value: number, timestamp: number): void {
+  w.tag(2, WIRE_FIXED64);
+  w.double(value);
+  w.tag(3, WIRE_VARINT);
+  w.int64(timestamp);
 }
 
 function writeLabels(w: ProtoWriter, field: number, labels: readonly Label[]): void {

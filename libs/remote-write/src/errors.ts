@@ -5,6 +5,7 @@ export type RemoteWriteErrorCode =
   | 'bad-snappy'
   | 'too-large'
   | 'bad-protobuf'
+  | 'bad-v2-request'
   | 'unsupported-media-type'
   | 'unsupported-content-encoding';
 
@@ -12,6 +13,7 @@ const STATUS: Record<RemoteWriteErrorCode, number> = {
   'bad-snappy': 400,
   'too-large': 413,
   'bad-protobuf': 400,
+  'bad-v2-request': 400,
   'unsupported-media-type': 415,
   'unsupported-content-encoding': 415,
 };
@@ -34,4 +36,9 @@ export class RemoteWriteError extends Error {
 /** A malformed protobuf body; `reason` names the field and the byte offset. */
 export function badProtobuf(reason: string): RemoteWriteError {
   return new RemoteWriteError('bad-protobuf', 'protobuf: ' + reason);
+}
+
+/** A remote write 2.0 request whose symbol references cannot be resolved; names the series. */
+export function badV2Request(reason: string): RemoteWriteError {
+  return new RemoteWriteError('bad-v2-request', 'remote write 2.0: ' + reason);
 }

@@ -7,9 +7,22 @@ export { parseWriteRequest } from './parse.ts';
 export type { ParsedWriteRequest, ParsedSeries, ParsedMetadata } from './parse.ts';
 export { decodeWriteRequest } from './decode.ts';
 export type { DecodedWriteRequest, DecodedSeries, DecodedExemplar } from './decode.ts';
-export { encodeRecordValue, encodeWriteRequest, replaceSeriesLabels } from './encode.ts';
+export { encodeRecordValue, encodeWriteRequest, encodeMetricMetadata, replaceSeriesLabels, withoutExemplars } from './encode.ts';
 export type { WriteRequestInput, SeriesInput, SampleInput, ExemplarInput } from './encode.ts';
 export type { MetricMetadata, MetricType } from './messages.ts';
+export { parseWriteRequestV2, metricFamilyName } from './parse-v2.ts';
+export type { ParsedWriteRequestV2, ParsedSeriesV2 } from './parse-v2.ts';
+export { seriesV2ToV1 } from './convert-v2.ts';
+export { encodeWriteRequestV2, encodeSymbolizedWriteRequestV2 } from './encode-v2.ts';
+export type {
+  WriteRequestV2Input,
+  SeriesInputV2,
+  ExemplarInputV2,
+  MetadataInputV2,
+  SymbolizedWriteRequestV2,
+  SymbolizedSeriesV2,
+} from './encode-v2.ts';
+export { ProtoReader, ProtoWriter, WIRE_VARINT, WIRE_FIXED64, WIRE_LEN, WIRE_FIXED32 } from './wire.ts';
 export { STALE_NAN_BITS, isStaleNaN } from './stale.ts';
 export {
   validateSeriesLabels,

@@ -135,7 +135,7 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
  * validateSeriesLabels for a parsed series, which also knows whether the sent
  * bytes were UTF-8 (the decoded strings no longer can say).
  */
-export function validateParsedSeries(series: ParsedSeries, limits?: LabelLimits): ValidationFailure | undefined {
+export function validateParsedSeries(series: Pick<ParsedSeries, 'labels' | 'invalidUtf8'>, limits?: LabelLimits): ValidationFailure | undefined {
   const failure = validateSeriesLabels(series.labels, limits);
   if (failure !== undefined || !series.invalidUtf8) return failure;
   for (const l of series.labels) if (l.value.includes('\ufffd')) return invalidValue(l.name, series.labels);

@@ -10,3 +10,7 @@ export type { Service } from './lifecycle.ts';
 export { tenantFromHeader, validateTenantId, TenantError, ANONYMOUS_TENANT } from './tenant.ts';
 export { serverConfigShape } from './config.ts';
 export type { ServerConfig } from './config.ts';
+export { ReloadingYamlFile } from './reloading-file.ts';
+export type { ReloadingYamlFileOptions } from './reloading-file.ts';
+export { authConfigShape, createAuthenticator, tokensFileSchema, TokensAuthenticator, TokensFileAuthenticator } from './auth.ts';
+export type { AuthConfig, Authenticator, TokensFile, TokensFileAuthenticatorOptions } from './auth.ts';

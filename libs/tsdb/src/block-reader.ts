@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import type { Matcher, Series } from '@strata/model';
 import { BlockFormatError, BlockUnsupportedError } from './block-errors.ts';
 import { FileByteSource, type ByteSource } from './byte-source.ts';
-import { ChunksReader } from './chunks-reader.ts';
+import { ChunksReader, type RawChunk } from './chunks-reader.ts';
 import { compareUtf8 } from './encoding.ts';
-import { IndexReader } from './index-reader.ts';
+import { IndexReader, type IndexSeriesEntry } from './index-reader.ts';
 import { META_FILENAME, parseBlockMeta, type BlockMeta } from './meta.ts';
 import { intersectPostings } from './postings-list.ts';
 import { XOR_ENCODING, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
@@ -98,6 +98,19 @@ export class BlockReader {
       out.push(sortedSamples(s) ? s : mergeOverlapping(s));
     }
     return out;
+  }
+
+  /** Every series (labels and chunk metas) in index order, i.e. sorted by labels; read in batches. */
+  async *allSeries(batchSize = 1024): AsyncGenerator<IndexSeriesEntry> {
+    const ids = await this.index.allPostings();
+    for (let i = 0; i < ids.length; i += batchSize) {
+      for (const e of await this.index.series(ids.subarray(i, i + batchSize))) yield e;
+    }
+  }
+
+  /** Raw chunks by reference; result[i] belongs to refs[i]. */
+  readChunks(refs: number[]): Promise<RawChunk[]> {
+    return this.chunks.read(refs);
   }
 
   /** Label names, of all series or of those matching the matchers. */

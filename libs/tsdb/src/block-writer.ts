@@ -1,25 +1,19 @@
 // Writes one tenant's series for a time range as a Prometheus TSDB block
-// directory <dir>/<ULID>/. Everything is written under a temporary name and
-// renamed into place at the end, meta.json last, so a partial block is never
-// visible under its ULID.
+// directory <dir>/<ULID>/: from decoded samples (writeBlock, re-encoded 120
+// samples a chunk) or from already encoded chunks (writeBlockFromChunks, what
+// the head's cut hands over). Both go through BlockBuilder: meta.json last,
+// renamed into place, never partially visible.
 
-import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Labels, Series } from '@strata/model';
+import { BlockBuilder, formatLabels, normaliseLabels, type FinishBlockOptions, type WrittenBlock } from './block-builder.ts';
 import { BlockWriteError } from './block-errors.ts';
-import { ChunksWriter, DEFAULT_SEGMENT_SIZE } from './chunks-writer.ts';
-import { compareLabelSets, compareUtf8 } from './encoding.ts';
-import { writeIndex, type ChunkMeta, type IndexSeries } from './index-writer.ts';
-import { encodeBlockMeta, META_FILENAME, META_VERSION, type BlockMeta } from './meta.ts';
-import { createUlidGenerator } from './ulid.ts';
-import { XOR_ENCODING, XorChunkEncoder } from './xor-chunk.ts';
+import { compareLabelSets } from './encoding.ts';
+import type { EncodedChunk } from './memory-series.ts';
+import { XorChunkEncoder } from './xor-chunk.ts';
 
 export const DEFAULT_SAMPLES_PER_CHUNK = 120;
-export const TOMBSTONES_FILENAME = 'tombstones';
-/** Empty tombstones: magic 0x0130BA30, format 1, CRC32C of no entries (0). */
-const EMPTY_TOMBSTONES = Uint8Array.of(0x01, 0x30, 0xba, 0x30, 0x01, 0, 0, 0, 0);
 
-export interface WriteBlockOptions {
+export interface WriteBlockOptions extends FinishBlockOptions {
   /** Parent directory; the block lands in <dir>/<ulid>/. */
   dir: string;
   series: Iterable<Series>;
@@ -30,16 +24,14 @@ export interface WriteBlockOptions {
   ulid?: string;
   samplesPerChunk?: number;
   segmentSize?: number;
-  /** `thanos.labels` (external labels) of meta.json; empty by default, as Mimir writes. */
-  externalLabels?: Record<string, string>;
-  /** `thanos.source` of meta.json. */
-  source?: string;
 }
 
-export interface WrittenBlock {
-  /** The block directory, <dir>/<ulid>. */
+export interface WriteChunksBlockOptions extends FinishBlockOptions {
   dir: string;
-  meta: BlockMeta;
+  /** Series with encoded chunks; sorted here after label normalisation. */
+  series: Iterable<{ labels: Labels; chunks: readonly EncodedChunk[] }>;
+  ulid?: string;
+  segmentSize?: number;
 }
 
 interface PendingSeries {
@@ -56,75 +48,37 @@ export async function writeBlock(opts: WriteBlockOptions): Promise<WrittenBlock 
   if (!(perChunk >= 1 && perChunk <= 0xffff)) throw new BlockWriteError(`samplesPerChunk ${perChunk} must be 1..65535`);
   const pending = collect(opts.series, opts.mint, opts.maxt);
   if (pending.length === 0) return null;
-
-  const ulid = opts.ulid ?? createUlidGenerator()();
-  const finalDir = join(opts.dir, ulid);
-  const tmpDir = finalDir + '.tmp-for-creation';
-  await rm(tmpDir, { recursive: true, force: true });
-  await mkdir(join(tmpDir, 'chunks'), { recursive: true });
-
-  const chunks = new ChunksWriter(join(tmpDir, 'chunks'), opts.segmentSize ?? DEFAULT_SEGMENT_SIZE);
+  const b = await BlockBuilder.create({ dir: opts.dir, ulid: opts.ulid, segmentSize: opts.segmentSize });
   try {
     const enc = new XorChunkEncoder();
-    const indexSeries: IndexSeries[] = [];
-    let numSamples = 0;
-    let numChunks = 0;
-    let minTime = Infinity;
-    let maxTime = -Infinity;
     for (const p of pending) {
-      const metas: ChunkMeta[] = [];
+      const chunks: EncodedChunk[] = [];
       for (let start = p.from; start < p.to; start += perChunk) {
         const end = Math.min(start + perChunk, p.to);
         enc.reset();
         enc.appendRange(p.timestamps, p.values, start, end);
-        const ref = await chunks.append(XOR_ENCODING, enc.bytes());
-        metas.push({ minTime: p.timestamps[start], maxTime: p.timestamps[end - 1], ref });
-        if (chunks.needsFlush) await chunks.flush();
+        chunks.push({ minTime: p.timestamps[start], maxTime: p.timestamps[end - 1], data: enc.bytes().slice() });
       }
-      numSamples += p.to - p.from;
-      numChunks += metas.length;
-      minTime = Math.min(minTime, p.timestamps[p.from]);
-      maxTime = Math.max(maxTime, p.timestamps[p.to - 1]);
-      indexSeries.push({ labels: p.labels, chunks: metas });
+      await b.addSeries(p.labels, chunks);
     }
-    const segmentFiles = await chunks.close();
-    const indexSize = await writeIndex(join(tmpDir, 'index'), indexSeries);
-    await writeSynced(join(tmpDir, TOMBSTONES_FILENAME), EMPTY_TOMBSTONES);
-
-    const files: { rel_path: string; size_bytes?: number }[] = [];
-    for (const name of segmentFiles) {
-      files.push({ rel_path: `chunks/${name}`, size_bytes: (await stat(join(tmpDir, 'chunks', name))).size });
-    }
-    files.push({ rel_path: 'index', size_bytes: indexSize });
-    files.push({ rel_path: META_FILENAME });
-
-    const meta: BlockMeta = {
-      ulid,
-      minTime,
-      maxTime: maxTime + 1,
-      stats: { numSamples, numSeries: pending.length, numChunks },
-      compaction: { level: 1, sources: [ulid] },
-      version: META_VERSION,
-      thanos: {
-        version: 1,
-        labels: opts.externalLabels ?? {},
-        downsample: { resolution: 0 },
-        source: opts.source ?? 'receive',
-        segment_files: segmentFiles,
-        files,
-      },
-    };
-    await writeSynced(join(tmpDir, META_FILENAME), new TextEncoder().encode(encodeBlockMeta(meta)));
-    await syncDir(join(tmpDir, 'chunks'));
-    await syncDir(tmpDir);
-
-    await rm(finalDir, { recursive: true, force: true });
-    await rename(tmpDir, finalDir);
-    await syncDir(opts.dir);
-    return { dir: finalDir, meta };
+    return await b.finish(opts);
   } catch (err) {
-    await chunks.abort();
-    await rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
+    if (!b.finished) await b.abort();
+    throw err;
+  }
+}
+
+/** Writes a block from encoded chunks; null (nothing written) when there is no series. */
+export async function writeBlockFromChunks(opts: WriteChunksBlockOptions): Promise<WrittenBlock | null> {
+  const series = Array.from(opts.series, (s) => ({ labels: normaliseLabels(s.labels), chunks: s.chunks })).filter((s) => s.chunks.length > 0);
+  if (series.length === 0) return null;
+  series.sort((a, b) => compareLabelSets(a.labels, b.labels));
+  const b = await BlockBuilder.create({ dir: opts.dir, ulid: opts.ulid, segmentSize: opts.segmentSize });
+  try {
+    for (const s of series) await b.addSeries(s.labels, s.chunks);
+    return await b.finish(opts);
+  } catch (err) {
+    if (!b.finished) await b.abort();
     throw err;
   }
 }
@@ -154,19 +108,6 @@ function collect(series: Iterable<Series>, mint: number, maxt: number): PendingS
   return out;
 }
 
-/** Sorted by name in byte order, empty values dropped (Prometheus treats them as absent). */
-function normaliseLabels(labels: Labels): Labels {
-  const out = labels.filter((l) => l.value !== '').sort((a, b) => compareUtf8(a.name, b.name));
-  for (let i = 1; i < out.length; i++) {
-    if (out[i].name === out[i - 1].name) throw new BlockWriteError(`label name ${out[i].name} appears twice in ${formatLabels(labels)}`);
-  }
-  return out;
-}
-
-function formatLabels(labels: Labels): string {
-  return '{' + labels.map((l) => `${l.name}=${JSON.stringify(l.value)}`).join(', ') + '}';
-}
-
 function lowerBound(a: Float64Array, x: number): number {
   let lo = 0;
   let hi = a.length;
@@ -176,23 +117,4 @@ function lowerBound(a: Float64Array, x: number): number {
     else hi = mid;
   }
   return lo;
-}
-
-async function writeSynced(path: string, bytes: Uint8Array): Promise<void> {
-  await writeFile(path, bytes);
-  const fh = await open(path, 'r+');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }

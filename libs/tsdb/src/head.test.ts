@@ -56,7 +56,7 @@ test('replayed samples are no-ops, conflicting and out-of-order ones are counted
   const stats = emptyAppendStats();
   head.append(labels, new Float64Array([1, 2, 3]), new Float64Array([1, 2, 3]), stats);
   head.append(labels, new Float64Array([3, 2, 3, 4]), new Float64Array([3, 9, 7, 4]), stats);
-  assert.deepEqual(stats, { appended: 4, duplicates: 1, outOfOrder: 1, conflicting: 1 });
+  assert.deepEqual(stats, { ...emptyAppendStats(), appended: 4, duplicates: 1, outOfOrder: 1, conflicting: 1 });
   const [s] = head.select([], 0, 10);
   assert.deepEqual([...s.values], [1, 2, 3, 4]);
 });
@@ -86,4 +86,114 @@ test('many series grow without losing samples', () => {
   const [s] = head.select([], 0, 1e9);
   assert.equal(s.timestamps.length, 1000);
   assert.equal(s.values[999], 1998);
+});
+
+function bits(values: Float64Array, i: number): bigint {
+  return new DataView(values.buffer, values.byteOffset).getBigUint64(i * 8, true);
+}
+
+test('samples live in 120-sample XOR chunks that never cross a block boundary', () => {
+  const head = new Head({ chunkRangeMs: 7_200_000 });
+  const stats = emptyAppendStats();
+  const ts = new Float64Array(1000);
+  const vs = new Float64Array(1000);
+  for (let i = 0; i < 1000; i++) {
+    ts[i] = 6_000_000 + i * 15_000;
+    vs[i] = i % 7 === 0 ? NaN : i * 1.5;
+  }
+  new DataView(vs.buffer).setBigUint64(8 * 10, 0x7ff0000000000002n, true);
+  head.append(labelsFromRecord({ __name__: 'c' }), ts, vs, stats);
+  assert.equal(stats.appended, 1000);
+  const [s] = head.select([], 0, 1e12);
+  assert.equal(s.timestamps.length, 1000);
+  for (let i = 0; i < 1000; i++) {
+    assert.equal(s.timestamps[i], ts[i]);
+    assert.equal(bits(s.values, i), bits(vs, i));
+  }
+  // Cut at the 2h boundary: whole chunks, none crossing 7_200_000.
+  const cut = head.snapshotForBlock(0, 7_200_000);
+  assert.equal(cut.length, 1);
+  for (const c of cut[0].chunks) assert.ok(c.maxTime < 7_200_000 && c.minTime >= 6_000_000);
+  const n = cut[0].chunks.reduce((a, c) => a + ((c.data[0] << 8) | c.data[1]), 0);
+  assert.equal(n, Math.ceil((7_200_000 - 6_000_000) / 15_000));
+  assert.ok(cut[0].chunks.slice(0, -1).every((c) => ((c.data[0] << 8) | c.data[1]) === 120));
+});
+
+test('with a block range, samples more than half a range behind the head are out of bounds', () => {
+  const head = new Head({ chunkRangeMs: 60_000 });
+  const stats = emptyAppendStats();
+  head.append(labelsFromRecord({ __name__: 'a' }), new Float64Array([100_000]), new Float64Array([1]), stats);
+  head.append(labelsFromRecord({ __name__: 'b' }), new Float64Array([69_999, 70_000, 80_000]), new Float64Array([1, 2, 3]), stats);
+  assert.equal(stats.outOfBounds, 1);
+  assert.equal(stats.appended, 3);
+});
+
+test('out-of-order window: rejected by default, accepted within the window and merged on read', () => {
+  const strict = new Head();
+  const st = emptyAppendStats();
+  strict.append(labelsFromRecord({ __name__: 'x' }), new Float64Array([10, 20, 15]), new Float64Array([1, 2, 3]), st);
+  assert.equal(st.outOfOrder, 1);
+
+  let window = 10;
+  const head = new Head({ outOfOrderTimeWindowMs: () => window });
+  const stats = emptyAppendStats();
+  const x = labelsFromRecord({ __name__: 'x' });
+  head.append(x, new Float64Array([10, 20, 30]), new Float64Array([1, 2, 3]), stats);
+  head.append(x, new Float64Array([25, 21, 25, 25, 5]), new Float64Array([9, 8, 9, 7, 0]), stats);
+  assert.deepEqual(stats, { ...emptyAppendStats(), appended: 5, duplicates: 1, conflicting: 1, outOfOrder: 1 });
+  const [s] = head.select([], 0, 100);
+  assert.deepEqual([...s.timestamps], [10, 20, 21, 25, 30]);
+  assert.deepEqual([...s.values], [1, 2, 8, 9, 3]);
+  window = 0; // read per append: a runtime override takes effect at once
+  head.append(x, new Float64Array([29]), new Float64Array([1]), stats);
+  assert.equal(stats.outOfOrder, 2);
+  // Out-of-order samples go into the block of their range.
+  const cut = head.snapshotForBlock(0, 26);
+  assert.equal(cut[0].chunks.length, 1);
+  assert.equal((cut[0].chunks[0].data[0] << 8) | cut[0].chunks[0].data[1], 4);
+});
+
+test('a cut sets the lower bound; truncation drops old chunks and empty series', () => {
+  const head = new Head({ chunkRangeMs: 100 });
+  const stats = emptyAppendStats();
+  head.append(labelsFromRecord({ __name__: 'old' }), new Float64Array([10, 20]), new Float64Array([1, 2]), stats);
+  head.append(labelsFromRecord({ __name__: 'both' }), new Float64Array([30, 120, 160]), new Float64Array([1, 2, 3]), stats);
+  const cut = head.snapshotForBlock(0, 100);
+  assert.deepEqual(cut.map((s) => s.labels[0].value), ['both', 'old']);
+  head.append(labelsFromRecord({ __name__: 'late' }), new Float64Array([90, 170]), new Float64Array([1, 2]), stats);
+  assert.equal(stats.outOfBounds, 1, 'below the cut: rejected, not silently lost');
+  assert.equal(head.numSeries, 3);
+  head.truncate(100);
+  assert.equal(head.numSeries, 2);
+  assert.deepEqual(names(head, [], 0, 1000).length, 2);
+  const [both] = head.select([{ type: '=', name: '__name__', value: 'both' }], 0, 1000);
+  assert.deepEqual([...both.timestamps], [120, 160]);
+  // Postings survive the renumbering.
+  assert.deepEqual(head.labelValues('__name__', [], 0, 1000), ['both', 'late']);
+  assert.equal(head.select([{ type: '=', name: '__name__', value: 'late' }], 0, 1000)[0].values[0], 2);
+});
+
+test('exemplars: ring buffer per tenant, out-of-order rejected, replay idempotent', () => {
+  const head = new Head({ maxExemplars: 3 });
+  const stats = emptyAppendStats();
+  const a = labelsFromRecord({ __name__: 'a' });
+  const ex = (t: number, id: string) => ({ labels: [{ name: 'trace_id', value: id }], value: t / 10, timestamp: t });
+  head.append(a, new Float64Array([10]), new Float64Array([1]), stats, [ex(10, 'x'), ex(20, 'y')]);
+  head.append(a, new Float64Array([]), new Float64Array([]), stats, [ex(20, 'y'), ex(15, 'z')]);
+  assert.equal(stats.exemplarsAppended, 2);
+  assert.equal(stats.exemplarsRejected, 1);
+  head.append(labelsFromRecord({ __name__: 'b' }), new Float64Array([]), new Float64Array([]), stats, [ex(30, 'b1'), ex(40, 'b2')]);
+  const got = head.exemplars([{ type: '=', name: '__name__', value: 'a' }], 0, 100);
+  assert.deepEqual(got.map((s) => s.exemplars.map((e) => e.labels[0].value)), [['y']], 'x was overwritten by the ring');
+  assert.equal(head.exemplars([], 35, 100)[0].exemplars[0].timestamp, 40);
+});
+
+test('metric metadata keeps distinct entries per family', () => {
+  const head = new Head();
+  head.appendMetadata({ metricFamilyName: 'up', type: 'gauge', help: 'Up.', unit: '' });
+  head.appendMetadata({ metricFamilyName: 'up', type: 'gauge', help: 'Up.', unit: '' });
+  head.appendMetadata({ metricFamilyName: 'rq', type: 'counter', help: 'Requests.', unit: '' });
+  assert.deepEqual(head.metadata('up').get('up'), [{ type: 'gauge', help: 'Up.', unit: '' }]);
+  assert.equal(head.metadata().size, 2);
+  assert.equal(head.metadata(undefined, 1).size, 1);
 });

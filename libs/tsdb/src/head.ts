@@ -1,59 +1,196 @@
-// A tenant's in-memory head: series by label set, postings for matchers and
-// time-ordered samples. It never reorders samples and never accepts two
-// different values for one timestamp.
+// A tenant's in-memory head: series by label set (hashed, interned strings),
+// postings for matchers, XOR chunks per series (120 samples, never across an
+// aligned block boundary), an out-of-order window, exemplars and metric
+// metadata. It never accepts two values for one timestamp and never takes a
+// sample below what has been cut into blocks.
 
-import { labelsKey, type Labels, type Matcher, type Series } from '@strata/model';
-import { MemorySeries } from './memory-series.ts';
+import type { Labels, Matcher, Series } from '@strata/model';
+import { ChunkArena } from './chunk-arena.ts';
+import { compareLabelSets } from './encoding.ts';
+import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
+import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
+import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
+import { OooSamples } from './ooo-samples.ts';
 import { Postings } from './postings.ts';
+import { flatEquals, flatToLabels, hashLabels } from './series-hash.ts';
+import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
 
 export interface AppendStats {
   appended: number;
-  /** Same timestamp and same value as the last sample: an idempotent replay. */
+  /** Same timestamp and same value as the stored sample: an idempotent replay. */
   duplicates: number;
+  /** Older than the series' last sample (and outside the out-of-order window). */
   outOfOrder: number;
-  /** Same timestamp as the last sample but another value. */
+  /** Same timestamp as a stored sample but another value. */
   conflicting: number;
+  /** Below what the head may still take: already cut into blocks, or too far behind the head. */
+  outOfBounds: number;
+  exemplarsAppended: number;
+  exemplarsRejected: number;
 }
 
 export function emptyAppendStats(): AppendStats {
-  return { appended: 0, duplicates: 0, outOfOrder: 0, conflicting: 0 };
+  return { appended: 0, duplicates: 0, outOfOrder: 0, conflicting: 0, outOfBounds: 0, exemplarsAppended: 0, exemplarsRejected: 0 };
 }
 
+export interface HeadOptions {
+  /**
+   * Block range in ms (0: none). With a range, chunks never cross an aligned
+   * boundary (so a cut block takes whole chunks) and, as in Prometheus, an
+   * in-order sample more than half a range behind the head's newest is out of bounds.
+   */
+  chunkRangeMs?: number;
+  samplesPerChunk?: number;
+  /** Out-of-order window in ms, read per append so runtime overrides apply. Default 0: none. */
+  outOfOrderTimeWindowMs?: () => number;
+  /** Exemplar ring size (0 disables exemplars). Default 100000. */
+  maxExemplars?: number;
+  /** Metric families with metadata kept. Default 100000. */
+  maxMetadataMetrics?: number;
+}
+
+/** One series of a block being cut from the head. */
+export interface BlockSeries {
+  labels: Labels;
+  chunks: EncodedChunk[];
+}
+
+export interface SeriesExemplars {
+  labels: Labels;
+  exemplars: Exemplar[];
+}
+
+const DEFAULT_SAMPLES_PER_CHUNK = 120;
+const NO_OOO = () => 0;
+
 export class Head {
-  private readonly byKey = new Map<string, MemorySeries>();
-  private readonly series: MemorySeries[] = [];
-  private readonly postings = new Postings();
-  private readonly strings = new Map<string, string>();
+  private readonly byHash = new Map<number, MemorySeries | MemorySeries[]>();
+  private series: MemorySeries[] = [];
+  private postings = new Postings();
+  private strings = new Map<string, string>();
+  private readonly ctx: SeriesContext;
+  private readonly chunkRange: number;
+  private readonly oooWindow: () => number;
+  private exemplarStore: ExemplarStorage<MemorySeries> | null = null;
+  private readonly maxExemplars: number;
+  private readonly metadataStore: MetricMetadataStore;
+  private minT = Infinity;
+  private maxT = -Infinity;
+  private minValid = -Infinity;
+  /** Reused view of the last appended values buffer as int32 words. */
+  private wordsBuffer: ArrayBufferLike | null = null;
+  private words: Int32Array<ArrayBufferLike> = new Int32Array(0);
+
+  constructor(opts: HeadOptions = {}) {
+    this.chunkRange = opts.chunkRangeMs ?? 0;
+    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange };
+    this.oooWindow = opts.outOfOrderTimeWindowMs ?? NO_OOO;
+    this.maxExemplars = opts.maxExemplars ?? 100_000;
+    this.metadataStore = new MetricMetadataStore(opts.maxMetadataMetrics);
+  }
 
   get numSeries(): number {
     return this.series.length;
   }
 
-  /** Appends one series' samples (ascending timestamps expected). */
-  append(labels: Labels, timestamps: Float64Array, values: Float64Array, stats: AppendStats): void {
+  /** Lowest sample time held (a lower bound after truncation); Infinity when empty. */
+  get minTime(): number {
+    return this.minT;
+  }
+
+  /** Newest sample time appended; -Infinity when nothing was. */
+  get maxTime(): number {
+    return this.maxT;
+  }
+
+  /** The oldest sample actually held (a scan of every series); Infinity when empty. */
+  actualMinTime(): number {
+    let t = Infinity;
+    for (const s of this.series) {
+      const m = s.minTime();
+      if (m < t) t = m;
+    }
+    return t;
+  }
+
+  /** Samples below this are out of bounds (they are, or would have been, in blocks). */
+  get minValidTime(): number {
+    return this.minValid;
+  }
+
+  setMinValidTime(t: number): void {
+    if (t > this.minValid) this.minValid = t;
+  }
+
+  /**
+   * Appends one series' samples. Timestamps need not be sorted; each sample is
+   * judged against what is stored. Value bits are copied exactly.
+   */
+  append(labels: Labels, timestamps: Float64Array, values: Float64Array, stats: AppendStats, exemplars?: readonly ExemplarInput[]): void {
     const s = this.getOrCreate(labels);
+    if (values.buffer !== this.wordsBuffer) {
+      this.wordsBuffer = values.buffer;
+      this.words = new Int32Array(values.buffer, 0, values.buffer.byteLength >>> 2);
+    }
+    const words = this.words;
+    const base = values.byteOffset >>> 2;
+    const half = this.chunkRange / 2;
     for (let i = 0; i < timestamps.length; i++) {
       const t = timestamps[i];
-      const last = s.lastTimestamp;
-      if (t > last) {
-        s.push(t, values, i);
+      const hi = words[base + 2 * i + HI_WORD];
+      const lo = words[base + 2 * i + LO_WORD];
+      if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) {
+        stats.outOfBounds++;
+      } else if (t > s.lastT) {
+        if (half > 0 && t < this.maxT - half) {
+          stats.outOfBounds++;
+          continue;
+        }
+        s.appendInOrder(t, hi, lo);
+        if (t > this.maxT) this.maxT = t;
+        if (t < this.minT) this.minT = t;
         stats.appended++;
-      } else if (t === last) {
-        if (s.lastValueEquals(values, i)) stats.duplicates++;
+      } else if (t === s.lastT) {
+        if (s.lastHi === hi && s.lastLo === lo) stats.duplicates++;
         else stats.conflicting++;
       } else {
-        stats.outOfOrder++;
+        const w = this.oooWindow();
+        if (w > 0 && t >= this.maxT - w) {
+          if (s.ooo === null) s.ooo = new OooSamples();
+          const r = s.ooo.insert(t, hi, lo);
+          if (r === 'added') {
+            stats.appended++;
+            if (t < this.minT) this.minT = t;
+          } else if (r === 'duplicate') stats.duplicates++;
+          else stats.conflicting++;
+        } else {
+          stats.outOfOrder++;
+        }
       }
     }
+    if (exemplars !== undefined && exemplars.length > 0) this.appendExemplars(s, exemplars, stats);
+  }
+
+  /** Whether a series with exactly these labels is in the head (never creates one); for per-tenant series limits. */
+  hasSeries(labels: Labels): boolean {
+    const found = this.byHash.get(hashLabels(labels));
+    if (found === undefined) return false;
+    if (!Array.isArray(found)) return flatEquals(found.lbls, labels);
+    for (const s of found) if (flatEquals(s.lbls, labels)) return true;
+    return false;
+  }
+
+  appendMetadata(m: MetricMetadataInput): void {
+    this.metadataStore.add(m);
   }
 
   select(matchers: Matcher[], mint: number, maxt: number): Series[] {
     const out: Series[] = [];
     for (const id of this.postings.select(matchers)) {
       const s = this.series[id];
-      const [from, to] = s.range(mint, maxt);
-      if (from >= to) continue;
-      out.push({ labels: s.labels, timestamps: s.timestamps.slice(from, to), values: s.values.slice(from, to) });
+      const got = s.samples(mint, maxt);
+      if (got === null || got.timestamps.length === 0) continue;
+      out.push({ labels: flatToLabels(s.lbls), timestamps: got.timestamps, values: got.values });
     }
     return out;
   }
@@ -61,7 +198,7 @@ export class Head {
   labelNames(matchers: Matcher[], mint: number, maxt: number): string[] {
     if (matchers.length === 0) return this.postings.labelNames().sort();
     const names = new Set<string>();
-    for (const s of this.matching(matchers, mint, maxt)) for (const l of s.labels) names.add(l.name);
+    for (const s of this.matching(matchers, mint, maxt)) for (let i = 0; i < s.lbls.length; i += 2) names.add(s.lbls[i]);
     return [...names].sort();
   }
 
@@ -69,29 +206,121 @@ export class Head {
     if (matchers.length === 0) return this.postings.labelValues(name).sort();
     const values = new Set<string>();
     for (const s of this.matching(matchers, mint, maxt)) {
-      for (const l of s.labels) if (l.name === name) values.add(l.value);
+      for (let i = 0; i < s.lbls.length; i += 2) if (s.lbls[i] === name) values.add(s.lbls[i + 1]);
     }
     return [...values].sort();
+  }
+
+  /** Exemplars of the series matching the matchers with start <= t <= end. */
+  exemplars(matchers: Matcher[], start: number, end: number): SeriesExemplars[] {
+    const store = this.exemplarStore;
+    if (store === null) return [];
+    const owners = new Set<MemorySeries>();
+    for (const id of this.postings.select(matchers)) owners.add(this.series[id]);
+    const out: SeriesExemplars[] = [];
+    for (const [s, exemplars] of store.select(owners, start, end)) out.push({ labels: flatToLabels(s.lbls), exemplars });
+    return out;
+  }
+
+  /** Metric metadata by metric family name. */
+  metadata(metric?: string, limit = 0): Map<string, MetricMetadataEntry[]> {
+    return this.metadataStore.list(metric, limit);
+  }
+
+  /**
+   * The series' data in [mint, maxt) for a block, sorted by labels in byte
+   * order. From now on samples below maxt are out of bounds, so nothing can
+   * land in the range after it was taken. Chunks are shared, not copied: they
+   * are immutable.
+   */
+  snapshotForBlock(mint: number, maxt: number): BlockSeries[] {
+    this.setMinValidTime(maxt);
+    const out: BlockSeries[] = [];
+    for (const s of this.series) {
+      if (!s.hasDataIn(mint, maxt - 1)) continue;
+      if (s.lastT < maxt) s.closeOpen();
+      const chunks = s.encodedChunks(mint, maxt);
+      if (chunks.length > 0) out.push({ labels: flatToLabels(s.lbls), chunks });
+    }
+    out.sort((a, b) => compareLabelSets(a.labels, b.labels));
+    return out;
+  }
+
+  /** Drops every sample below mint (after they were persisted) and the series left empty. */
+  truncate(mint: number): void {
+    this.setMinValidTime(mint);
+    let dropped = 0;
+    for (const s of this.series) if (s.truncateBefore(mint)) dropped++;
+    if (this.minT < mint) this.minT = mint;
+    if (dropped > 0) this.dropEmptySeries();
+    if (this.series.length === 0) this.minT = Infinity;
   }
 
   private *matching(matchers: Matcher[], mint: number, maxt: number): Generator<MemorySeries> {
     for (const id of this.postings.select(matchers)) {
       const s = this.series[id];
-      const [from, to] = s.range(mint, maxt);
-      if (from < to) yield s;
+      if (s.hasDataIn(mint, maxt)) yield s;
+    }
+  }
+
+  private appendExemplars(s: MemorySeries, exemplars: readonly ExemplarInput[], stats: AppendStats): void {
+    if (this.maxExemplars <= 0) return;
+    if (this.exemplarStore === null) this.exemplarStore = new ExemplarStorage<MemorySeries>(this.maxExemplars);
+    for (const e of exemplars) {
+      const r = this.exemplarStore.add(s, e);
+      if (r === 'added') stats.exemplarsAppended++;
+      else if (r !== 'duplicate') stats.exemplarsRejected++;
     }
   }
 
   private getOrCreate(labels: Labels): MemorySeries {
-    const key = labelsKey(labels);
-    let s = this.byKey.get(key);
-    if (s) return s;
-    const interned = labels.map((l) => ({ name: this.intern(l.name), value: this.intern(l.value) }));
-    s = new MemorySeries(this.series.length, interned);
+    const h = hashLabels(labels);
+    const found = this.byHash.get(h);
+    if (found !== undefined) {
+      if (!Array.isArray(found)) {
+        if (flatEquals(found.lbls, labels)) return found;
+      } else {
+        for (const s of found) if (flatEquals(s.lbls, labels)) return s;
+      }
+    }
+    const flat = new Array<string>(labels.length * 2);
+    for (let i = 0; i < labels.length; i++) {
+      flat[2 * i] = this.intern(labels[i].name);
+      flat[2 * i + 1] = this.intern(labels[i].value);
+    }
+    const s = new MemorySeries(this.series.length, flat, h, this.ctx);
     this.series.push(s);
-    this.byKey.set(key, s);
-    this.postings.add(s.id, interned);
+    if (found === undefined) this.byHash.set(h, s);
+    else if (Array.isArray(found)) found.push(s);
+    else this.byHash.set(h, [found, s]);
+    this.postings.add(s.id, flat);
     return s;
+  }
+
+  /** Forgets empty series: renumbers the rest and rebuilds postings and the string table. */
+  private dropEmptySeries(): void {
+    const live: MemorySeries[] = [];
+    const strings = new Map<string, string>();
+    const postings = new Postings();
+    for (const s of this.series) {
+      if (s.isEmpty()) {
+        const e = this.byHash.get(s.hash);
+        if (e === s) this.byHash.delete(s.hash);
+        else if (Array.isArray(e)) {
+          const rest = e.filter((x) => x !== s);
+          if (rest.length === 1) this.byHash.set(s.hash, rest[0]);
+          else this.byHash.set(s.hash, rest);
+        }
+        continue;
+      }
+      s.id = live.length;
+      live.push(s);
+      for (const str of s.lbls) strings.set(str, str);
+      postings.add(s.id, s.lbls);
+    }
+    this.series = live;
+    this.strings = strings;
+    this.postings = postings;
   }
 
   private intern(s: string): string {

@@ -1,6 +1,14 @@
 export { Head, emptyAppendStats } from './head.ts';
-export type { AppendStats } from './head.ts';
+export type { AppendStats, HeadOptions, BlockSeries, SeriesExemplars } from './head.ts';
 export { TenantHeads } from './tenant-heads.ts';
+export type { TenantHeadsOptions } from './tenant-heads.ts';
+export type { EncodedChunk } from './memory-series.ts';
+export type { Exemplar, ExemplarInput } from './exemplars.ts';
+export type { MetricMetadataEntry, MetricMetadataInput } from './metric-metadata.ts';
+export { mergeSeriesSets, mergeSamples } from './merge-series.ts';
+export { selectBlocks, blocksLabelNames, blocksLabelValues, blockOverlaps } from './blocks-query.ts';
+export { compactBlocks } from './compact.ts';
+export type { CompactOptions, CompactStats } from './compact.ts';
 export { BitReader, BitWriter } from './bit-stream.ts';
 export {
   XorChunkEncoder,
@@ -19,8 +27,10 @@ export { createUlidGenerator, encodeUlid, isUlid, ulidTime } from './ulid.ts';
 export type { UlidGeneratorDeps } from './ulid.ts';
 export { encodeBlockMeta, parseBlockMeta, META_FILENAME } from './meta.ts';
 export type { BlockMeta, BlockStats, BlockCompaction, ThanosMeta, ThanosFile } from './meta.ts';
-export { writeBlock, DEFAULT_SAMPLES_PER_CHUNK } from './block-writer.ts';
-export type { WriteBlockOptions, WrittenBlock } from './block-writer.ts';
+export { writeBlock, writeBlockFromChunks, DEFAULT_SAMPLES_PER_CHUNK } from './block-writer.ts';
+export type { WriteBlockOptions, WriteChunksBlockOptions } from './block-writer.ts';
+export { BlockBuilder, TOMBSTONES_FILENAME } from './block-builder.ts';
+export type { WrittenBlock, BlockBuilderOptions, FinishBlockOptions } from './block-builder.ts';
 export { writeIndex } from './index-writer.ts';
 export type { ChunkMeta, IndexSeries, IndexToc } from './index-writer.ts';
 export { ChunksWriter, segmentFileName, chunkRef, DEFAULT_SEGMENT_SIZE } from './chunks-writer.ts';

@@ -1,60 +1,309 @@
-// One series' samples in growable typed arrays (no per-sample objects).
-// Appends must be in time order; the head decides what to reject.
+// One head series. It is its own open chunk (it extends the XOR encoder, so
+// one object per series holds the encoder state and the last sample), keeps
+// closed chunks as ranges of shared slabs (ChunkArena), and out-of-order
+// samples if any. No per-sample objects; value bits travel as two int32 words
+// so stale markers and other NaN payloads stay bit-exact. The Head decides
+// what to accept; this class only stores and reads.
 
-const INITIAL_CAPACITY = 16;
+import type { ChunkArena } from './chunk-arena.ts';
+import { OooSamples } from './ooo-samples.ts';
+import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
-export class MemorySeries {
-  timestamps = new Float64Array(INITIAL_CAPACITY);
-  values = new Float64Array(INITIAL_CAPACITY);
-  private valueBits = new Uint32Array(this.values.buffer);
-  length = 0;
+/** A chunk of a block being cut: XOR bytes and the times of its first and last sample. */
+export interface EncodedChunk {
+  minTime: number;
+  maxTime: number;
+  data: Uint8Array;
+}
+
+export interface SampleArrays {
+  timestamps: Float64Array;
+  values: Float64Array;
+}
+
+/** What every series of one head shares. */
+export interface SeriesContext {
+  /** Space of open chunks: short-lived (a chunk's span), so growth leftovers die with their slab. */
+  openArena: ChunkArena;
+  /** Closed chunks, copied in at their exact size. */
+  closedArena: ChunkArena;
+  samplesPerChunk: number;
+  /** Aligned block range in ms; 0 for none. */
+  chunkRange: number;
+}
+
+const FIRST_CHUNK_BYTES = 48;
+const EMPTY = new Uint8Array(0);
+
+export class MemorySeries extends XorChunkEncoder {
+  /** Closed chunks, oldest first: the slab of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
+  cslabs: Uint8Array[] | null = null;
+  cmeta: number[] | null = null;
+  openMinT = 0;
+  ooo: OooSamples | null = null;
+  /** Ring slot of this series' newest exemplar (the exemplar store checks it still is). */
+  exemplarSlot = -1;
 
   constructor(
-    readonly id: number,
-    readonly labels: { name: string; value: string }[],
-  ) {}
-
-  get lastTimestamp(): number {
-    return this.length > 0 ? this.timestamps[this.length - 1] : -Infinity;
+    /** Position in the head's series list; reassigned when the head drops dead series. */
+    public id: number,
+    /** Interned names and values, flat: [name0, value0, name1, value1, ...]. */
+    readonly lbls: string[],
+    readonly hash: number,
+    private readonly ctx: SeriesContext,
+  ) {
+    super(0);
+    this.t = -Infinity;
   }
 
-  /** True if the last sample's value has exactly the bits of `values[i]`. */
-  lastValueEquals(values: Float64Array, i: number): boolean {
-    const other = new Uint32Array(values.buffer, values.byteOffset + i * 8, 2);
-    const last = (this.length - 1) * 2;
-    return this.valueBits[last] === other[0] && this.valueBits[last + 1] === other[1];
+  /** Newest in-order sample time; -Infinity before the first. */
+  get lastT(): number {
+    return this.t;
   }
 
-  /** Copies sample i of `values` bit-exactly (stale markers survive). */
-  push(t: number, values: Float64Array, i: number): void {
-    if (this.length === this.timestamps.length) this.grow();
-    this.timestamps[this.length] = t;
-    const src = new Uint32Array(values.buffer, values.byteOffset + i * 8, 2);
-    this.valueBits[this.length * 2] = src[0];
-    this.valueBits[this.length * 2 + 1] = src[1];
-    this.length++;
+  get lastHi(): number {
+    return this.lastValueHi;
   }
 
-  /** Index range [from, to) of samples with mint <= t <= maxt. */
-  range(mint: number, maxt: number): [number, number] {
-    return [lowerBound(this.timestamps, this.length, mint), lowerBound(this.timestamps, this.length, maxt + 1)];
+  get lastLo(): number {
+    return this.lastValueLo;
   }
 
-  private grow(): void {
-    const cap = this.timestamps.length * 2;
-    const ts = new Float64Array(cap);
-    ts.set(this.timestamps);
-    const vs = new Float64Array(cap);
-    new Uint32Array(vs.buffer).set(this.valueBits);
-    this.timestamps = ts;
-    this.values = vs;
-    this.valueBits = new Uint32Array(vs.buffer);
+  get numClosedChunks(): number {
+    return this.cslabs === null ? 0 : this.cslabs.length;
+  }
+
+  /** Appends a sample with t > lastT. */
+  appendInOrder(t: number, hi: number, lo: number): void {
+    const n = this.numSamples;
+    if (n > 0) {
+      // Cut at 120 samples and never across an aligned block boundary.
+      const r = this.ctx.chunkRange;
+      if (n >= this.ctx.samplesPerChunk || (r > 0 && t >= (Math.floor(this.openMinT / r) + 1) * r)) this.closeOpen();
+    }
+    if (this.numSamples === 0) this.openMinT = t;
+    this.appendBits(t, hi, lo);
+  }
+
+  /** Closes the open chunk (if it has samples): its bytes move to exact-size space, the next chunk gets new space. */
+  closeOpen(): void {
+    if (this.numSamples === 0) return;
+    const bytes = this.bytes();
+    const arena = this.ctx.closedArena;
+    const off = arena.alloc(bytes.length);
+    arena.slab.set(bytes, off);
+    // concat, not push: exact-size arrays (push over-allocates 16+ slots, per series).
+    this.cslabs = this.cslabs === null ? [arena.slab] : this.cslabs.concat([arena.slab]);
+    const meta = [this.openMinT, this.t, off, bytes.length];
+    this.cmeta = this.cmeta === null ? meta : this.cmeta.concat(meta);
+    this.buf = EMPTY;
+    this.base = 0;
+    this.limit = 0;
+    this.reset();
+  }
+
+  /** Space for the open chunk: sized from the previous chunk at first, doubled when short. */
+  protected override grow(): void {
+    let want: number;
+    if (this.limit > 0) {
+      want = (this.limit - this.base) * 2;
+    } else if (this.cmeta !== null && this.cmeta.length > 0) {
+      const m = this.cmeta;
+      const len = m[m.length - 1];
+      const prev = this.cslabs as Uint8Array[];
+      const samples = xorChunkNumSamples(prev[prev.length - 1].subarray(m[m.length - 2], m[m.length - 2] + 2));
+      want = Math.ceil((len / Math.max(1, samples)) * this.ctx.samplesPerChunk * 1.125) + 24;
+    } else {
+      want = FIRST_CHUNK_BYTES;
+    }
+    const arena = this.ctx.openArena;
+    const off = arena.alloc(want);
+    this.moveTo(arena.slab, off, off + want);
+  }
+
+  /** Closed chunk i's bytes (a view). */
+  closedChunk(i: number): Uint8Array {
+    const m = this.cmeta as number[];
+    return (this.cslabs as Uint8Array[])[i].subarray(m[4 * i + 2], m[4 * i + 2] + m[4 * i + 3]);
+  }
+
+  minTime(): number {
+    let t = Infinity;
+    if (this.cmeta !== null && this.cmeta.length > 0) t = this.cmeta[0];
+    else if (this.numSamples > 0) t = this.openMinT;
+    if (this.ooo !== null && this.ooo.minTime < t) t = this.ooo.minTime;
+    return t;
+  }
+
+  maxTime(): number {
+    let t = this.numSamples > 0 ? this.lastT : -Infinity;
+    if (t === -Infinity && this.cmeta !== null && this.cmeta.length > 0) t = this.cmeta[this.cmeta.length - 3];
+    if (this.ooo !== null && this.ooo.maxTime > t) t = this.ooo.maxTime;
+    return t;
+  }
+
+  isEmpty(): boolean {
+    return this.numClosedChunks === 0 && this.numSamples === 0 && (this.ooo === null || this.ooo.length === 0);
+  }
+
+  hasDataIn(mint: number, maxt: number): boolean {
+    return !this.isEmpty() && this.minTime() <= maxt && this.maxTime() >= mint;
+  }
+
+  /** Samples with mint <= t <= maxt, in time order, or null if none. */
+  samples(mint: number, maxt: number): SampleArrays | null {
+    let total = 0;
+    const m = this.cmeta;
+    const closed = this.numClosedChunks;
+    for (let k = 0; k < closed; k++) {
+      if ((m as number[])[4 * k] <= maxt && (m as number[])[4 * k + 1] >= mint) total += xorChunkNumSamples(this.closedChunk(k));
+    }
+    const openHit = this.numSamples > 0 && this.openMinT <= maxt && this.lastT >= mint;
+    if (openHit) total += this.numSamples;
+    let oFrom = 0;
+    let oTo = 0;
+    if (this.ooo !== null) [oFrom, oTo] = this.ooo.range(mint, maxt);
+    if (total === 0 && oFrom === oTo) return null;
+
+    const timestamps = new Float64Array(total);
+    const values = new Float64Array(total);
+    let n = 0;
+    for (let k = 0; k < closed; k++) {
+      if ((m as number[])[4 * k] <= maxt && (m as number[])[4 * k + 1] >= mint) n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, mint, maxt);
+    }
+    if (openHit) n += decodeXorChunkInto(this.bytes(), timestamps, values, n, mint, maxt);
+    if (oFrom === oTo) return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+    return mergeOoo(timestamps, values, n, this.ooo as OooSamples, oFrom, oTo);
+  }
+
+  /**
+   * The series' data in [mint, maxt) as chunks for a block. Chunks that lie
+   * wholly inside are handed out as they are (no re-encoding, no copy: closed
+   * chunks never change); otherwise (a chunk crosses an edge, out-of-order
+   * samples) the range is re-encoded. The caller closes the open chunk first
+   * if it ends before maxt.
+   */
+  encodedChunks(mint: number, maxt: number): EncodedChunk[] {
+    const out: EncodedChunk[] = [];
+    let clean = true;
+    if (this.ooo !== null) {
+      const [from, to] = this.ooo.range(mint, maxt - 1);
+      clean = from === to;
+    }
+    const m = this.cmeta;
+    for (let k = 0; clean && k < this.numClosedChunks; k++) {
+      const lo = (m as number[])[4 * k];
+      const hi = (m as number[])[4 * k + 1];
+      if (hi < mint || lo >= maxt) continue;
+      if (lo < mint || hi >= maxt) clean = false;
+      else out.push({ minTime: lo, maxTime: hi, data: this.closedChunk(k) });
+    }
+    if (clean && this.numSamples > 0 && this.openMinT < maxt) clean = false;
+    if (clean) return out;
+    const s = this.samples(mint, maxt - 1);
+    if (s === null) return [];
+    return encodeChunks(s.timestamps, s.values, this.ctx.samplesPerChunk);
+  }
+
+  /** Drops every sample with t < mint; returns true when nothing is left. */
+  truncateBefore(mint: number): boolean {
+    const m = this.cmeta;
+    const slabs = this.cslabs;
+    if (m !== null && slabs !== null) {
+      let drop = 0;
+      while (drop < slabs.length && m[4 * drop + 1] < mint) drop++;
+      let keepFirst: EncodedChunk[] | null = null;
+      if (drop < slabs.length && m[4 * drop] < mint) {
+        // A chunk straddles the cut (only when the cut is not on a block boundary): keep its tail.
+        const { timestamps, values } = decodeChunk(this.closedChunk(drop));
+        const from = lowerBound(timestamps, mint);
+        keepFirst = encodeChunks(timestamps.subarray(from), values.subarray(from), this.ctx.samplesPerChunk);
+        drop++;
+      }
+      if (drop > 0) {
+        slabs.splice(0, drop);
+        m.splice(0, 4 * drop);
+      }
+      if (keepFirst !== null) {
+        for (let i = keepFirst.length - 1; i >= 0; i--) {
+          slabs.unshift(keepFirst[i].data);
+          m.unshift(keepFirst[i].minTime, keepFirst[i].maxTime, 0, keepFirst[i].data.length);
+        }
+      }
+      if (slabs.length === 0) {
+        this.cslabs = null;
+        this.cmeta = null;
+      }
+    }
+    if (this.numSamples > 0 && this.openMinT < mint) {
+      const { timestamps, values } = decodeChunk(this.bytes());
+      const from = lowerBound(timestamps, mint);
+      this.reset();
+      const words = new Int32Array(values.buffer);
+      for (let i = from; i < timestamps.length; i++) this.appendBits(timestamps[i], words[2 * i + HI_WORD], words[2 * i + LO_WORD]);
+      if (from < timestamps.length) this.openMinT = timestamps[from];
+    }
+    if (this.ooo !== null) {
+      this.ooo.truncateBefore(mint);
+      if (this.ooo.length === 0) this.ooo = null;
+    }
+    return this.isEmpty();
   }
 }
 
-function lowerBound(a: Float64Array, n: number, x: number): number {
+function decodeChunk(chunk: Uint8Array): SampleArrays {
+  const n = xorChunkNumSamples(chunk);
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  decodeXorChunkInto(chunk, timestamps, values, 0);
+  return { timestamps, values };
+}
+
+/** Encodes samples into chunks of at most `perChunk` samples. */
+export function encodeChunks(timestamps: Float64Array, values: Float64Array, perChunk: number): EncodedChunk[] {
+  const out: EncodedChunk[] = [];
+  const enc = new XorChunkEncoder();
+  for (let start = 0; start < timestamps.length; start += perChunk) {
+    const end = Math.min(start + perChunk, timestamps.length);
+    enc.reset();
+    enc.appendRange(timestamps, values, start, end);
+    out.push({ minTime: timestamps[start], maxTime: timestamps[end - 1], data: enc.bytes().slice() });
+  }
+  return out;
+}
+
+/** Merges n in-order samples with ooo[oFrom, oTo); the in-order sample wins a tie. */
+function mergeOoo(ts: Float64Array, vs: Float64Array, n: number, ooo: OooSamples, oFrom: number, oTo: number): SampleArrays {
+  const total = n + (oTo - oFrom);
+  const timestamps = new Float64Array(total);
+  const values = new Float64Array(total);
+  const src = new Int32Array(vs.buffer, vs.byteOffset, vs.length * 2);
+  const dst = new Int32Array(values.buffer);
+  let i = 0;
+  let j = oFrom;
+  let k = 0;
+  while (i < n || j < oTo) {
+    const a = i < n ? ts[i] : Infinity;
+    const b = j < oTo ? ooo.ts[j] : Infinity;
+    if (a <= b) {
+      timestamps[k] = a;
+      dst[2 * k] = src[2 * i];
+      dst[2 * k + 1] = src[2 * i + 1];
+      i++;
+      if (a === b) j++;
+    } else {
+      timestamps[k] = b;
+      ooo.copyValue(j, dst, k);
+      j++;
+    }
+    k++;
+  }
+  return { timestamps: timestamps.subarray(0, k), values: values.subarray(0, k) };
+}
+
+function lowerBound(a: Float64Array, x: number): number {
   let lo = 0;
-  let hi = n;
+  let hi = a.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (a[mid] < x) lo = mid + 1;

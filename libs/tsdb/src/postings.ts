@@ -5,17 +5,22 @@
 import { matcherFn, type Matcher } from '@strata/model';
 
 export class Postings {
-  private readonly index = new Map<string, Map<string, number[]>>();
+  /** A value held by one series maps to its id alone: most unique values (instance, pod) never grow a list. */
+  private readonly index = new Map<string, Map<string, number | number[]>>();
   private readonly all: number[] = [];
 
-  add(id: number, labels: readonly { name: string; value: string }[]): void {
+  /** Adds a series (ids ascending) by its flat [name0, value0, ...] labels. */
+  add(id: number, flat: readonly string[]): void {
     this.all.push(id);
-    for (const { name, value } of labels) {
+    for (let i = 0; i < flat.length; i += 2) {
+      const name = flat[i];
+      const value = flat[i + 1];
       let values = this.index.get(name);
       if (!values) this.index.set(name, (values = new Map()));
       const list = values.get(value);
-      if (list) list.push(id);
-      else values.set(value, [id]);
+      if (list === undefined) values.set(value, id);
+      else if (typeof list === 'number') values.set(value, [list, id]);
+      else list.push(id);
     }
   }
 
@@ -38,18 +43,18 @@ export class Postings {
         // Accepts absent labels: remove the series whose value is rejected.
         if (!values) continue;
         const rejected: number[][] = [];
-        for (const [v, ids] of values) if (!fn(v)) rejected.push(ids);
+        for (const [v, ids] of values) if (!fn(v)) rejected.push(asList(ids));
         if (rejected.length > 0) negative.push(union(rejected));
       } else {
         if (!values) return [];
         if (m.type === '=') {
           const ids = values.get(m.value);
-          if (!ids) return [];
-          positive.push(ids);
+          if (ids === undefined) return [];
+          positive.push(asList(ids));
           continue;
         }
         const accepted: number[][] = [];
-        for (const [v, ids] of values) if (fn(v)) accepted.push(ids);
+        for (const [v, ids] of values) if (fn(v)) accepted.push(asList(ids));
         if (accepted.length === 0) return [];
         positive.push(union(accepted));
       }
@@ -58,6 +63,10 @@ export class Postings {
     for (const ids of negative) result = subtract(result, ids);
     return result === this.all ? this.all.slice() : result;
   }
+}
+
+function asList(ids: number | number[]): number[] {
+  return typeof ids === 'number' ? [ids] : ids;
 }
 
 function intersectAll(lists: number[][]): number[] {

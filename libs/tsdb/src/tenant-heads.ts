@@ -2,15 +2,27 @@
 // tenant's head.
 
 import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
-import { Head } from './head.ts';
+import { Head, type HeadOptions } from './head.ts';
+
+export interface TenantHeadsOptions {
+  /** Options for a tenant's head, asked once when the head is created. */
+  headOptions?: (tenant: string) => HeadOptions;
+}
 
 export class TenantHeads implements Querier {
   private readonly heads = new Map<string, Head>();
 
+  constructor(private readonly opts: TenantHeadsOptions = {}) {}
+
   head(tenant: string): Head {
     let h = this.heads.get(tenant);
-    if (!h) this.heads.set(tenant, (h = new Head()));
+    if (!h) this.heads.set(tenant, (h = new Head(this.opts.headOptions?.(tenant))));
     return h;
+  }
+
+  /** The tenant's head if it has one (never creates). */
+  get(tenant: string): Head | undefined {
+    return this.heads.get(tenant);
   }
 
   tenants(): string[] {

@@ -3,7 +3,7 @@
 // canonicalised; timestamps are integer ms within ±2^51 so all deltas stay exact.
 
 import { BitReader } from './bit-stream.ts';
-import { int64Hi, int64Lo, readUvarintAsInt64, readVarintNumber, writeUvarintNumber, writeVarintNumber, type ByteSink } from './int64.ts';
+import { int64Hi, int64Lo, readUvarintAsInt64, readVarintNumber, writeUvarintNumber, writeVarintNumber } from './int64.ts';
 
 export const XOR_ENCODING = 1;
 /** The sample count is a uint16 in the chunk header. */
@@ -16,6 +16,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 export const HI_WORD = LITTLE_ENDIAN ? 1 : 0;
 export const LO_WORD = LITTLE_ENDIAN ? 0 : 1;
 
+const EMPTY = new Uint8Array(0);
 const scratchF64 = new Float64Array(1);
 const scratchI32 = new Int32Array(scratchF64.buffer);
 
@@ -26,14 +27,19 @@ function ctz32(x: number): number {
 export class XorChunkEncoder {
   // The bit stream lives in the encoder itself (not a BitWriter) to keep the
   // hot path free of an extra object hop: whole 32-bit words go to `buf`,
-  // pending bits wait in `acc`. Bytes 0-1 are the sample count.
-  private buf: Uint8Array;
-  private pos = 2;
+  // pending bits wait in `acc`. The chunk occupies buf[base, limit): bytes
+  // base..base+1 are the sample count; `pos` is absolute. A subclass may place
+  // chunks in shared slabs by overriding grow() (the head does, per series).
+  protected buf: Uint8Array;
+  protected base = 0;
+  protected limit: number;
+  protected pos = 2;
   private acc = 0;
   private accBits = 0;
 
   private n = 0;
-  private t = 0;
+  /** Last sample (kept across reset(): a new chunk's first sample does not depend on it). */
+  protected t = 0;
   private tDelta = 0;
   private vHi = 0;
   private vLo = 0;
@@ -45,23 +51,19 @@ export class XorChunkEncoder {
    * our chunks are byte-identical to Prometheus' (readers ignore the byte).
    */
   private endsWithByte = false;
-  private readonly sink: ByteSink = { writeByte: (b: number) => this.put(b, 8) };
 
-  /** The default capacity holds 120 samples of almost any data without growing. */
+  /** The default capacity holds 120 samples of almost any data without growing; 0 leaves allocation to grow(). */
   constructor(capacityBytes = 1024) {
-    this.buf = new Uint8Array(Math.max(capacityBytes, 16));
+    this.buf = capacityBytes > 0 ? new Uint8Array(Math.max(capacityBytes, 16)) : EMPTY;
+    this.limit = this.buf.length;
   }
 
-  /** Starts a new, empty chunk reusing the buffer (views from bytes() become invalid). */
+  /** Starts a new, empty chunk in the same space (views from bytes() become invalid). */
   reset(): void {
-    this.pos = 2;
+    this.pos = this.base + 2;
     this.acc = 0;
     this.accBits = 0;
     this.n = 0;
-    this.t = 0;
-    this.tDelta = 0;
-    this.vHi = 0;
-    this.vLo = 0;
     this.leading = 0xff;
     this.trailing = 0;
     this.endsWithByte = false;
@@ -71,9 +73,18 @@ export class XorChunkEncoder {
     return this.n;
   }
 
-  /** Time of the last appended sample. */
+  /** Time of the last appended sample (also after reset()). */
   get lastTimestamp(): number {
     return this.t;
+  }
+
+  /** High / low 32 bits (int32) of the last appended value (also after reset()). */
+  get lastValueHi(): number {
+    return this.vHi;
+  }
+
+  get lastValueLo(): number {
+    return this.vLo;
   }
 
   /** Appends (t, value) with the value given as its raw 64 bits in two 32-bit halves (int32 or uint32). */
@@ -105,13 +116,13 @@ export class XorChunkEncoder {
       this.tDelta = d;
       this.putValue(hi, lo);
     } else if (n === 0) {
-      writeVarintNumber(this.sink, t);
+      writeVarintNumber(this, t);
       this.put(hi, 32);
       this.put(lo, 32);
       this.endsWithByte = true;
     } else {
       const d = t - this.t;
-      writeUvarintNumber(this.sink, d);
+      writeUvarintNumber(this, d);
       this.tDelta = d;
       this.putValue(hi, lo);
     }
@@ -139,10 +150,10 @@ export class XorChunkEncoder {
 
   /** The chunk bytes including the 2-byte sample count (a view valid until the next append or reset). */
   bytes(): Uint8Array {
-    if (this.pos + 9 > this.buf.length) this.grow();
+    if (this.pos + 9 > this.limit) this.grow();
     const buf = this.buf;
-    buf[0] = this.n >>> 8;
-    buf[1] = this.n & 0xff;
+    buf[this.base] = this.n >>> 8;
+    buf[this.base + 1] = this.n & 0xff;
     let len = this.pos;
     const k = this.accBits;
     if (k > 0) {
@@ -150,7 +161,12 @@ export class XorChunkEncoder {
       for (let b = 0; b * 8 < k; b++) buf[len++] = word >>> (24 - 8 * b);
     }
     if ((k & 7) === 0 && this.endsWithByte) buf[len++] = 0;
-    return buf.subarray(0, len);
+    return buf.subarray(this.base, len);
+  }
+
+  /** ByteSink for the header varints (the encoder is its own sink: no extra object per encoder). */
+  writeByte(b: number): void {
+    this.put(b, 8);
   }
 
   /** Writes the low `n` bits of `v` (1 <= n <= 32). */
@@ -163,8 +179,8 @@ export class XorChunkEncoder {
     }
     const rest = n - free;
     const word = free === 32 ? v : (this.acc << free) | ((v >>> rest) & ((1 << free) - 1));
+    if (this.pos + 13 > this.limit) this.grow();
     const pos = this.pos;
-    if (pos + 13 > this.buf.length) this.grow();
     const buf = this.buf;
     buf[pos] = word >>> 24;
     buf[pos + 1] = word >>> 16;
@@ -175,10 +191,25 @@ export class XorChunkEncoder {
     this.accBits = rest;
   }
 
-  private grow(): void {
-    const next = new Uint8Array(this.buf.length * 2);
-    next.set(this.buf);
+  /** Makes room for at least 13 more bytes: moves the chunk so far to a larger space. */
+  protected grow(): void {
+    const used = this.pos - this.base;
+    const next = new Uint8Array(Math.max(64, (this.limit - this.base) * 2));
+    next.set(this.buf.subarray(this.base, this.pos));
     this.buf = next;
+    this.base = 0;
+    this.pos = used;
+    this.limit = next.length;
+  }
+
+  /** Moves the chunk so far into buf[base, limit) of another buffer (for subclasses' grow()). */
+  protected moveTo(buf: Uint8Array, base: number, limit: number): void {
+    const used = this.pos - this.base;
+    if (used > 0) buf.set(this.buf.subarray(this.base, this.pos), base);
+    this.buf = buf;
+    this.base = base;
+    this.pos = base + used;
+    this.limit = limit;
   }
 
   private putValue(hi: number, lo: number): void {

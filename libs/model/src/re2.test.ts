@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileAnchoredRe2 } from './regex.ts';
+import { compileAnchoredRe2 } from './re2.ts';
 
 const m = (re: string, s: string) => compileAnchoredRe2(re).test(s);
 

@@ -1,0 +1,15 @@
+# The one Strata image: every app, picked at run time by APP (distributor, ingester, querier, or
+# strata = single process). Flags are the container's arguments:
+#   docker build -t strata:0.1.0 .
+#   docker run -e APP=querier strata:0.1.0 -server.http-listen-address=0.0.0.0 -querier.ingester-addresses=...
+# TypeScript runs through tsx (as `npm start` does), so there is no build step.
+FROM node:20-slim
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json ./
+COPY libs libs
+COPY apps apps
+# tsx is a devDependency and is needed at run time: a plain `npm ci`, not --omit=dev.
+RUN npm ci --no-audit --no-fund && npm cache clean --force
+USER node
+ENV APP=strata
+ENTRYPOINT ["/bin/sh", "-c", "exec node --import tsx \"apps/${APP}/src/main.ts\" \"$@\"", "strata"]

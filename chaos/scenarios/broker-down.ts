@@ -1,0 +1,22 @@
+// One of three Kafka brokers dies (kill -9): the one leading partition 0 of the ingest topic,
+// so leadership must move. With RF 3 and min.insync.replicas=2, acks=all writes keep working.
+
+import type { Scenario } from './scenario.ts';
+
+export const brokerDown: Scenario = {
+  name: 'broker-down',
+  description: 'kill -9 the Kafka broker leading partition 0, keep it down for --fault-seconds, restart it',
+  availabilityTarget: 0.999,
+  async run(ctx) {
+    const kafka = ctx.cluster.local.kafka;
+    const i = await ctx.cluster.partitionLeader(0);
+    const pid = kafka.pids[i];
+    await kafka.stopBroker(i, 'SIGKILL');
+    ctx.event(`kill -9 kafka broker ${kafka.brokers[i]} (pid ${pid}), leader of partition 0`);
+    await ctx.sleep(ctx.faultSeconds * 1000);
+    ctx.markHeal();
+    ctx.event(`restarting kafka broker ${kafka.brokers[i]}`);
+    await kafka.startBroker(i);
+    ctx.event(`kafka broker ${kafka.brokers[i]} back (pid ${kafka.pids[i]}), cluster accepts acks=all writes`);
+  },
+};

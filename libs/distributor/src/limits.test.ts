@@ -1,0 +1,256 @@
+// Per-tenant limits on the push path over HTTP (fastify inject) with a fake
+// Kafka writer: rate limit (429, nothing written), live overrides, label,
+// grace-period and metadata limits (400, valid data still written), exemplars
+// off, record splitting by size, credentials (401, nothing written), 413.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import type { Label } from '@strata/model';
+import { compressBody, decodeWriteRequest, encodeWriteRequest, encodeWriteRequestV2, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
+import { encodeExportRequest } from '@strata/otlp';
+import { DEFAULT_LIMITS, Overrides, type RuntimeConfig } from '@strata/limits';
+import { TokensAuthenticator, createHttpServer, createLogger, tokensFileSchema } from '@strata/service';
+import { Distributor, registerPushRoutes, type RecordWriter } from './index.ts';
+
+const l = (name: string, value: string): Label => ({ name, value });
+const NOW = 1_800_000_000_000;
+const MIN = 60_000;
+
+class FakeWriter implements RecordWriter {
+  calls: { tenant: string; records: { partition: number; value: Buffer }[] }[] = [];
+  async write(tenant: string, records: { partition: number; value: Buffer }[]): Promise<void> {
+    this.calls.push({ tenant, records });
+  }
+  async partitionCount(): Promise<number> {
+    return 2;
+  }
+  get records() {
+    return this.calls.flatMap((c) => c.records);
+  }
+  decoded() {
+    return this.records.map((r) => decodeWriteRequest(r.value));
+  }
+  seriesNames(): string[] {
+    return this.decoded()
+      .flatMap((d) => d.timeseries)
+      .map((s) => s.labels.map((x) => `${x.name}=${x.value}`).join(','))
+      .sort();
+  }
+}
+
+async function server(opts: { rc?: () => RuntimeConfig; maxRecordSizeBytes?: number; auth?: TokensAuthenticator; multitenancy?: boolean; now?: () => number } = {}) {
+  const writer = new FakeWriter();
+  const logger = createLogger('test', 'silent');
+  const registry = new Registry();
+  const limits = new Overrides({ defaults: DEFAULT_LIMITS, runtimeConfig: opts.rc });
+  const distributor = new Distributor({
+    writer,
+    maxRecvMsgSize: 1 << 20,
+    logger,
+    registry,
+    limits,
+    maxRecordSizeBytes: opts.maxRecordSizeBytes,
+    now: opts.now ?? (() => NOW),
+  });
+  const app = createHttpServer({ logger, registry, readiness: { notReadyReason: () => undefined } });
+  registerPushRoutes(app, { distributor, multitenancyEnabled: opts.multitenancy ?? true, logger, registry, maxBodyBytes: 1 << 20, auth: opts.auth });
+  await app.ready();
+  const push = (req: WriteRequestInput, headers: Record<string, string> = {}, tenant = 'team-a') =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/push',
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-scope-orgid': tenant, ...headers },
+      payload: compressBody(encodeWriteRequest(req)),
+    });
+  return { app, writer, registry, push };
+}
+
+function series(n: number, samples: number, at = NOW - MIN, name = 'm'): SeriesInput[] {
+  return Array.from({ length: n }, (_, i) => ({
+    labels: [l('__name__', name), l('i', String(i))],
+    samples: Array.from({ length: samples }, (_, k) => ({ value: k, timestamp: at + k * 1000 })),
+  }));
+}
+
+async function counter(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
+  const m = await registry.getSingleMetric(name)?.get();
+  const v = m?.values.find((x) => Object.entries(labels).every(([k, want]) => x.labels[k] === want));
+  return v?.value ?? 0;
+}
+
+test('over the ingestion rate: 429 naming the limit and what to do, nothing written; a raised override applies to the next push', async () => {
+  let rc: RuntimeConfig = { overrides: { 'team-a': { ingestion_rate: 10, ingestion_burst_size: 100 } } };
+  const { writer, registry, push } = await server({ rc: () => rc });
+  assert.equal((await push({ timeseries: series(6, 10) })).statusCode, 200, '60 of the 100 burst');
+  const writes = writer.calls.length;
+  const res = await push({ timeseries: series(6, 10) });
+  assert.equal(res.statusCode, 429);
+  assert.match(res.body, /^the request has been rejected because tenant "team-a" exceeded its ingestion rate limit of 10 samples\/s with a burst of 100 .*raise ingestion_rate \/ ingestion_burst_size/);
+  assert.equal(res.body.trim().split('\n').length, 1, 'one line');
+  assert.equal(writer.calls.length, writes, 'nothing written');
+  assert.equal(await counter(registry, 'strata_distributor_discarded_samples_total', { tenant: 'team-a', reason: 'err-strata-ingestion-rate-limited' }), 60);
+
+  const tooBig = await push({ timeseries: series(20, 10) });
+  assert.equal(tooBig.statusCode, 429);
+  assert.match(tooBig.body, /its 200 samples, exemplars and metadata exceed tenant "team-a"'s ingestion burst size of 100, so it can never be accepted/);
+
+  assert.equal((await push({ timeseries: series(6, 10) }, {}, 'team-b')).statusCode, 200, 'other tenants have their own bucket (defaults)');
+
+  rc = { overrides: { 'team-a': { ingestion_rate: 100_000, ingestion_burst_size: 1_000_000 } } };
+  assert.equal((await push({ timeseries: series(20, 10) })).statusCode, 200, 'the raised limit applies without a restart');
+});
+
+test('exemplars and metadata count against the rate, as in Mimir', async () => {
+  const rc: RuntimeConfig = { overrides: { 'team-a': { ingestion_rate: 1, ingestion_burst_size: 3 } } };
+  const { push } = await server({ rc: () => rc });
+  const one: SeriesInput = { labels: [l('__name__', 'm')], samples: [{ value: 1, timestamp: NOW }], exemplars: [{ labels: [l('trace_id', 'a')], value: 1, timestamp: NOW }] };
+  const res = await push({ timeseries: [one], metadata: [{ type: 'gauge', metricFamilyName: 'm', help: 'h', unit: '' }, { type: 'gauge', metricFamilyName: 'n', help: 'h', unit: '' }] });
+  assert.equal(res.statusCode, 429, '1 sample + 1 exemplar + 2 metadata = 4 > burst 3');
+});
+
+test('label limits come from the tenant overrides: 400 for the first bad series, the valid ones are written', async () => {
+  const rc: RuntimeConfig = { overrides: { 'team-a': { max_label_names_per_series: 3, max_label_value_length: 5 } } };
+  const { writer, push } = await server({ rc: () => rc });
+  const res = await push({
+    timeseries: [
+      { labels: [l('__name__', 'ok'), l('a', '1')], samples: [{ value: 1, timestamp: NOW }] },
+      { labels: [l('__name__', 'many'), l('a', '1'), l('b', '2'), l('c', '3')], samples: [{ value: 1, timestamp: NOW }] },
+      { labels: [l('__name__', 'long'), l('a', '123456')], samples: [{ value: 1, timestamp: NOW }] },
+    ],
+  });
+  assert.equal(res.statusCode, 400);
+  assert.match(res.body, /4 labels, above the limit of 3 .*\(2 of 3 series rejected, 2 samples\)/);
+  assert.deepEqual(writer.seriesNames(), ['__name__=ok,a=1']);
+  assert.equal((await push({ timeseries: [{ labels: [l('__name__', 'many'), l('a', '1'), l('b', '2'), l('c', '3')], samples: [{ value: 1, timestamp: NOW }] }] }, {}, 'team-b')).statusCode, 200);
+});
+
+test('sample timestamps: beyond the creation grace period or (when set) older than the past grace period + OOO window are 400, counted by reason', async () => {
+  let rc: RuntimeConfig = {};
+  const { writer, registry, push } = await server({ rc: () => rc });
+  const at = (name: string, t: number): SeriesInput => ({ labels: [l('__name__', name)], samples: [{ value: 1, timestamp: NOW - MIN }, { value: 2, timestamp: t }] });
+
+  let res = await push({ timeseries: [at('future', NOW + 11 * MIN), at('soon', NOW + 9 * MIN), at('old', NOW - 1000 * MIN)] });
+  assert.equal(res.statusCode, 400);
+  assert.match(res.body, /^received a sample whose timestamp 1800000660000 \(2027-01-15T08:11:00\.000Z\) is too far in the future \(more than 10m ahead of the server's clock\) in series \{__name__="future"\} .*-validation\.create-grace-period/);
+  assert.deepEqual(writer.seriesNames(), ['__name__=old', '__name__=soon'], 'past grace period 0 = off; the whole bad series is rejected');
+  assert.equal(await counter(registry, 'strata_distributor_discarded_samples_total', { reason: 'err-strata-sample-too-far-in-future' }), 2);
+
+  rc = { overrides: { 'team-a': { past_grace_period: 3_600_000, out_of_order_time_window: 1_800_000, creation_grace_period: 0 } } };
+  writer.calls = [];
+  res = await push({ timeseries: [at('old', NOW - 91 * MIN), at('oldish', NOW - 89 * MIN), at('future', NOW + 1)] });
+  assert.equal(res.statusCode, 400);
+  assert.match(res.body, /^received a sample whose timestamp \d+ \(.*\) is too far in the past \(older than 1h30m\) in series \{__name__="old"\} .*-validation\.past-grace-period\) \(2 of 3 series rejected, 4 samples\)$/m);
+  assert.deepEqual(writer.seriesNames(), ['__name__=oldish'], 'older than 1h + 30m OOO is rejected');
+  res = await push({ timeseries: [at('future', NOW + 1)] });
+  assert.match(res.body, /is too far in the future \(more than 0s ahead/);
+});
+
+test('metadata: name or unit over max_metadata_length is dropped with a 400, a long HELP is truncated, series are still written', async () => {
+  const rc: RuntimeConfig = { overrides: { 'team-a': { max_metadata_length: 10 } } };
+  const { writer, push } = await server({ rc: () => rc });
+  const res = await push({
+    timeseries: series(1, 1),
+    metadata: [
+      { type: 'counter', metricFamilyName: 'a_very_long_name', help: 'x', unit: '' },
+      { type: 'gauge', metricFamilyName: 'short', help: 'héllo wörld, long help', unit: '' },
+      { type: 'gauge', metricFamilyName: 'unit', help: '', unit: 'kilobytes_per_s' },
+    ],
+  });
+  assert.equal(res.statusCode, 400);
+  assert.match(res.body, /^received metric metadata whose metric family name is 16 bytes, above the limit of 10 .*-validation\.max-metadata-length\) \(2 of 3 metadata rejected\)$/m);
+  const metadata = writer.decoded().flatMap((d) => d.metadata);
+  assert.deepEqual(metadata.map((m) => [m.metricFamilyName, m.help]), [['short', 'héllo wö']], 'HELP cut at 10 bytes on a character boundary');
+  assert.equal(writer.seriesNames().length, 1);
+});
+
+test('max_global_exemplars_per_user 0: exemplars are dropped before Kafka and not counted as written', async () => {
+  const rc: RuntimeConfig = { overrides: { 'team-a': { max_global_exemplars_per_user: 0 } } };
+  const { app, writer, registry, push } = await server({ rc: () => rc });
+  const withExemplar: SeriesInput = { labels: [l('__name__', 'm')], samples: [{ value: 1, timestamp: NOW }], exemplars: [{ labels: [l('trace_id', 'a')], value: 1, timestamp: NOW }] };
+  assert.equal((await push({ timeseries: [withExemplar] })).statusCode, 200);
+  const [s] = writer.decoded().flatMap((d) => d.timeseries);
+  assert.deepEqual(s.exemplars, []);
+  assert.deepEqual([...s.values], [1], 'samples kept');
+  assert.equal(await counter(registry, 'strata_distributor_discarded_exemplars_total', { reason: 'err-strata-exemplars-disabled' }), 1);
+  const v2 = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy', 'x-scope-orgid': 'team-a' },
+    payload: compressBody(encodeWriteRequestV2({ timeseries: [withExemplar] })),
+  });
+  assert.equal(v2.statusCode, 204);
+  assert.equal(v2.headers['x-prometheus-remote-write-exemplars-written'], '0');
+  assert.equal(v2.headers['x-prometheus-remote-write-samples-written'], '1');
+  writer.calls = [];
+  assert.equal((await push({ timeseries: [withExemplar] }, {}, 'team-b')).statusCode, 200);
+  assert.equal(writer.decoded()[0].timeseries[0].exemplars.length, 1, 'other tenants keep theirs');
+});
+
+test('record size: a partition above the max record size is split by series into several records, each within the limit', async () => {
+  const max = 2000;
+  const { writer, push } = await server({ maxRecordSizeBytes: max });
+  const input = series(200, 5);
+  const metadata = [{ type: 'gauge' as const, metricFamilyName: 'm', help: 'h', unit: '' }];
+  assert.equal((await push({ timeseries: input, metadata })).statusCode, 200);
+  assert.equal(writer.calls.length, 1, 'one write call for the whole push (acks=all for all of it)');
+  const records = writer.records;
+  for (const r of records) assert.ok(r.value.length <= max, `record of ${r.value.length} bytes`);
+  for (const p of [0, 1]) assert.ok(records.filter((r) => r.partition === p).length > 1, `partition ${p} split`);
+  const decoded = writer.decoded();
+  assert.equal(decoded.flatMap((d) => d.timeseries).length, 200, 'every series exactly once');
+  assert.equal(new Set(writer.seriesNames()).size, 200);
+  assert.deepEqual(decoded.flatMap((d) => d.metadata).map((m) => m.metricFamilyName), ['m']);
+  assert.deepEqual([...new Set(records.filter((r) => decodeWriteRequest(r.value).metadata.length > 0).map((r) => r.partition))], [0]);
+});
+
+test('record size: one series larger than a record is 400 naming the limit; the rest is written', async () => {
+  const { writer, push } = await server({ maxRecordSizeBytes: 2000 });
+  const res = await push({ timeseries: [...series(3, 2), ...series(1, 500, NOW - 100 * MIN, 'huge')] });
+  assert.equal(res.statusCode, 400);
+  assert.match(res.body, /^received series \{__name__="huge", i="0"\} of \d+ bytes \(500 samples\), larger than the largest Kafka record \(2000 bytes, -ingest-storage\.kafka\.producer-max-record-size-bytes\)/);
+  assert.equal(writer.seriesNames().length, 3);
+});
+
+test('credentials on push: missing or wrong → 401 with a reason and a challenge, nothing written; right → written', async () => {
+  const auth = new TokensAuthenticator(tokensFileSchema.parse({ tenants: { 'team-a': { bearer_token: 'tok' } } }));
+  const { app, writer, push } = await server({ auth });
+  for (const headers of [{}, { authorization: 'Bearer nope' }] as Record<string, string>[]) {
+    const res = await push({ timeseries: series(1, 1) }, headers);
+    assert.equal(res.statusCode, 401);
+    assert.match(res.body, /^(no credentials: tenant "team-a" requires|wrong credentials for tenant "team-a")/);
+    assert.equal(res.headers['www-authenticate'], 'Bearer realm="strata", Basic realm="strata"');
+  }
+  const otlp = await app.inject({
+    method: 'POST',
+    url: '/otlp/v1/metrics',
+    headers: { 'content-type': 'application/x-protobuf', 'x-scope-orgid': 'team-a', authorization: 'Bearer nope' },
+    payload: encodeExportRequest({ resourceMetrics: [] }),
+  });
+  assert.equal(otlp.statusCode, 401);
+  assert.equal(writer.calls.length, 0, 'nothing written');
+  assert.equal((await push({ timeseries: series(1, 1) }, { authorization: 'Bearer tok' })).statusCode, 200);
+  assert.equal(writer.calls.length, 1);
+});
+
+test('bodies above -distributor.max-recv-msg-size are 413, compressed or decompressed', async () => {
+  const { app, writer } = await server();
+  const big = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-scope-orgid': 'team-a' },
+    payload: Buffer.alloc((1 << 20) + 1),
+  });
+  assert.equal(big.statusCode, 413);
+  // Compresses far below the limit, decompresses above it.
+  const bomb = compressBody(encodeWriteRequest({ timeseries: [{ labels: [l('__name__', 'm'), l('v', 'x'.repeat(1 << 20))], samples: [{ value: 1, timestamp: NOW }] }] }));
+  assert.ok(bomb.length < 1 << 20);
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-scope-orgid': 'team-a' },
+    payload: bomb,
+  });
+  assert.equal(res.statusCode, 413, res.body);
+  assert.equal(writer.calls.length, 0);
+});

@@ -1,0 +1,24 @@
+// HA tracker flags (Mimir's names). The per-tenant switches and label names
+// (accept_ha_samples, ha_cluster_label, ha_replica_label) are limits, read per
+// request from @strata/limits' Overrides.
+
+import { z } from 'zod';
+import { boolFlag, duration } from '@strata/service';
+import { RedisKv, type KvClient, type RingKvConfig } from '@strata/ring';
+
+export const haTrackerConfigShape = {
+  'distributor.ha-tracker.enable': boolFlag(false),
+  'distributor.ha-tracker.update-timeout': duration('15s'),
+  'distributor.ha-tracker.update-timeout-jitter-max': duration('5s'),
+  'distributor.ha-tracker.failover-timeout': duration('30s'),
+  /** A Redis of its own (host:port); empty: the ring's KV store (-ring.store, -ring.redis.endpoint). */
+  'distributor.ha-tracker.redis.endpoint': z.string().default(''),
+};
+
+export type HaTrackerConfig = z.infer<z.ZodObject<typeof haTrackerConfigShape>>;
+
+/** The KV the HA tracker uses: its own Redis if configured, else the ring's (which may be the in-process one). */
+export function haTrackerKv(config: HaTrackerConfig & Pick<RingKvConfig, 'ring.redis.timeout'>, ringKv: KvClient): KvClient {
+  const endpoint = config['distributor.ha-tracker.redis.endpoint'];
+  return endpoint === '' ? ringKv : new RedisKv({ endpoint, timeoutMs: config['ring.redis.timeout'] });
+}

@@ -1,0 +1,103 @@
+// Per-tenant limits: the set the distributor and ingesters enforce, and the
+// runtime config file's schema in Mimir's format and key names
+// (`overrides: { <tenant>: { ingestion_rate: ..., ... } }`), validated with zod.
+// Strict: a misspelt key fails the file instead of silently doing nothing.
+
+import { z } from 'zod';
+import { parseDuration, validateTenantId } from '@strata/service';
+
+export interface TenantLimits {
+  /** Samples (plus exemplars and metadata) per second, per distributor (Mimir's "local" strategy). */
+  ingestionRate: number;
+  ingestionBurstSize: number;
+  /** Across all partitions; each ingester enforces its share. 0: no limit. */
+  maxGlobalSeriesPerUser: number;
+  maxLabelNamesPerSeries: number;
+  maxLabelNameLength: number;
+  maxLabelValueLength: number;
+  /** Metric family name and unit longer than this are rejected, HELP is truncated to it. */
+  maxMetadataLength: number;
+  /** Samples newer than now + this are rejected. */
+  creationGracePeriodMs: number;
+  /** Samples older than now - this - the OOO window are rejected. 0: off. */
+  pastGracePeriodMs: number;
+  outOfOrderTimeWindowMs: number;
+  /** Exemplars kept in memory across all partitions. 0: exemplars are not ingested. */
+  maxGlobalExemplarsPerUser: number;
+  acceptHaSamples: boolean;
+  haClusterLabel: string;
+  haReplicaLabel: string;
+}
+
+/** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
+const yamlDuration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  try {
+    return parseDuration(String(v));
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+const count = z.number().int().nonnegative();
+const positiveCount = z.number().int().positive();
+
+/** YAML key (Mimir's) → its schema and the TenantLimits field it sets. */
+const FIELDS = {
+  ingestion_rate: [z.number().nonnegative(), 'ingestionRate'],
+  ingestion_burst_size: [count, 'ingestionBurstSize'],
+  max_global_series_per_user: [count, 'maxGlobalSeriesPerUser'],
+  max_label_names_per_series: [positiveCount, 'maxLabelNamesPerSeries'],
+  max_label_name_length: [positiveCount, 'maxLabelNameLength'],
+  max_label_value_length: [positiveCount, 'maxLabelValueLength'],
+  max_metadata_length: [positiveCount, 'maxMetadataLength'],
+  creation_grace_period: [yamlDuration, 'creationGracePeriodMs'],
+  past_grace_period: [yamlDuration, 'pastGracePeriodMs'],
+  out_of_order_time_window: [yamlDuration, 'outOfOrderTimeWindowMs'],
+  max_global_exemplars_per_user: [count, 'maxGlobalExemplarsPerUser'],
+  accept_ha_samples: [z.boolean(), 'acceptHaSamples'],
+  ha_cluster_label: [z.string().min(1), 'haClusterLabel'],
+  ha_replica_label: [z.string().min(1), 'haReplicaLabel'],
+} as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
+
+type YamlKey = keyof typeof FIELDS;
+
+const tenantOverridesShape = Object.fromEntries(Object.entries(FIELDS).map(([k, [schema]]) => [k, schema.optional()])) as {
+  [K in YamlKey]: z.ZodOptional<(typeof FIELDS)[K][0]>;
+};
+
+export const tenantOverridesSchema = z.object(tenantOverridesShape).strict();
+export type TenantOverrides = z.infer<typeof tenantOverridesSchema>;
+
+export const runtimeConfigSchema = z
+  .object({
+    overrides: z.record(z.string(), tenantOverridesSchema.nullable()).nullable().optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    for (const tenant of Object.keys(c.overrides ?? {})) {
+      try {
+        validateTenantId(tenant);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['overrides', tenant], message: (err as Error).message });
+      }
+    }
+  });
+
+export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
+
+/** The defaults with a tenant's overrides applied. */
+export function applyOverrides(defaults: Readonly<TenantLimits>, o: TenantOverrides | null | undefined): TenantLimits {
+  const out: TenantLimits = { ...defaults };
+  if (!o) return out;
+  const set = out as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(o)) {
+    if (value !== undefined) set[FIELDS[key as YamlKey][1]] = value;
+  }
+  return out;
+}
+
+/** A global limit's share on one of `partitions` ingesters (Mimir's partition limiter strategy). 0 stays 0 (no limit / disabled). */
+export function localLimit(global: number, partitions: number): number {
+  if (global <= 0) return 0;
+  return Math.max(1, Math.floor(global / Math.max(1, partitions)));
+}

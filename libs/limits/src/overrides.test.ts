@@ -1,0 +1,147 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { DEFAULT_LIMITS, Overrides, ingesterLimits, localLimit } from './index.ts';
+
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) });
+  return { logger, lines };
+}
+
+async function gauge(registry: Registry, name: string): Promise<number | undefined> {
+  const m = await registry.getSingleMetric(name)?.get();
+  return m?.values[0]?.value;
+}
+
+test('defaults are Mimir flag defaults (exemplars aside) and tenants without overrides share them', () => {
+  const o = new Overrides({ defaults: DEFAULT_LIMITS });
+  const l = o.forTenant('team-a');
+  assert.equal(l.ingestionRate, 10_000);
+  assert.equal(l.ingestionBurstSize, 200_000);
+  assert.equal(l.maxGlobalSeriesPerUser, 150_000);
+  assert.equal(l.maxLabelNamesPerSeries, 30);
+  assert.equal(l.maxLabelNameLength, 1024);
+  assert.equal(l.maxLabelValueLength, 2048);
+  assert.equal(l.maxMetadataLength, 1024);
+  assert.equal(l.creationGracePeriodMs, 600_000);
+  assert.equal(l.pastGracePeriodMs, 0);
+  assert.equal(l.outOfOrderTimeWindowMs, 0);
+  assert.equal(l.maxGlobalExemplarsPerUser, 100_000);
+  assert.equal(l.acceptHaSamples, false);
+  assert.equal(l.haClusterLabel, 'cluster');
+  assert.equal(l.haReplicaLabel, '__replica__');
+  assert.equal(o.forTenant('team-b'), l);
+});
+
+test('runtime config file: a valid change applies without restart, an invalid one keeps the last good config and says why', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'strata-overrides-'));
+  try {
+    const path = join(dir, 'runtime.yaml');
+    writeFileSync(path, 'overrides:\n  team-a:\n    ingestion_rate: 5\n    creation_grace_period: 1h\n');
+    const { logger, lines } = capturingLogger();
+    const registry = new Registry();
+    const o = new Overrides({ defaults: DEFAULT_LIMITS, file: { path, reloadPeriodMs: 0, logger, registry } });
+    await o.start();
+    assert.equal(o.forTenant('team-a').ingestionRate, 5);
+    assert.equal(o.forTenant('team-a').creationGracePeriodMs, 3_600_000);
+    assert.equal(o.forTenant('team-a').ingestionBurstSize, 200_000, 'unset keys keep the default');
+    assert.equal(o.forTenant('team-b').ingestionRate, 10_000);
+    assert.equal(await gauge(registry, 'strata_runtime_config_last_reload_successful'), 1);
+
+    writeFileSync(path, 'overrides:\n  team-a:\n    ingestion_rate: 50000\n    max_global_series_per_user: 10\n  team-b:\n    past_grace_period: 30m\n');
+    assert.equal(await o.reload(), undefined);
+    assert.equal(o.forTenant('team-a').ingestionRate, 50_000);
+    assert.equal(o.forTenant('team-a').maxGlobalSeriesPerUser, 10);
+    assert.equal(o.forTenant('team-a').creationGracePeriodMs, 600_000, 'a key removed from the file goes back to the default');
+    assert.equal(o.forTenant('team-b').pastGracePeriodMs, 1_800_000);
+
+    // A misspelt key, a wrong type, broken YAML: each is refused and the last good config stays.
+    for (const [bad, why] of [
+      ['overrides:\n  team-a:\n    ingestion_rat: 1\n', /overrides\.team-a: .*ingestion_rat/],
+      ['overrides:\n  team-a:\n    ingestion_rate: lots\n', /overrides\.team-a\.ingestion_rate/],
+      ['overrides:\n  team-a: [\n', /not valid YAML/],
+      ['overrides:\n  "bad/tenant":\n    ingestion_rate: 1\n', /tenant id "bad\/tenant" is invalid/],
+      ['overrides:\n  team-a:\n    creation_grace_period: soon\n', /invalid duration/],
+    ] as const) {
+      writeFileSync(path, bad);
+      const problem = await o.reload();
+      assert.match(problem ?? '', why);
+      assert.equal(o.forTenant('team-a').ingestionRate, 50_000);
+      assert.equal(await gauge(registry, 'strata_runtime_config_last_reload_successful'), 0);
+      const logged = lines.at(-1)!;
+      assert.equal(logged.level, 50);
+      assert.match(String(logged.msg), /runtime config reload failed; keeping the last good runtime config/);
+      assert.match(String(logged.reason), why);
+    }
+
+    // The same bad file again is not logged again.
+    const before = lines.length;
+    await o.reload();
+    assert.equal(lines.length, before);
+
+    writeFileSync(path, '');
+    assert.equal(await o.reload(), undefined, 'an empty file is valid: no overrides');
+    assert.equal(o.forTenant('team-a').ingestionRate, 10_000);
+    assert.equal(await gauge(registry, 'strata_runtime_config_last_reload_successful'), 1);
+    await o.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the file is re-read on the reload period', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'strata-overrides-'));
+  try {
+    const path = join(dir, 'runtime.yaml');
+    writeFileSync(path, 'overrides: {}\n');
+    const { logger } = capturingLogger();
+    const o = new Overrides({ defaults: DEFAULT_LIMITS, file: { path, reloadPeriodMs: 20, logger, registry: new Registry() } });
+    await o.start();
+    writeFileSync(path, 'overrides:\n  t:\n    ingestion_burst_size: 7\n');
+    const deadline = Date.now() + 5000;
+    while (o.forTenant('t').ingestionBurstSize !== 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(o.forTenant('t').ingestionBurstSize, 7);
+    await o.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an invalid file at startup fails start, naming the file and the problem', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'strata-overrides-'));
+  try {
+    const path = join(dir, 'runtime.yaml');
+    writeFileSync(path, 'limits:\n  ingestion_rate: 1\n');
+    const o = new Overrides({ defaults: DEFAULT_LIMITS, file: { path, reloadPeriodMs: 0, logger: capturingLogger().logger, registry: new Registry() } });
+    await assert.rejects(o.start(), /runtime config file .*runtime\.yaml: invalid: .*limits/);
+    const missing = new Overrides({
+      defaults: DEFAULT_LIMITS,
+      file: { path: join(dir, 'nope.yaml'), reloadPeriodMs: 0, logger: capturingLogger().logger, registry: new Registry() },
+    });
+    await assert.rejects(missing.start(), /cannot read the file/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('ingester limits are the partition share of the global limits, read per call', () => {
+  // Parsed form: durations already in ms.
+  let rc = { overrides: { t: { max_global_series_per_user: 1000, max_global_exemplars_per_user: 0, out_of_order_time_window: 300_000 } } };
+  const o = new Overrides({ defaults: DEFAULT_LIMITS, runtimeConfig: () => rc });
+  let partitions = 4;
+  const l = ingesterLimits(o, () => partitions);
+  assert.equal(l.maxSeries('t'), 250);
+  assert.equal(l.maxExemplars('t'), 0);
+  assert.equal(l.outOfOrderTimeWindowMs('t'), 300_000);
+  assert.equal(l.maxSeries('other'), 37_500);
+  partitions = 3;
+  assert.equal(l.maxSeries('t'), 333);
+  rc = { overrides: { t: { max_global_series_per_user: 0, max_global_exemplars_per_user: 0, out_of_order_time_window: 0 } } };
+  assert.equal(l.maxSeries('t'), 0, '0 stays 0: no limit');
+  assert.equal(localLimit(5, 10), 1, 'never rounds a set limit down to "no limit"');
+});

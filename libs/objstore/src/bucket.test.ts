@@ -1,0 +1,95 @@
+// One contract, two backends: the filesystem bucket and the S3 bucket against
+// a real S3 server (s3rver) on loopback.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FilesystemBucket, ObjectNotFoundError, S3Bucket, createBucket, bucketConfigShape, startS3Server, type Bucket, type LocalS3Server } from './index.ts';
+import { flagsToConfig, parseFlags } from '@strata/service';
+
+function contract(name: string, make: () => Promise<{ bucket: Bucket; cleanup: () => Promise<void> }>): void {
+  describe(`${name} bucket`, () => {
+    let bucket: Bucket;
+    let cleanup: () => Promise<void>;
+    let dir: string;
+    before(async () => {
+      ({ bucket, cleanup } = await make());
+      dir = await mkdtemp(join(tmpdir(), 'strata-objstore-src-'));
+    });
+    after(async () => {
+      await bucket.close();
+      await cleanup();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    test('put, get, range reads, attributes, exists', async () => {
+      const data = Uint8Array.from({ length: 10_000 }, (_, i) => i & 0xff);
+      await bucket.put('t1/01ABC/chunks/000001', data);
+      assert.deepEqual(await bucket.get('t1/01ABC/chunks/000001'), data);
+      assert.deepEqual(await bucket.getRange('t1/01ABC/chunks/000001', 100, 50), data.subarray(100, 150));
+      assert.deepEqual(await bucket.getRange('t1/01ABC/chunks/000001', 9_990, 50), data.subarray(9_990), 'short read past the end');
+      assert.equal((await bucket.getRange('t1/01ABC/chunks/000001', 20_000, 10)).length, 0);
+      assert.equal((await bucket.attributes('t1/01ABC/chunks/000001')).size, 10_000);
+      assert.equal(await bucket.exists('t1/01ABC/chunks/000001'), true);
+      assert.equal(await bucket.exists('t1/01ABC/nope'), false);
+      await assert.rejects(bucket.get('t1/nope'), ObjectNotFoundError);
+      await assert.rejects(bucket.getRange('t1/nope', 0, 10), ObjectNotFoundError);
+      await assert.rejects(bucket.attributes('t1/nope'), ObjectNotFoundError);
+    });
+
+    test('put of a local file, overwrite is whole', async () => {
+      const f = join(dir, 'file');
+      await writeFile(f, 'hello from a file');
+      await bucket.put('t1/01ABC/index', { file: f });
+      assert.equal(Buffer.from(await bucket.get('t1/01ABC/index')).toString(), 'hello from a file');
+      await bucket.put('t1/01ABC/index', new TextEncoder().encode('v2'));
+      assert.equal(Buffer.from(await bucket.get('t1/01ABC/index')).toString(), 'v2');
+    });
+
+    test('list one level or recursively; delete is idempotent and leaves no empty directory', async () => {
+      await bucket.put('t1/01ABC/meta.json', new TextEncoder().encode('{}'));
+      await bucket.put('t1/bucket-index.json.gz', new Uint8Array([1]));
+      await bucket.put('t2/01DEF/meta.json', new Uint8Array([2]));
+      // s3rver (3.7.1 and its fork) leaves out a common prefix that holds nested objects only; real S3
+      // and MinIO list it. One object directly under t2/ keeps this contract about us, not about s3rver.
+      await bucket.put('t2/bucket-index.json.gz', new Uint8Array([3]));
+      assert.deepEqual(await bucket.list(''), ['t1/', 't2/']);
+      assert.deepEqual(await bucket.list('t1/'), ['t1/01ABC/', 't1/bucket-index.json.gz']);
+      assert.deepEqual(await bucket.list('t1'), ['t1/01ABC/', 't1/bucket-index.json.gz']);
+      assert.deepEqual(await bucket.list('t1/01ABC/', { recursive: true }), ['t1/01ABC/chunks/000001', 't1/01ABC/index', 't1/01ABC/meta.json']);
+      assert.deepEqual(await bucket.list('nothing/'), []);
+      for (const k of await bucket.list('t2/', { recursive: true })) await bucket.delete(k);
+      await bucket.delete('t2/01DEF/meta.json');
+      assert.deepEqual(await bucket.list(''), ['t1/']);
+    });
+  });
+}
+
+contract('filesystem', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'strata-fs-bucket-'));
+  return {
+    bucket: new FilesystemBucket(dir),
+    cleanup: async () => {
+      assert.ok(!(await readdir(dir, { recursive: true })).some((n) => n.includes('.tmp-')), 'no temporary files left');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+let s3: LocalS3Server;
+contract('s3 (s3rver on loopback)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'strata-s3rver-'));
+  s3 = await startS3Server({ dir });
+  const config = flagsToConfig(bucketConfigShape, parseFlags(s3.flags(), {}));
+  const bucket = createBucket(config);
+  assert.ok(bucket instanceof S3Bucket);
+  return {
+    bucket,
+    cleanup: async () => {
+      await s3.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});

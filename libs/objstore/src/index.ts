@@ -1,0 +1,10 @@
+export type { Bucket, ObjectAttributes, PutBody, FileBody, ListOptions } from './bucket.ts';
+export { dirPrefix } from './bucket.ts';
+export { FilesystemBucket } from './filesystem-bucket.ts';
+export { S3Bucket } from './s3-bucket.ts';
+export type { S3BucketOptions } from './s3-bucket.ts';
+export { ObjectNotFoundError, InvalidObjectKeyError, BucketConfigError, isObjectNotFound } from './errors.ts';
+export { bucketConfigShape, createBucket } from './config.ts';
+export type { BucketConfig } from './config.ts';
+export { startS3Server } from './s3-server.ts';
+export type { LocalS3Server } from './s3-server.ts';

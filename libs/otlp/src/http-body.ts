@@ -1,0 +1,109 @@
+// OTLP/HTTP framing: which encoding a request uses (Content-Type), undoing its
+// Content-Encoding within a size bound, and the response bodies the spec asks for
+// (an ExportMetricsServiceResponse on success, a google.rpc.Status on failure).
+// Must never inflate a body past the limit before refusing it.
+
+import { gunzipSync } from 'node:zlib';
+import { ProtoWriter, WIRE_VARINT } from '@strata/remote-write';
+import { decodeExportRequestJson } from './decode-json.ts';
+import { decodeExportRequest } from './decode-proto.ts';
+import { OtlpError } from './errors.ts';
+import type { ExportMetricsRequest } from './model.ts';
+
+export type OtlpFormat = 'protobuf' | 'json';
+
+const PROTOBUF = 'application/x-protobuf';
+const JSON_TYPE = 'application/json';
+
+/** The request's encoding from its Content-Type; anything else is 415. */
+export function otlpFormat(contentType: string | undefined): OtlpFormat {
+  const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (media === PROTOBUF) return 'protobuf';
+  if (media === JSON_TYPE) return 'json';
+  throw new OtlpError(
+    'unsupported-media-type',
+    `unsupported content type ${JSON.stringify(contentType ?? '')} for OTLP metrics; send ${PROTOBUF} (or ${JSON_TYPE})`,
+  );
+}
+
+/** The body with its Content-Encoding (gzip or none) undone, refusing more than `maxBytes` once inflated. */
+export function decodeContentEncoding(body: Buffer, contentEncoding: string | undefined, maxBytes: number): Buffer {
+  const enc = (contentEncoding ?? '').trim().toLowerCase();
+  if (enc === '' || enc === 'identity') return body;
+  if (enc !== 'gzip') {
+    throw new OtlpError(
+      'unsupported-content-encoding',
+      `unsupported content encoding ${JSON.stringify(contentEncoding)} for OTLP metrics; send gzip or no Content-Encoding`,
+    );
+  }
+  try {
+    return gunzipSync(body, { maxOutputLength: maxBytes });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
+      throw new OtlpError(
+        'too-large',
+        `decompressed OTLP body is above the limit of ${maxBytes} bytes; send smaller batches (the collector's batch processor send_batch_max_size)`,
+      );
+    }
+    throw new OtlpError('bad-gzip', `gzip: ${(e.message ?? String(err)).replace(/\s+/g, ' ')}`);
+  }
+}
+
+/** Decodes a (decompressed) body in the given format. Throws OtlpError 400 on malformed input. */
+export function decodeExportRequestBody(body: Buffer, format: OtlpFormat): ExportMetricsRequest {
+  return format === 'json' ? decodeExportRequestJson(body) : decodeExportRequest(body);
+}
+
+/** The Content-Type of responses in `format`. */
+export function otlpContentType(format: OtlpFormat): string {
+  return format === 'json' ? JSON_TYPE : PROTOBUF;
+}
+
+/**
+ * An ExportMetricsServiceResponse: empty on full success; with partial_success
+ * (rejected_data_points = 1, error_message = 2) when given.
+ */
+export function encodeExportResponse(format: OtlpFormat, partial?: { rejectedDataPoints: number; errorMessage: string }): Buffer {
+  if (format === 'json') {
+    return Buffer.from(JSON.stringify(partial === undefined ? {} : { partialSuccess: { rejectedDataPoints: String(partial.rejectedDataPoints), errorMessage: partial.errorMessage } }));
+  }
+  if (partial === undefined) return Buffer.alloc(0);
+  const w = new ProtoWriter(64 + partial.errorMessage.length * 3);
+  const s = w.begin(1);
+  w.tag(1, WIRE_VARINT);
+  w.int64(partial.rejectedDataPoints);
+  w.string(2, partial.errorMessage);
+  w.end(s);
+  return Buffer.from(w.finish());
+}
+
+/** A google.rpc.Status (code = 1, message = 2), the body OTLP/HTTP gives every failed request. */
+export function encodeStatus(format: OtlpFormat, httpStatus: number, message: string): Buffer {
+  const code = grpcCode(httpStatus);
+  if (format === 'json') return Buffer.from(JSON.stringify({ code, message }));
+  const w = new ProtoWriter(16 + message.length * 3);
+  w.tag(1, WIRE_VARINT);
+  w.uvarint(code);
+  w.string(2, message);
+  return Buffer.from(w.finish());
+}
+
+function grpcCode(httpStatus: number): number {
+  switch (httpStatus) {
+    case 400:
+    case 415:
+      return 3; // INVALID_ARGUMENT
+    case 401:
+      return 16; // UNAUTHENTICATED
+    case 403:
+      return 7; // PERMISSION_DENIED
+    case 413:
+    case 429:
+      return 8; // RESOURCE_EXHAUSTED
+    case 500:
+      return 13; // INTERNAL
+    default:
+      return httpStatus >= 500 ? 14 : 2; // UNAVAILABLE : UNKNOWN
+  }
+}

@@ -1,0 +1,108 @@
+// Fetched series readied for evaluation: float and native histogram samples
+// merged into one timeline with staleness markers located (for instant
+// selectors), plus marker-free float and histogram views (for range windows).
+// Also the query's annotation collector.
+
+import type { Labels, Series } from '@strata/model';
+import { FloatHistogram } from './histogram/float-histogram.ts';
+import { staleMarkers } from './values.ts';
+
+export interface PreparedSeries {
+  metric: Labels;
+  /** Every sample in time order: floats, histograms and staleness markers. */
+  t: Float64Array;
+  f: Float64Array;
+  /** hs[i] is set where sample i is a histogram; null for a float-only series. */
+  hs: (FloatHistogram | undefined)[] | null;
+  stale: Uint8Array | null;
+  /** The float samples without staleness markers (shared arrays when there is nothing to drop). */
+  live: { t: Float64Array; f: Float64Array };
+  /** The histogram samples, or null when there are none. */
+  liveH: { t: Float64Array; h: FloatHistogram[] } | null;
+}
+
+export function prepareSeries(s: Series): PreparedSeries {
+  const hist = s.histograms && s.histograms.timestamps.length > 0 ? s.histograms : undefined;
+  if (!hist) {
+    const stale = staleMarkers(s.values);
+    let live = { t: s.timestamps, f: s.values };
+    if (stale) live = without(s.timestamps, s.values, stale);
+    return { metric: s.labels, t: s.timestamps, f: s.values, hs: null, stale, live, liveH: null };
+  }
+
+  // Merge the two kinds into one timeline; a float wins a timestamp both have.
+  const n = s.timestamps.length + hist.timestamps.length;
+  const t = new Float64Array(n);
+  const f = new Float64Array(n);
+  const hs: (FloatHistogram | undefined)[] = new Array(n);
+  const fBits = new BigUint64Array(f.buffer);
+  const srcBits = new BigUint64Array(s.values.buffer, s.values.byteOffset, s.values.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < s.timestamps.length || j < hist.timestamps.length) {
+    const tf = i < s.timestamps.length ? s.timestamps[i] : Infinity;
+    const th = j < hist.timestamps.length ? hist.timestamps[j] : Infinity;
+    if (tf <= th) {
+      t[k] = tf;
+      fBits[k++] = srcBits[i++];
+      if (tf === th) j++;
+    } else {
+      t[k] = th;
+      hs[k++] = FloatHistogram.from(hist.values[j++]);
+    }
+  }
+  const tt = t.subarray(0, k);
+  const ff = f.subarray(0, k);
+  const stale = staleMarkers(ff);
+  const floatOnly = new Uint8Array(k);
+  for (let x = 0; x < k; x++) if (hs[x] || (stale && stale[x])) floatOnly[x] = 1;
+  const live = without(tt, ff, floatOnly);
+  const ht: number[] = [];
+  const hh: FloatHistogram[] = [];
+  for (let x = 0; x < k; x++) {
+    const h = hs[x];
+    if (h) {
+      ht.push(tt[x]);
+      hh.push(h);
+    }
+  }
+  return { metric: s.labels, t: tt, f: ff, hs: hs.slice(0, k), stale, live, liveH: { t: Float64Array.from(ht), h: hh } };
+}
+
+/** The samples whose flag is not set. */
+function without(t: Float64Array, f: Float64Array, drop: Uint8Array): { t: Float64Array; f: Float64Array } {
+  let n = 0;
+  for (let i = 0; i < drop.length; i++) if (!drop[i]) n++;
+  const ot = new Float64Array(n);
+  const of = new Float64Array(n);
+  for (let i = 0, j = 0; i < t.length; i++) {
+    if (drop[i]) continue;
+    ot[j] = t[i];
+    of[j++] = f[i];
+  }
+  return { t: ot, f: of };
+}
+
+/** Deduplicated warnings and infos, formatted as Prometheus' annotations. */
+export class Annotations {
+  readonly warnings = new Set<string>();
+  readonly infos = new Set<string>();
+  constructor(private readonly query: string) {}
+
+  warn(message: string): void {
+    this.warnings.add(message);
+  }
+
+  info(message: string): void {
+    this.infos.add(message);
+  }
+
+  /** `message (line:col)` for an annotation about the expression at `pos`. */
+  at(message: string, pos: number): string {
+    const before = this.query.slice(0, pos);
+    const line = before.split('\n').length;
+    const col = Buffer.byteLength(before.slice(before.lastIndexOf('\n') + 1)) + 1;
+    return `${message} (${line}:${col})`;
+  }
+}

@@ -1,0 +1,43 @@
+// Read-after-write consistency (X-Read-Consistency: strong): before a query
+// reads, fetch every partition's last produced offset and read only from
+// ingesters that consumed up to it (each waits, bounded, if behind).
+
+import type { ExemplarQuerier, MetadataQuerier, Querier } from '@strata/model';
+import { ApiError } from './errors.ts';
+import type { PartitionQuerier } from './partition-querier.ts';
+
+export type ReadConsistency = 'strong' | 'eventual';
+
+/** The header value, or an error for a value Strata does not know. */
+export function parseReadConsistency(header: string | string[] | undefined): ReadConsistency {
+  const v = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
+  if (v === undefined || v === '' || v === 'eventual') return 'eventual';
+  if (v === 'strong') return 'strong';
+  throw new ApiError('bad_data', `unknown X-Read-Consistency "${v}": use "strong" (read your own writes) or "eventual"`);
+}
+
+export interface StrongReadsOptions {
+  /** The last produced offset of every partition (a LastProducedOffsetsReader). */
+  offsets: { fetch(): Promise<Map<number, bigint>> };
+  querier: PartitionQuerier;
+  /** How long an ingester may take to catch up before the query fails over or fails. */
+  maxWaitMs: number;
+}
+
+export class StrongReads {
+  constructor(private readonly opts: StrongReadsOptions) {}
+
+  /** A querier for one request that sees every write acknowledged before this call. */
+  async querier(): Promise<Querier & ExemplarQuerier & MetadataQuerier> {
+    let offsets: Map<number, bigint>;
+    try {
+      offsets = await this.opts.offsets.fetch();
+    } catch (err) {
+      throw new ApiError(
+        'unavailable',
+        `strong read consistency needs the partitions' last produced offsets, and Kafka did not give them: ${(err as Error).message}`,
+      );
+    }
+    return this.opts.querier.withMinOffsets(offsets, this.opts.maxWaitMs);
+  }
+}

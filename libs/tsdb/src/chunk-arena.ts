@@ -1,0 +1,30 @@
+// Storage for head chunks: small byte strings that die together (truncation
+// drops whole time ranges), so they are carved out of shared slabs instead of
+// costing an ArrayBuffer (and its bookkeeping, ~250 bytes in V8) each. A slab
+// is freed by the GC once no chunk in it is referenced.
+
+const DEFAULT_SLAB_SIZE = 256 * 1024;
+
+export class ChunkArena {
+  /** The slab of the last alloc(). */
+  slab: Uint8Array = new Uint8Array(0);
+  private used = 0;
+
+  constructor(private readonly slabSize = DEFAULT_SLAB_SIZE) {}
+
+  /** Reserves n bytes; returns their offset in `this.slab` (read it right after). */
+  alloc(n: number): number {
+    if (n > this.slabSize >>> 3) {
+      this.slab = new Uint8Array(n);
+      this.used = this.slabSize; // a dedicated slab; the next alloc starts a fresh one
+      return 0;
+    }
+    if (this.used + n > this.slab.length) {
+      this.slab = new Uint8Array(this.slabSize);
+      this.used = 0;
+    }
+    const off = this.used;
+    this.used += n;
+    return off;
+  }
+}

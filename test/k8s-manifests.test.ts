@@ -1,0 +1,604 @@
+// Renders every overlay under k8s/overlays with `kubectl kustomize` and checks the objects against
+// the code they deploy: every container flag parses with the config shapes the app itself composes
+// (imported from the libs), ports and probe paths are the apps', the two ingester zones are
+// symmetric and cover exactly the topic's partitions, one PDB per zone, pinned images, resources.
+// Needs kubectl only (no cluster): `kubectl annotate --local -o json` turns the YAML into JSON.
+// Also keeps the Prometheus config that docs/operations.md calls tested valid (promtool).
+
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { Registry } from 'prom-client';
+import { createHttpServer, createLogger, flagsToConfig, parseFlags } from '@strata/service';
+import { parseInstanceId } from '@strata/ingester';
+import { parseIngesterAddresses } from '@strata/querier';
+import { KAFKA_VERSION } from '@strata/local-kafka';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OVERLAYS_DIR = join(ROOT, 'k8s', 'overlays');
+const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+const STRATA_IMAGE = 'strata';
+const KAFKA_IMAGE = 'apache/kafka';
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+// ---------------------------------------------------------------- rendering
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  // Plain data: each check narrows what it reads.
+  spec?: any;
+}
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath: string } };
+}
+
+interface Probe {
+  httpGet?: { path: string; port: string | number };
+  tcpSocket?: { port: string | number };
+}
+
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  env?: EnvVar[];
+  ports?: { name?: string; containerPort: number }[];
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
+  startupProbe?: Probe;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+interface PodTemplate {
+  metadata: { labels: Record<string, string> };
+  spec: { containers: Container[]; initContainers?: Container[]; affinity?: Affinity };
+}
+
+interface AffinityTerm {
+  topologyKey: string;
+  labelSelector: { matchLabels: Record<string, string> };
+}
+
+interface Affinity {
+  podAntiAffinity?: {
+    requiredDuringSchedulingIgnoredDuringExecution?: AffinityTerm[];
+    preferredDuringSchedulingIgnoredDuringExecution?: { podAffinityTerm: AffinityTerm }[];
+  };
+  podAffinity?: {
+    requiredDuringSchedulingIgnoredDuringExecution?: AffinityTerm[];
+    preferredDuringSchedulingIgnoredDuringExecution?: { podAffinityTerm: AffinityTerm }[];
+  };
+}
+
+function run(args: string[], input?: string): string {
+  const r = spawnSync(KUBECTL, args, { cwd: ROOT, input, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.error) {
+    throw new Error(`cannot run ${KUBECTL} (${r.error.message}); install kubectl (Debian: kubernetes-client, as .ci/run does)`);
+  }
+  if (r.status !== 0) throw new Error(`${KUBECTL} ${args.join(' ')} failed (exit ${r.status}):\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** `kubectl annotate --local -o json` prints one pretty-printed object after another. */
+function splitJsonStream(text: string): unknown[] {
+  const out: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') {
+      if (depth++ === 0) start = i;
+    } else if (c === '}' && --depth === 0) out.push(JSON.parse(text.slice(start, i + 1)));
+  }
+  assert.equal(depth, 0, 'kubectl printed truncated JSON');
+  return out;
+}
+
+function render(overlay: string): K8sObject[] {
+  const yaml = run(['kustomize', join('k8s', 'overlays', overlay)]);
+  // Removing an annotation nobody sets is a no-op that makes kubectl print the objects as JSON
+  // without a cluster (`create --dry-run=client` wants the API server's discovery).
+  const json = run(['annotate', '--local', '-f', '-', 'strata-manifest-test-', '-o', 'json'], yaml);
+  return splitJsonStream(json) as K8sObject[];
+}
+
+// ---------------------------------------------------------------- the apps' own config
+
+type Shape = z.ZodRawShape;
+
+/**
+ * The flags an app accepts: the `*ConfigShape` objects its main.ts composes, imported from the
+ * libs it imports them from, plus flags it declares inline (accepted as any string).
+ */
+async function appShape(app: string): Promise<Shape> {
+  const main = readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'), 'utf8');
+  const from = new Map<string, string>();
+  for (const m of main.matchAll(/import\s*\{([^}]*)\}\s*from\s*'(@strata\/[\w-]+)'/g)) {
+    for (const name of m[1].split(',')) from.set(name.replace(/^\s*type\s+/, '').trim(), m[2]);
+  }
+  const shape: Record<string, z.ZodTypeAny> = {};
+  const shapeNames = new Set([...main.matchAll(/\b(\w+ConfigShape)\b/g)].map((m) => m[1]));
+  assert.ok(shapeNames.size > 0, `apps/${app}/src/main.ts composes no *ConfigShape; update this test's appShape()`);
+  for (const name of shapeNames) {
+    const lib = from.get(name);
+    assert.ok(lib, `apps/${app}/src/main.ts uses ${name} but does not import it from an @strata lib`);
+    const mod = (await import(lib)) as Record<string, unknown>;
+    const part = mod[name];
+    assert.ok(part !== null && typeof part === 'object', `${lib} exports no ${name}`);
+    Object.assign(shape, part);
+  }
+  for (const m of main.matchAll(/[{,]\s*'([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*)'\s*:/g)) shape[m[1]] ??= z.string();
+  return shape;
+}
+
+const shapes = new Map<string, Shape>();
+
+/** Kubernetes' $(VAR) expansion of args from the container's env ($$ escapes). */
+function expand(arg: string, env: Record<string, string>): string {
+  return arg.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name: string | undefined) =>
+    name === undefined ? '$' : (env[name] ?? all),
+  );
+}
+
+/** The container's env as the kubelet would set it; metadata.name becomes `podName`. */
+function containerEnv(c: Container, podName: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const e of c.env ?? []) {
+    if (e.value !== undefined) env[e.name] = e.value;
+    else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = podName;
+  }
+  return env;
+}
+
+/** Parses a Strata container's args exactly as its app does: unknown flag or bad value throws. */
+function strataConfig(c: Container, podName: string): { app: string; config: Record<string, unknown> } {
+  const env = containerEnv(c, podName);
+  const app = env.APP;
+  assert.ok(app, `container ${c.name}: set APP (the image runs apps/$APP/src/main.ts)`);
+  const shape = shapes.get(app);
+  assert.ok(shape, `container ${c.name}: APP=${app} but apps/${app}/src/main.ts does not exist`);
+  const args = (c.args ?? []).map((a) => expand(a, env));
+  for (const a of args) assert.doesNotMatch(a, /\$\(/, `container ${c.name}: ${a} refers to a variable the container does not set`);
+  try {
+    return { app, config: flagsToConfig(shape, parseFlags(args, env)) };
+  } catch (err) {
+    throw new Error(`container ${c.name} (apps/${app}): ${(err as Error).message}`);
+  }
+}
+
+// ---------------------------------------------------------------- helpers over rendered objects
+
+const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job']);
+
+function workloads(objs: K8sObject[]): K8sObject[] {
+  return objs.filter((o) => WORKLOADS.has(o.kind));
+}
+
+function template(o: K8sObject): PodTemplate {
+  return o.spec.template as PodTemplate;
+}
+
+function allContainers(t: PodTemplate): Container[] {
+  return [...(t.spec.initContainers ?? []), ...t.spec.containers];
+}
+
+function find(objs: K8sObject[], kind: string, name: string): K8sObject {
+  const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
+  assert.ok(o, `no ${kind} named ${name}; have ${objs.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`);
+  return o;
+}
+
+function envOf(c: Container, name: string): string {
+  const v = c.env?.find((e) => e.name === name)?.value;
+  assert.ok(v !== undefined, `container ${c.name}: no env ${name}`);
+  return v;
+}
+
+function matches(selector: Record<string, string>, labels: Record<string, string>): boolean {
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+function imageTag(image: string): string | undefined {
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  return last.includes(':') ? last.slice(last.indexOf(':') + 1) : undefined;
+}
+
+function imageName(image: string): string {
+  const slash = image.lastIndexOf('/');
+  const colon = image.indexOf(':', slash + 1);
+  return colon < 0 ? image : image.slice(0, colon);
+}
+
+function containerPort(c: Container, port: string | number): number | undefined {
+  if (typeof port === 'number') return c.ports?.some((p) => p.containerPort === port) ? port : undefined;
+  return c.ports?.find((p) => p.name === port)?.containerPort;
+}
+
+function strataContainers(objs: K8sObject[]): { owner: K8sObject; container: Container }[] {
+  return workloads(objs).flatMap((o) =>
+    template(o)
+      .spec.containers.filter((c) => imageName(c.image) === STRATA_IMAGE)
+      .map((container) => ({ owner: o, container })),
+  );
+}
+
+/** The pod name a workload's first pod gets (a StatefulSet's pods are <name>-<ordinal>). */
+function firstPodName(o: K8sObject): string {
+  return o.kind === 'StatefulSet' ? `${o.metadata.name}-0` : `${o.metadata.name}-abcde`;
+}
+
+function topicJob(objs: K8sObject[]): Container {
+  return template(find(objs, 'Job', 'kafka-create-topic')).spec.containers[0];
+}
+
+function kafkaBrokers(objs: K8sObject[]): { replicas: number; container: Container; serviceName: string } {
+  const ss = find(objs, 'StatefulSet', 'kafka');
+  return { replicas: ss.spec.replicas as number, container: template(ss).spec.containers[0], serviceName: ss.spec.serviceName as string };
+}
+
+// ---------------------------------------------------------------- the tests
+
+const overlays = existsSync(OVERLAYS_DIR) ? readdirSync(OVERLAYS_DIR).sort() : [];
+const rendered = new Map<string, K8sObject[]>();
+const servedPaths = new Map<string, number>();
+
+describe('k8s manifests', () => {
+  before(async () => {
+    for (const app of readdirSync(join(ROOT, 'apps'))) {
+      if (existsSync(join(ROOT, 'apps', app, 'src', 'main.ts'))) shapes.set(app, await appShape(app));
+    }
+    // Probe paths are checked against the HTTP server every app builds (libs/service).
+    const http = createHttpServer({
+      logger: createLogger('k8s-manifests-test', 'silent'),
+      registry: new Registry(),
+      readiness: { notReadyReason: () => undefined },
+    });
+    for (const overlay of overlays) rendered.set(overlay, render(overlay));
+    for (const objs of rendered.values()) {
+      for (const w of workloads(objs)) {
+        for (const c of template(w).spec.containers) {
+          for (const p of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {
+            if (p?.httpGet && imageName(c.image) === STRATA_IMAGE && !servedPaths.has(p.httpGet.path)) {
+              servedPaths.set(p.httpGet.path, (await http.inject({ method: 'GET', url: p.httpGet.path })).statusCode);
+            }
+          }
+        }
+      }
+    }
+    await http.close();
+  });
+
+  test('the overlays single and production exist and render', () => {
+    assert.deepEqual(
+      ['production', 'single'].filter((o) => !overlays.includes(o)),
+      [],
+      `k8s/overlays has ${overlays.join(', ')}`,
+    );
+    for (const [overlay, objs] of rendered) assert.ok(objs.length > 0, `${overlay} renders no objects`);
+  });
+
+  for (const overlay of overlays) {
+    describe(`overlay ${overlay}`, () => {
+      const objs = (): K8sObject[] => rendered.get(overlay)!;
+
+      test('images are pinned: a tag on every image, never latest; Kafka matches the tested version', () => {
+        const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+        for (const w of workloads(objs())) {
+          for (const c of allContainers(template(w))) {
+            const tag = imageTag(c.image);
+            assert.ok(tag && tag !== 'latest', `${w.metadata.name}/${c.name}: image ${c.image} must carry a pinned tag`);
+            if (imageName(c.image) === KAFKA_IMAGE) assert.equal(tag, KAFKA_VERSION, `${w.metadata.name}/${c.name}: Kafka version`);
+            if (imageName(c.image) === STRATA_IMAGE) assert.equal(tag, version, `${w.metadata.name}/${c.name}: strata image tag = package.json version`);
+          }
+        }
+      });
+
+      test('every container and init container sets cpu and memory requests and a memory limit', () => {
+        for (const w of workloads(objs())) {
+          for (const c of allContainers(template(w))) {
+            const where = `${w.kind}/${w.metadata.name} container ${c.name}`;
+            assert.ok(c.resources?.requests?.cpu, `${where}: resources.requests.cpu`);
+            assert.ok(c.resources?.requests?.memory, `${where}: resources.requests.memory`);
+            assert.ok(c.resources?.limits?.memory, `${where}: resources.limits.memory`);
+          }
+        }
+      });
+
+      test('every Strata container flag exists in its app and parses; it listens on 0.0.0.0', () => {
+        const found = strataContainers(objs());
+        assert.ok(found.length > 0, 'no Strata container');
+        for (const { owner, container } of found) {
+          const { app, config } = strataConfig(container, firstPodName(owner));
+          assert.equal(config['server.http-listen-address'], '0.0.0.0', `${app}: HTTP must listen beyond loopback in a pod`);
+          if (app === 'ingester') assert.equal(config['server.grpc-listen-address'], '0.0.0.0', 'ingester gRPC address');
+          const allowedEnv = new Set(['STRATA_LOG_LEVEL', ...Object.keys(shapes.get(app)!).map((k) => 'STRATA_' + k.replace(/[.-]/g, '_').toUpperCase())]);
+          for (const e of container.env ?? []) {
+            if (e.name.startsWith('STRATA_')) assert.ok(allowedEnv.has(e.name), `${owner.metadata.name}: env ${e.name} is no flag of ${app}`);
+          }
+        }
+      });
+
+      test('container ports and probe ports and paths are the ones the apps serve', () => {
+        for (const { owner, container } of strataContainers(objs())) {
+          const { app, config } = strataConfig(container, firstPodName(owner));
+          const where = `${owner.metadata.name}/${container.name}`;
+          assert.equal(containerPort(container, 'http'), config['server.http-listen-port'], `${where}: port "http" = -server.http-listen-port`);
+          if (app === 'ingester') {
+            assert.equal(containerPort(container, 'grpc'), config['server.grpc-listen-port'], `${where}: port "grpc" = -server.grpc-listen-port`);
+          }
+          assert.equal(container.readinessProbe?.httpGet?.path, '/ready', `${where}: readiness on /ready`);
+          for (const p of [container.readinessProbe, container.livenessProbe, container.startupProbe]) {
+            if (!p?.httpGet) continue;
+            assert.equal(containerPort(container, p.httpGet.port), config['server.http-listen-port'], `${where}: probe port`);
+            const status = servedPaths.get(p.httpGet.path);
+            assert.ok(status !== undefined && status !== 404, `${where}: probe path ${p.httpGet.path} is not served (status ${status})`);
+          }
+        }
+        for (const w of workloads(objs())) {
+          for (const c of allContainers(template(w))) {
+            for (const p of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {
+              const port = p?.httpGet?.port ?? p?.tcpSocket?.port;
+              if (port !== undefined) assert.ok(containerPort(c, port) !== undefined, `${w.metadata.name}/${c.name}: probe port ${port} is no container port`);
+            }
+          }
+        }
+      });
+
+      test('every Service selects pods and targets ports they expose', () => {
+        for (const svc of objs().filter((o) => o.kind === 'Service')) {
+          const pods = workloads(objs()).filter((w) => matches(svc.spec.selector, template(w).metadata.labels));
+          assert.ok(pods.length > 0, `Service ${svc.metadata.name} selects no pods`);
+          for (const port of svc.spec.ports as { port: number; targetPort?: string | number }[]) {
+            for (const w of pods) {
+              const ok = template(w).spec.containers.some((c) => containerPort(c, port.targetPort ?? port.port) !== undefined);
+              assert.ok(ok, `Service ${svc.metadata.name} port ${port.port}: ${w.metadata.name} exposes no ${port.targetPort}`);
+            }
+          }
+        }
+      });
+
+      test('Kafka addresses, topic and record size agree between the apps, the topic job and the brokers', () => {
+        const job = topicJob(objs());
+        const topic = envOf(job, 'TOPIC');
+        const kafka = kafkaBrokers(objs());
+        const brokerMax = Number(envOf(kafka.container, 'KAFKA_MESSAGE_MAX_BYTES'));
+        assert.ok(Number(envOf(job, 'MAX_MESSAGE_BYTES')) <= brokerMax, "the topic's max.message.bytes fits the broker's");
+        const services = new Map(objs().filter((o) => o.kind === 'Service').map((s) => [s.metadata.name, s]));
+        const checkAddress = (where: string, list: string) => {
+          for (const address of list.split(',')) {
+            const [host, port] = address.trim().split(':');
+            const svc = services.get(host.split('.').pop()!) ?? services.get(host);
+            assert.ok(svc, `${where}: ${address} names no Service`);
+            assert.ok((svc.spec.ports as { port: number }[]).some((p) => p.port === Number(port)), `${where}: Service ${host} has no port ${port}`);
+            assert.ok(matches(svc.spec.selector, template(find(objs(), 'StatefulSet', 'kafka')).metadata.labels), `${where}: ${host} is not Kafka`);
+          }
+        };
+        checkAddress('kafka-create-topic', envOf(job, 'KAFKA_BOOTSTRAP'));
+        for (const { owner, container } of strataContainers(objs())) {
+          const { app, config } = strataConfig(container, firstPodName(owner));
+          if (!('ingest-storage.kafka.address' in config)) continue;
+          const where = `${owner.metadata.name} (${app})`;
+          checkAddress(where, config['ingest-storage.kafka.address'] as string);
+          assert.equal(config['ingest-storage.kafka.topic'], topic, `${where}: topic`);
+          if ('distributor.max-recv-msg-size' in config) {
+            // A record holds at most one request's series; leave room for its framing.
+            const max = config['distributor.max-recv-msg-size'] as number;
+            assert.ok(max + (64 << 10) <= brokerMax, `${where}: -distributor.max-recv-msg-size ${max} must stay below message.max.bytes ${brokerMax}`);
+          }
+          for (const init of template(owner).spec.initContainers ?? []) {
+            if (init.name !== 'wait-for-topic') continue;
+            assert.equal(envOf(init, 'TOPIC'), topic, `${where}: wait-for-topic waits for the app's topic`);
+            assert.equal(envOf(init, 'KAFKA_BOOTSTRAP'), config['ingest-storage.kafka.address'], `${where}: wait-for-topic asks the app's brokers`);
+          }
+        }
+      });
+
+      test('every Kafka address and Redis endpoint in a flag names a Service port backed by a pod', () => {
+        const services = new Map(objs().filter((o) => o.kind === 'Service').map((s) => [s.metadata.name, s]));
+        let checked = 0;
+        for (const { owner, container } of strataContainers(objs())) {
+          const { app, config } = strataConfig(container, firstPodName(owner));
+          for (const [flag, value] of Object.entries(config)) {
+            if (!/(kafka\.address|\.endpoint)$/.test(flag) || typeof value !== 'string' || value === '') continue;
+            for (const address of value.split(',')) {
+              const where = `${owner.metadata.name} (${app}) -${flag}=${address}`;
+              const [host, port] = address.trim().split(':');
+              // A Service name, or <pod>.<headless service>.
+              const svc = services.get(host) ?? services.get(host.split('.')[1] ?? '');
+              assert.ok(svc, `${where}: names no Service`);
+              const sp = (svc.spec.ports as { port: number; targetPort?: string | number }[]).find((p) => p.port === Number(port));
+              assert.ok(sp, `${where}: Service ${svc.metadata.name} has no port ${port}`);
+              const backing = workloads(objs()).filter((w) => matches(svc.spec.selector, template(w).metadata.labels));
+              assert.ok(
+                backing.some((w) => template(w).spec.containers.some((c) => containerPort(c, sp.targetPort ?? sp.port) !== undefined)),
+                `${where}: no pod behind Service ${svc.metadata.name} exposes ${sp.targetPort ?? sp.port}`,
+              );
+              checked++;
+            }
+          }
+        }
+        assert.ok(checked > 0, 'no address flag checked');
+      });
+
+      test('Kafka runs in KRaft mode with a voter per node and replication it can honour', () => {
+        const kafka = kafkaBrokers(objs());
+        const env = (n: string) => envOf(kafka.container, n);
+        assert.equal(env('KAFKA_PROCESS_ROLES'), 'broker,controller');
+        const voters = env('KAFKA_CONTROLLER_QUORUM_VOTERS').split(',');
+        assert.deepEqual(
+          voters,
+          Array.from({ length: kafka.replicas }, (_, i) => `${i}@kafka-${i}.${kafka.serviceName}:9093`),
+          'one controller voter per pod, node.id = ordinal',
+        );
+        const job = topicJob(objs());
+        const rf = Number(envOf(job, 'REPLICATION_FACTOR'));
+        const minIsr = Number(envOf(job, 'MIN_INSYNC_REPLICAS'));
+        assert.ok(rf <= kafka.replicas, `replication factor ${rf} > ${kafka.replicas} brokers`);
+        assert.ok(minIsr <= rf, `min.insync.replicas ${minIsr} > replication factor ${rf}`);
+        assert.equal(env('KAFKA_DEFAULT_REPLICATION_FACTOR'), String(rf));
+        assert.equal(env('KAFKA_MIN_INSYNC_REPLICAS'), String(minIsr));
+        assert.equal(env('KAFKA_AUTO_CREATE_TOPICS_ENABLE'), 'false');
+        assert.ok(Number(env('KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR')) <= kafka.replicas, 'offsets topic RF fits the brokers');
+      });
+
+      test('namespaced objects live in one namespace', () => {
+        const namespaces = new Set(objs().filter((o) => o.kind !== 'Namespace').map((o) => o.metadata.namespace));
+        assert.equal(namespaces.size, 1, `namespaces: ${[...namespaces].join(', ')}`);
+      });
+    });
+  }
+
+  describe('production: zones, partitions, querier', () => {
+    const objs = (): K8sObject[] => rendered.get('production')!;
+    const zoneSets = (): Map<string, K8sObject> =>
+      new Map(
+        objs()
+          .filter((o) => o.kind === 'StatefulSet' && template(o).metadata.labels['app.kubernetes.io/component'] === 'ingester')
+          .map((o) => [/^ingester-zone-([a-z0-9]+)$/.exec(o.metadata.name)?.[1] ?? `?${o.metadata.name}`, o]),
+      );
+
+    test('distributor, querier, two ingester zones, Kafka with RF 3 and min.insync.replicas 2', () => {
+      find(objs(), 'Deployment', 'distributor');
+      find(objs(), 'Deployment', 'querier');
+      assert.deepEqual([...zoneSets().keys()].sort(), ['a', 'b'], 'ingester StatefulSets are named ingester-zone-<zone>');
+      const kafka = kafkaBrokers(objs());
+      assert.equal(kafka.replicas, 3);
+      assert.equal(envOf(topicJob(objs()), 'REPLICATION_FACTOR'), '3');
+      assert.equal(envOf(topicJob(objs()), 'MIN_INSYNC_REPLICAS'), '2');
+      assert.ok(objs().some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector.matchLabels, template(find(objs(), 'StatefulSet', 'kafka')).metadata.labels)), 'a PDB covers Kafka');
+    });
+
+    test('the distributor scales with an HPA on CPU', () => {
+      const hpa = objs().find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === 'distributor');
+      assert.ok(hpa, 'an HPA targets the distributor');
+      assert.equal(hpa.spec.scaleTargetRef.kind, 'Deployment');
+      assert.ok(hpa.spec.minReplicas >= 2, 'at least two distributors');
+    });
+
+    test('the zones are symmetric: same replicas and spec except the zone', () => {
+      const sets = zoneSets();
+      const [a, b] = [sets.get('a')!, sets.get('b')!];
+      assert.equal(a.spec.replicas, b.spec.replicas, 'replicas per zone');
+      const normalise = (o: K8sObject, self: string, other: string): unknown =>
+        JSON.parse(JSON.stringify(o), (_k, v: unknown) => {
+          if (typeof v !== 'string') return v;
+          if (v === self) return '<zone>';
+          if (v === other) return '<other-zone>';
+          return v.replaceAll(`ingester-zone-${self}`, 'ingester-zone-<zone>').replaceAll(`ingester-zone-${other}`, 'ingester-zone-<other-zone>');
+        });
+      assert.deepEqual(normalise(a, 'a', 'b'), normalise(b, 'b', 'a'));
+    });
+
+    test('pod names are instance ids: pod <n> of zone <z> is ingester-zone-<z>-<n> and owns partition <n>', () => {
+      for (const [zone, ss] of zoneSets()) {
+        for (let n = 0; n < ss.spec.replicas; n++) {
+          const pod = `${ss.metadata.name}-${n}`;
+          const { config } = strataConfig(template(ss).spec.containers[0], pod);
+          const id = parseInstanceId(config['ingester.ring.instance-id'] as string);
+          assert.deepEqual(id, { id: pod, zone, partition: n });
+        }
+      }
+    });
+
+    test('each zone runs one ingester per topic partition', () => {
+      const partitions = Number(envOf(topicJob(objs()), 'PARTITIONS'));
+      for (const [zone, ss] of zoneSets()) {
+        // More ingesters than partitions: the extra ones find no partition and exit.
+        assert.ok(ss.spec.replicas <= partitions, `zone ${zone}: ${ss.spec.replicas} ingesters > ${partitions} partitions`);
+        // Fewer: the distributor writes to every partition, so some would never be read.
+        assert.ok(ss.spec.replicas >= partitions, `zone ${zone}: ${ss.spec.replicas} ingesters < ${partitions} partitions`);
+      }
+    });
+
+    test('zone placement: the zones avoid each other by topology.kubernetes.io/zone; restarts go zone by zone', () => {
+      const sets = zoneSets();
+      for (const [zone, ss] of sets) {
+        const other = [...sets.keys()].find((z) => z !== zone)!;
+        const otherLabels = template(sets.get(other)!).metadata.labels;
+        const ownLabels = template(ss).metadata.labels;
+        const anti = template(ss).spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+        assert.ok(
+          anti.some((t) => t.topologyKey === ZONE_LABEL && matches(t.labelSelector.matchLabels, otherLabels) && !matches(t.labelSelector.matchLabels, ownLabels)),
+          `zone ${zone}: required anti-affinity on ${ZONE_LABEL} against zone ${other}`,
+        );
+        assert.equal(ss.spec.updateStrategy?.type, 'OnDelete', `zone ${zone}: RollingUpdate would restart partition n in both zones at once`);
+      }
+    });
+
+    test('one PodDisruptionBudget per zone, covering only that zone', () => {
+      const pdbs = objs().filter((o) => o.kind === 'PodDisruptionBudget');
+      const sets = zoneSets();
+      for (const [zone, ss] of sets) {
+        const covering = pdbs.filter((p) => matches(p.spec.selector.matchLabels, template(ss).metadata.labels));
+        assert.equal(covering.length, 1, `zone ${zone}: ${covering.length} PDBs`);
+        for (const [other, os] of sets) {
+          if (other !== zone) assert.ok(!matches(covering[0].spec.selector.matchLabels, template(os).metadata.labels), `zone ${zone}'s PDB also covers zone ${other}`);
+        }
+        assert.ok(covering[0].spec.maxUnavailable !== undefined || covering[0].spec.minAvailable !== undefined);
+      }
+    });
+
+    test("the querier names every ingester pod at its stable DNS name and gRPC port", () => {
+      const sets = zoneSets();
+      const querier = template(find(objs(), 'Deployment', 'querier')).spec.containers[0];
+      const { config } = strataConfig(querier, 'querier-0');
+      const want = new Map<string, string>();
+      for (const ss of sets.values()) {
+        const svc = find(objs(), 'Service', ss.spec.serviceName as string);
+        assert.equal(svc.spec.clusterIP, 'None', `${svc.metadata.name} is headless (pod DNS names)`);
+        assert.ok(matches(svc.spec.selector, template(ss).metadata.labels), `${svc.metadata.name} selects ${ss.metadata.name}`);
+        const ingester = template(ss).spec.containers[0];
+        const grpcPort = strataConfig(ingester, `${ss.metadata.name}-0`).config['server.grpc-listen-port'];
+        for (let n = 0; n < ss.spec.replicas; n++) want.set(`${ss.metadata.name}-${n}`, `${ss.metadata.name}-${n}.${svc.metadata.name}:${grpcPort}`);
+      }
+      const got = new Map(parseIngesterAddresses(config['querier.ingester-addresses'] as string).map((a) => [a.id, a.address]));
+      assert.deepEqual(got, want);
+      assert.ok(sets.has(config['querier.prefer-availability-zone'] as string), 'the preferred zone exists');
+    });
+  });
+
+  describe('single: one process', () => {
+    const objs = (): K8sObject[] => rendered.get('single')!;
+
+    test('one single-process Strata on a one-partition topic', () => {
+      const strata = find(objs(), 'Deployment', 'strata');
+      assert.equal(strata.spec.replicas, 1);
+      assert.equal(strata.spec.strategy?.type, 'Recreate', 'two copies would compete for partition 0');
+      assert.equal(strataConfig(template(strata).spec.containers[0], 'strata-0').app, 'strata');
+      // apps/strata consumes partition 0 only (as ingester-zone-a-0).
+      assert.equal(envOf(topicJob(objs()), 'PARTITIONS'), '1');
+      assert.ok(!objs().some((o) => o.metadata.name.startsWith('ingester-zone-')), 'no separate ingesters');
+    });
+  });
+
+  test('docs/operations.md: the tested Prometheus remote_write config passes promtool check config', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
+    const block = /```yaml\n(# strata: tested remote_write\n[\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(block, 'docs/operations.md has no ```yaml block starting with "# strata: tested remote_write"');
+    const dir = mkdtempSync(join(tmpdir(), 'strata-promtool-'));
+    try {
+      writeFileSync(join(dir, 'prometheus.yml'), block);
+      const r = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
+      if (r.error) assert.fail(`promtool not found (${r.error.message}): install Debian package "prometheus" (.ci/run does)`);
+      assert.equal(r.status, 0, `promtool check config:\n${r.stdout}${r.stderr}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

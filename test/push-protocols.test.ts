@@ -1,0 +1,201 @@
+// Remote write 2.0 and OTLP end to end in single-process mode: pushed over HTTP,
+// through the distributor and Kafka into the ingester, read back with PromQL.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { AppProcess, freePorts } from '@strata/local-cluster';
+import { compressBody, encodeWriteRequestV2 } from '@strata/remote-write';
+import { encodeExportRequest, encodeExportRequestJson, type ExportRequestInput } from '@strata/otlp';
+import { api, waitFor, type MatrixSeries, type VectorSample } from './support/client.ts';
+
+describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 }, () => {
+  let strata: AppProcess;
+  let dir: string;
+  const start = Math.floor(Date.now() / 1000) * 1000 - 10 * 60_000;
+  const at = (ms: number) => String(ms / 1000);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'strata-protocols-'));
+    const [port] = await freePorts(1);
+    strata = new AppProcess({
+      name: 'strata',
+      app: 'strata',
+      httpPort: port,
+      logFile: join(dir, 'strata.log'),
+      args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${port}`],
+    });
+    strata.start();
+    await strata.waitReady(180_000);
+  });
+
+  after(async () => {
+    await strata?.kill('SIGTERM');
+    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('remote write 2.0: 204 with the Written headers, then the series and values read back', async () => {
+    const timeseries = Array.from({ length: 50 }, (_, s) => ({
+      labels: [
+        { name: '__name__', value: 'rw2_metric' },
+        { name: 'instance', value: `host-${s}` },
+        { name: 'job', value: 'rw2' },
+      ],
+      samples: Array.from({ length: 5 }, (_, i) => ({ value: s * 10 + i, timestamp: start + i * 15_000 })),
+      exemplars: s === 0 ? [{ labels: [{ name: 'trace_id', value: '4bf92f3577b34da6a3ce929d0e0e4736' }], value: 1, timestamp: start }] : [],
+      metadata: { type: 'gauge' as const, help: 'A remote write 2.0 gauge.', unit: '' },
+    }));
+    const res = await fetch(`${strata.url}/api/v1/push`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request',
+        'content-encoding': 'snappy',
+        'x-prometheus-remote-write-version': '2.0.0',
+      },
+      body: compressBody(encodeWriteRequestV2({ timeseries })),
+      signal: AbortSignal.timeout(30_000),
+    });
+    assert.equal(res.status, 204, await res.text());
+    assert.equal(res.headers.get('x-prometheus-remote-write-samples-written'), '250');
+    assert.equal(res.headers.get('x-prometheus-remote-write-histograms-written'), '0');
+    assert.equal(res.headers.get('x-prometheus-remote-write-exemplars-written'), '1');
+
+    await waitFor('count(rw2_metric) = 50', async () => {
+      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'count(rw2_metric)', time: at(start + 60_000) });
+      return r.data.result[0]?.value[1] === '50' ? r : undefined;
+    });
+    const range = await api<{ result: MatrixSeries[] }>(strata.url, '/prometheus/api/v1/query_range', {
+      query: 'rw2_metric{instance="host-7"}',
+      start: at(start),
+      end: at(start + 60_000),
+      step: '15s',
+    });
+    assert.equal(range.httpStatus, 200, range.error);
+    assert.deepEqual(range.data.result[0].metric, { __name__: 'rw2_metric', instance: 'host-7', job: 'rw2' });
+    assert.deepEqual(range.data.result[0].values, [0, 1, 2, 3, 4].map((i) => [(start + i * 15_000) / 1000, String(70 + i)]));
+  });
+
+  const ns = (ms: number) => BigInt(ms) * 1_000_000n;
+
+  function otlpRequest(offsetMs: number, requests: number): ExportRequestInput {
+    const t = ns(start + offsetMs);
+    return {
+      resourceMetrics: [
+        {
+          resource: { 'service.namespace': 'shop', 'service.name': 'cart', 'service.instance.id': 'cart-1', 'cloud.region': 'eu-west-1' },
+          scopeMetrics: [
+            {
+              scope: { name: 'e2e' },
+              metrics: [
+                {
+                  name: 'app.requests',
+                  sum: {
+                    aggregationTemporality: 2,
+                    isMonotonic: true,
+                    dataPoints: [
+                      {
+                        attributes: { 'http.route': '/checkout' },
+                        timeUnixNano: t,
+                        value: requests,
+                        exemplars: [{ value: 1, timeUnixNano: t, traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }],
+                      },
+                    ],
+                  },
+                },
+                { name: 'app.queue.depth', unit: '{item}', gauge: { dataPoints: [{ timeUnixNano: t, value: 12 }] } },
+                {
+                  name: 'app.latency',
+                  unit: 'ms',
+                  histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: t, count: 10, sum: 420, bucketCounts: [2, 5, 3], explicitBounds: [10, 100] }] },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+  }
+
+  test('OTLP protobuf and JSON+gzip: 200, then queryable under the Prometheus names with job, instance and target_info', async () => {
+    const proto = await fetch(`${strata.url}/otlp/v1/metrics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: encodeExportRequest(otlpRequest(0, 5)),
+      signal: AbortSignal.timeout(30_000),
+    });
+    assert.equal(proto.status, 200, await proto.clone().text());
+    assert.equal(proto.headers.get('content-type'), 'application/x-protobuf');
+    assert.equal((await proto.arrayBuffer()).byteLength, 0);
+
+    const json = await fetch(`${strata.url}/otlp/v1/metrics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(encodeExportRequestJson(otlpRequest(30_000, 9))),
+      signal: AbortSignal.timeout(30_000),
+    });
+    assert.equal(json.status, 200, await json.clone().text());
+    assert.equal(await json.text(), '{}');
+
+    const ids = { job: 'shop/cart', instance: 'cart-1' };
+    const requests = await waitFor('app_requests_total at both timestamps', async () => {
+      const r = await api<{ result: MatrixSeries[] }>(strata.url, '/prometheus/api/v1/query_range', {
+        query: 'app_requests_total',
+        start: at(start),
+        end: at(start + 30_000),
+        step: '30s',
+      });
+      return r.data.result[0]?.values.length === 2 ? r : undefined;
+    });
+    assert.deepEqual(requests.data.result[0].metric, { __name__: 'app_requests_total', http_route: '/checkout', ...ids });
+    assert.deepEqual(requests.data.result[0].values, [
+      [start / 1000, '5'],
+      [(start + 30_000) / 1000, '9'],
+    ]);
+
+    const instant = async (query: string) => {
+      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query, time: at(start + 30_000) });
+      assert.equal(r.httpStatus, 200, r.error);
+      return r.data.result;
+    };
+    assert.deepEqual((await instant('app_queue_depth')).map((s) => [s.metric, s.value[1]]), [[{ __name__: 'app_queue_depth', ...ids }, '12']]);
+    const buckets = await instant('app_latency_milliseconds_bucket');
+    assert.deepEqual(
+      buckets.map((s) => [s.metric.le, s.value[1]]).sort(),
+      [
+        ['+Inf', '10'],
+        ['10', '2'],
+        ['100', '7'],
+      ],
+    );
+    assert.equal((await instant('app_latency_milliseconds_count'))[0].value[1], '10');
+    assert.equal((await instant('app_latency_milliseconds_sum'))[0].value[1], '420');
+    const median = await instant('histogram_quantile(0.5, app_latency_milliseconds_bucket)');
+    assert.ok(Number(median[0].value[1]) > 10 && Number(median[0].value[1]) <= 100, `median ${median[0].value[1]}`);
+    assert.deepEqual((await instant('target_info')).map((s) => s.metric), [{ __name__: 'target_info', cloud_region: 'eu-west-1', ...ids }]);
+  });
+
+  test('OTLP delta sums are refused with a 400 naming the metric; the rest of the request is stored', async () => {
+    const req = otlpRequest(60_000, 11);
+    req.resourceMetrics[0].scopeMetrics[0].metrics.push({
+      name: 'app.delta',
+      sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: ns(start + 60_000), value: 1 }] },
+    });
+    const res = await fetch(`${strata.url}/otlp/v1/metrics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: encodeExportRequestJson(req),
+      signal: AbortSignal.timeout(30_000),
+    });
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as { message: string }).message, /"app\.delta" is a sum with delta aggregation temporality/);
+    await waitFor('app_requests_total = 11', async () => {
+      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'app_requests_total', time: at(start + 60_000) });
+      return r.data.result[0]?.value[1] === '11' ? r : undefined;
+    });
+    const delta = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: '{__name__=~"app_delta.*"}', time: at(start + 60_000) });
+    assert.deepEqual(delta.data.result, []);
+  });
+});
