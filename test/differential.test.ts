@@ -52,7 +52,13 @@ describe('differential: Strata vs Prometheus 2.42', { timeout: 900_000 }, () => 
       app: 'strata',
       httpPort: strataPort,
       logFile: join(dir, 'strata.log'),
-      args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${strataPort}`],
+      // The whole data set arrives in seconds; the default ingestion limits are for steady senders.
+      args: [
+        `-data-dir=${dir}/data`,
+        `-server.http-listen-port=${strataPort}`,
+        '-distributor.ingestion-rate-limit=10000000',
+        '-distributor.ingestion-burst-size=10000000',
+      ],
     });
     strata.start();
 
@@ -67,6 +73,7 @@ describe('differential: Strata vs Prometheus 2.42', { timeout: 900_000 }, () => 
         `--storage.tsdb.path=${join(dir, 'prometheus')}`,
         `--web.listen-address=127.0.0.1:${promPort}`,
         '--web.enable-remote-write-receiver',
+        '--enable-feature=exemplar-storage',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -139,6 +146,72 @@ describe('differential: Strata vs Prometheus 2.42', { timeout: 900_000 }, () => 
     // Comparing empty answers proves little: nearly every comparison must have data.
     assert.ok(nonEmpty >= comparisons * 0.9, `only ${nonEmpty} of ${comparisons} comparisons had data`);
     assert.deepEqual(differences, []);
+  });
+
+  test('exemplars agree with Prometheus; metadata comes back as sent', async () => {
+    // Counter samples with trace exemplars on two instances, and metadata for a family.
+    const exemplarSeries: SeriesInput[] = ['i0', 'i1'].map((instance, k) => ({
+      labels: [
+        { name: '__name__', value: 'traced_requests_total' },
+        { name: 'instance', value: instance },
+        { name: 'job', value: 'api' },
+      ],
+      samples: Array.from({ length: 5 }, (_, i) => ({ value: 10 * i + k, timestamp: TEND - 10 * M + 500 + i * 60_000 })),
+      exemplars: Array.from({ length: 3 }, (_, i) => ({
+        labels: [{ name: 'trace_id', value: `trace-${instance}-${i}` }],
+        value: 0.25 * (i + 1),
+        timestamp: TEND - 10 * M + 500 + i * 60_000,
+      })),
+    }));
+    const body = compressBody(
+      encodeWriteRequest({
+        timeseries: exemplarSeries,
+        metadata: [{ type: 'counter', metricFamilyName: 'traced_requests_total', help: 'Requests with traces.', unit: '' }],
+      }),
+    );
+    const headers = { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' };
+    const res = await fetch(`${promUrl}/api/v1/write`, { method: 'POST', body, headers });
+    assert.ok(res.ok, `prometheus remote write: ${res.status}`);
+    const pushed = await fetch(`${strata.url}/api/v1/push`, { method: 'POST', body, headers });
+    assert.ok(pushed.ok, `strata push: ${pushed.status} ${await pushed.text()}`);
+
+    const params = { query: 'sum(rate(traced_requests_total{job="api"}[5m]))', start: String((TEND - 20 * M) / 1000), end: String((TEND + M) / 1000) };
+    type ExemplarData = { seriesLabels: Record<string, string>; exemplars: { labels: Record<string, string>; value: string; timestamp: number }[] }[];
+    const norm = (d: ExemplarData) =>
+      d.map((x) => ({ series: key(x.seriesLabels), exemplars: x.exemplars.map((e) => [key(e.labels), e.value, e.timestamp]) })).sort((a, b) => (a.series < b.series ? -1 : 1));
+    const p = await api<ExemplarData>(promUrl, '/api/v1/query_exemplars', params);
+    const strataExemplars = await waitFor('exemplars in Strata', async () => {
+      const r = await api<ExemplarData>(strata.url, '/prometheus/api/v1/query_exemplars', params);
+      return r.data.length === 2 ? r : undefined;
+    });
+    assert.equal(p.data.length, 2, JSON.stringify(p));
+    assert.deepEqual(norm(strataExemplars.data), norm(p.data));
+
+    const meta = await api<Record<string, { type: string; help: string; unit: string }[]>>(strata.url, '/prometheus/api/v1/metadata', { metric: 'traced_requests_total' });
+    assert.deepEqual(meta.data, { traced_requests_total: [{ type: 'counter', help: 'Requests with traces.', unit: '' }] });
+  });
+
+  test("Grafana's metadata calls agree: labels, label values and series with match[]", async () => {
+    const window = { start: String(T0 / 1000), end: String((TEND + M) / 1000) };
+    const calls: [string, Record<string, string | string[]>][] = [
+      ['/api/v1/labels', window],
+      ['/api/v1/labels', { ...window, 'match[]': 'http_requests_total' }],
+      ['/api/v1/label/__name__/values', window],
+      ['/api/v1/label/instance/values', { ...window, 'match[]': 'up{job="db"}' }],
+      ['/api/v1/series', { ...window, 'match[]': ['up', 'target_info{job=~"api|cache"}'] }],
+    ];
+    for (const [path, params] of calls) {
+      const [p, s] = await Promise.all([
+        api<unknown[]>(promUrl, path, params),
+        // Label values is GET-only in Prometheus' API; the others take POST forms too.
+        api<unknown[]>(strata.url, `/prometheus${path}`, params, { method: path.includes('/label/') ? 'GET' : 'POST' }),
+      ]);
+      assert.equal(p.status, 'success', `${path}: ${p.error}`);
+      assert.equal(s.status, 'success', `${path}: ${s.error}`);
+      const norm = (d: unknown[]) => d.map((x) => (typeof x === 'string' ? x : key(x as Record<string, string>))).sort();
+      assert.deepEqual(norm(s.data), norm(p.data), path);
+      assert.ok(p.data.length > 0, `${path} returned data`);
+    }
   });
 
   async function compare(

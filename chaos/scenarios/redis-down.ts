@@ -1,6 +1,6 @@
-// Redis dies (kill -9) and comes back empty. Today Redis backs only the querier's results cache,
-// so every query must still answer exactly (a cache failure is a miss, never a wrong or failed
-// answer); once the ring and HA tracker use Redis, ingest must carry on too.
+// Redis dies (kill -9) and comes back empty: the ring KV (partition ring, ingester heartbeats, HA
+// tracker) and the querier's results cache. Ingest must carry on from the ring each process last
+// saw, queries must still answer exactly (a cache failure is a miss), and the ring must rebuild.
 
 import { LocalRedis } from '@strata/local-cluster';
 import { features } from '../support/product-features.ts';
@@ -8,14 +8,14 @@ import { NotApplicableError, type Scenario } from './scenario.ts';
 
 export const redisDown: Scenario = {
   name: 'redis-down',
-  description: 'kill -9 Redis for --fault-seconds, restart it empty',
+  description: 'kill -9 every Redis (ring KV, results cache) for --fault-seconds, restart them empty',
   availabilityTarget: 0.999,
   notApplicable() {
     const users = features.redisClients();
     if (users.length === 0) {
       return 'no Strata component uses Redis yet (no ioredis client in apps/ or libs/), so there is nothing a Redis outage could break';
     }
-    if (features.resultsCacheRedisFlag().length === 0) {
+    if (features.resultsCacheRedisFlag().length === 0 && features.redisRing().length === 0) {
       return `components use Redis (${users.join(', ')}) but through no flag the drill knows how to wire; teach chaos/support/drill-cluster.ts`;
     }
     return undefined;
@@ -35,14 +35,18 @@ export const redisDown: Scenario = {
     }
   },
   async run(ctx) {
-    const redis = ctx.cluster.redis;
-    if (redis === undefined) throw new NotApplicableError('the drill cluster started no Redis');
-    const pid = redis.pid;
-    await redis.kill('SIGKILL');
-    ctx.event(`kill -9 redis-server ${redis.endpoint} (pid ${pid}); the querier's results cache loses its backend`);
+    const servers = ctx.cluster.redisServers();
+    if (servers.length === 0) throw new NotApplicableError('the drill cluster runs no Redis: no component it starts is wired to one');
+    for (const { role, server } of servers) {
+      const pid = server.pid;
+      await server.kill('SIGKILL');
+      ctx.event(`kill -9 redis-server ${server.endpoint} (pid ${pid}): the ${role}`);
+    }
     await ctx.sleep(ctx.faultSeconds * 1000);
     ctx.markHeal();
-    await redis.restart();
-    ctx.event(`redis-server restarted empty on ${redis.endpoint} (pid ${redis.pid})`);
+    for (const { role, server } of servers) {
+      await server.restart();
+      ctx.event(`redis-server ${server.endpoint} restarted empty (pid ${server.pid}): the ${role}`);
+    }
   },
 };

@@ -37,21 +37,26 @@ export interface DrillClusterOptions {
 
 export class DrillCluster {
   private constructor(
-    /**
-     * Redis, when this build has a component the drill knows how to point at it (today: the
-     * querier's results cache; the ring and HA tracker are not wired into the apps yet).
-     */
-    readonly redis: LocalRedis | undefined,
+    /** The querier's results-cache Redis (a store of its own, as a results cache is in Mimir); undefined if none is wired. */
+    private readonly cacheRedis: LocalRedis | undefined,
     readonly local: LocalCluster,
-    /** Verification queriers by zone: each asks only that zone's ingesters. */
+    /** Verification queriers by zone: each asks only that zone's ingesters (static list, no ring). */
     readonly zoneQueriers: Map<string, AppProcess>,
   ) {}
+
+  /** Every Redis the cluster runs, by what it holds: the ring KV (ring, heartbeats, HA tracker) and the results cache. */
+  redisServers(): { role: string; server: LocalRedis }[] {
+    const out: { role: string; server: LocalRedis }[] = [];
+    if (this.local.redis) out.push({ role: 'ring KV (partition ring, heartbeats, HA tracker)', server: this.local.redis });
+    if (this.cacheRedis) out.push({ role: 'querier results cache', server: this.cacheRedis });
+    return out;
+  }
 
   static async start(opts: DrillClusterOptions): Promise<DrillCluster> {
     let redis: LocalRedis | undefined;
     const querierArgs: string[] = [];
     if (features.resultsCacheRedisFlag().length > 0) {
-      redis = await LocalRedis.start(join(opts.dataDir, 'redis'));
+      redis = await LocalRedis.start(join(opts.dataDir, 'redis-results-cache'));
       opts.log(`redis-server on ${redis.endpoint} (pid ${redis.pid}) for the querier's results cache`);
       querierArgs.push(
         `-query-frontend.results-cache.redis.endpoint=${redis.endpoint}`,
@@ -70,6 +75,8 @@ export class DrillCluster {
         zones: [...TOPOLOGY.zones],
         kafkaBrokers: TOPOLOGY.kafka_brokers,
         distributors: TOPOLOGY.distributors,
+        // The production topology: the partition ring, heartbeats and HA tracker in a shared Redis.
+        redis: features.redisRing().length > 0,
         extraArgs: { querier: querierArgs, ingester: ingesterArgs },
         log: opts.log,
       });
@@ -162,22 +169,32 @@ export class DrillCluster {
     return out;
   }
 
-  /** Names of the cluster's processes that do not answer /ready with 200 right now. */
+  /**
+   * What is not healthy right now: processes not answering /ready with 200 and, with a Redis ring,
+   * distributors whose ring view (read from the KV) lacks an ACTIVE partition. Empty when healthy.
+   */
   async notReady(): Promise<string[]> {
     const all = [...this.local.processes.values()];
     const ready = await Promise.all(all.map((p) => p.isReady()));
-    return all.filter((_, i) => !ready[i]).map((p) => p.name);
+    const out = all.filter((_, i) => !ready[i]).map((p) => p.name);
+    if (this.local.redis) {
+      for (const d of this.distributors().filter((p) => p.running)) {
+        const problem = await ringProblem(d.url, TOPOLOGY.partitions);
+        if (problem !== undefined) out.push(`${d.name} ring (${problem})`);
+      }
+    }
+    return out;
   }
 
   async stop(): Promise<void> {
     await Promise.all([...this.zoneQueriers.values()].map((p) => p.kill('SIGTERM')));
     await this.local.stop();
-    await this.redis?.kill('SIGTERM');
+    await this.cacheRedis?.kill('SIGTERM');
   }
 
   /** Synchronous last resort (second Ctrl-C): SIGKILL every process by pid. */
   killNow(): void {
-    this.redis?.killNow();
+    for (const { server } of this.redisServers()) server.killNow();
     for (const p of this.zoneQueriers.values()) p.killNow();
     for (const p of this.local.processes.values()) p.killNow();
     for (const pid of this.local.kafka.pids) {
@@ -192,12 +209,26 @@ export class DrillCluster {
   }
 }
 
+/** Why a distributor's partition ring is not complete (every partition ACTIVE, read from the KV), or undefined. */
+async function ringProblem(distributorUrl: string, partitions: number): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${distributorUrl}/ingester/partition-ring`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(2000) });
+    const ring = (await res.json()) as { source: string; partitions: { id: number; state: string }[] };
+    const active = new Set(ring.partitions.filter((p) => p.state === 'ACTIVE').map((p) => p.id));
+    if (ring.source === 'kv' && Array.from({ length: partitions }, (_, i) => i).every((i) => active.has(i))) return undefined;
+    return `source ${ring.source}, ${ring.partitions.map((p) => `${p.id}:${p.state}`).join(' ') || 'no partitions'}`;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /**
  * The cluster querier's flags (Kafka, bucket, ...) minus what makes it the cluster's querier:
- * its port, its ingesters and zone preference, and the results cache (a verifier reads storage).
+ * its port, its ingesters, zone preference and ring (which would find the other zone's ingesters
+ * too), and the results cache (a verifier reads storage).
  */
 function verifierArgs(local: LocalCluster): string[] {
-  const own = ['-server.http-listen-port=', '-querier.ingester-addresses=', '-querier.prefer-availability-zone=', '-query-frontend.'];
+  const own = ['-server.http-listen-port=', '-querier.ingester-addresses=', '-querier.prefer-availability-zone=', '-query-frontend.', '-ring.'];
   return local.process('querier').opts.args.filter((a) => !own.some((prefix) => a.startsWith(prefix)));
 }
 

@@ -33,6 +33,8 @@ export interface ProbeStats {
   p50_latency_ms: number | null;
   p99_latency_ms: number | null;
   max_latency_ms: number;
+  /** Latency by probe kind: instant range-vector queries vs query_range (the results cache's path). */
+  latency_by_kind: Record<string, { probes: number; p50_ms: number | null; p99_ms: number | null }>;
 }
 
 interface PhaseStats {
@@ -41,6 +43,7 @@ interface PhaseStats {
   failures: Record<string, number>;
   examples: string[];
   latencies: number[];
+  byKind: Map<string, number[]>;
 }
 
 export class Prober {
@@ -70,9 +73,14 @@ export class Prober {
   }
 
   stats(phase: string): ProbeStats {
-    const p = this.phases.get(phase) ?? { total: 0, ok: 0, failures: {}, examples: [], latencies: [] };
+    const p = this.phases.get(phase) ?? newPhase();
     const sorted = [...p.latencies].sort((a, b) => a - b);
-    const pct = (q: number): number | null => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+    const pct = (q: number): number | null => percentile(sorted, q);
+    const byKind: ProbeStats['latency_by_kind'] = {};
+    for (const [kind, l] of p.byKind) {
+      const k = [...l].sort((a, b) => a - b);
+      byKind[kind] = { probes: k.length, p50_ms: percentile(k, 0.5), p99_ms: percentile(k, 0.99) };
+    }
     return {
       total: p.total,
       ok: p.ok,
@@ -82,6 +90,7 @@ export class Prober {
       p50_latency_ms: pct(0.5),
       p99_latency_ms: pct(0.99),
       max_latency_ms: sorted.length === 0 ? 0 : sorted[sorted.length - 1],
+      latency_by_kind: byKind,
     };
   }
 
@@ -132,9 +141,12 @@ export class Prober {
 
   private record(phase: string, kind: string, failure: string | undefined, latency: number, group: number, cutoff: number): void {
     let p = this.phases.get(phase);
-    if (!p) this.phases.set(phase, (p = { total: 0, ok: 0, failures: {}, examples: [], latencies: [] }));
+    if (!p) this.phases.set(phase, (p = newPhase()));
     p.total++;
     p.latencies.push(latency);
+    let kindLatencies = p.byKind.get(kind);
+    if (!kindLatencies) p.byKind.set(kind, (kindLatencies = []));
+    kindLatencies.push(latency);
     if (failure === undefined) {
       p.ok++;
       return;
@@ -143,4 +155,12 @@ export class Prober {
     p.failures[key] = (p.failures[key] ?? 0) + 1;
     if (p.examples.length < 5) p.examples.push(`${new Date().toISOString()} ${kind} probe, group ${group} up to ${cutoff}: ${failure.slice(0, 300)}`);
   }
+}
+
+function newPhase(): PhaseStats {
+  return { total: 0, ok: 0, failures: {}, examples: [], latencies: [], byKind: new Map() };
+}
+
+function percentile(sorted: readonly number[], q: number): number | null {
+  return sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }

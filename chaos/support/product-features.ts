@@ -43,6 +43,8 @@ export function productFilesMatching(pattern: RegExp): string[] {
 export const features = {
   /** Files that talk to Redis (ring, heartbeats, HA tracker). */
   redisClients: () => productFilesMatching(/from\s+['"]ioredis['"]/),
+  /** Files offering the Redis-backed ring KV (-ring.store=redis). */
+  redisRing: () => productFilesMatching(/['"]ring\.store['"]/),
   /** Files defining the querier's Redis results-cache flag (the one Redis user the drill can wire). */
   resultsCacheRedisFlag: () => productFilesMatching(/['"]query-frontend\.results-cache\.redis\.endpoint['"]/),
   /** Files defining the ingester's block period flag (blocks are cut and shipped). */

@@ -76,7 +76,11 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
     commit: gitCommit(),
     // The box is shared: its load explains slow catch-ups better than the product does.
     host: { cpus: cpus().length, load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100) },
-    topology: { ...TOPOLOGY, redis: shared?.redis !== undefined ? 'querier results cache' : false, block_period: opts.blockPeriod ?? 'product default' },
+    topology: {
+      ...TOPOLOGY,
+      redis: (shared?.redisServers() ?? []).map((r) => `${r.role} on ${r.server.endpoint}`),
+      block_period: opts.blockPeriod ?? 'product default',
+    },
   };
   const finish = (r: DrillOutcome & Record<string, unknown>): DrillReport => ({
     ...base,
@@ -117,7 +121,7 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
       cluster = await DrillCluster.start({ dataDir: join(opts.dataDir, scenario.name), log: opts.log, blockPeriod: opts.blockPeriod });
       hooks.onCluster?.(cluster);
       event('cluster ready');
-      base.topology.redis = cluster.redis !== undefined ? 'querier results cache' : false;
+      base.topology.redis = cluster.redisServers().map((r) => `${r.role} on ${r.server.endpoint}`);
     }
     const c = cluster;
     const series = new DrillSeries(`${scenario.name}-${began.toString(36)}`, opts.series, opts.groups);

@@ -7,7 +7,7 @@
 //   npm run bench -- --soak 30m            (Strata, ½ max rate with churn, RSS and p99 per minute)
 //   npm run bench -- --profile [--rate N]  (Strata under node --cpu-prof, heap snapshot of one ingester)
 
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,7 +20,6 @@ import { loadAverage, machineDescription, rssBytes, sum } from './proc-stats.ts'
 import { renderNotes, renderTable, type TargetReport } from './report.ts';
 import { sleep } from './sender.ts';
 import { PrometheusTarget, StrataTarget, VictoriaMetricsTarget, type BenchTarget } from './targets.ts';
-import { readFileSync } from 'node:fs';
 
 type TargetKey = 'strata' | 'prometheus' | 'victoria';
 
@@ -59,7 +58,7 @@ function parseArgs(argv: string[]): Options {
   }
   const known = new Set([
     'quick', 'targets', 'series', 'wide', 'protocol', 'shards', 'samples-per-request', 'partitions', 'start-rate', 'max-rate', 'step',
-    'search-budget', 'latency-limit', 'rate', 'half', 'query-runs', 'replay-down', 'soak', 'churn', 'profile', 'profile-duration',
+    'search-budget', 'latency-limit', 'step-retries', 'rate', 'half', 'query-runs', 'replay-down', 'soak', 'churn', 'profile', 'profile-duration',
     'data-dir', 'keep', 'json', 'help',
   ]);
   for (const k of a.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}; known: ${[...known].map((x) => '--' + x).join(' ')}`);
@@ -93,6 +92,7 @@ function parseArgs(argv: string[]): Options {
       maxSamplesPerStep: quick ? 2_000_000 : 6_000_000,
       budgetMs: dur('search-budget', quick ? '35s' : '150s'),
       latencyLimitMs: num('latency-limit', 2000),
+      retries: num('step-retries', 1),
     },
     rate: a.has('rate') ? Number(a.get('rate')) : undefined,
     halfMs: dur('half', quick ? '12s' : '45s'),

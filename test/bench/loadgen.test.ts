@@ -78,6 +78,21 @@ test('every series stays on one shard, in timestamp order, across windows and ch
   }
 });
 
+test("a window's shard count and the batch deadline decide how requests are cut", () => {
+  const enc = new WindowEncoder({ series: 400, protocol: 'v1', shards: 8, samplesPerRequest: 100_000, batchDeadlineMs: 20_000, uncompressed: true });
+  const w = enc.encode({ firstRound: 0, rounds: 6, tsStart: 1_700_000_000_000, roundMs: 10_000, shards: 3 });
+  assert.ok([...w.shard].every((s) => s < 3));
+  for (let r = 0; r < w.lengths.length; r++) {
+    const raw = Buffer.from(w.data.subarray(w.offsets[r], w.offsets[r] + w.lengths[r]));
+    for (const s of parseWriteRequest(raw).series) assert.equal(shardOf(s.labels, 3), w.shard[r]);
+    const ts = timestampsOf(raw, 'v1');
+    // Never full (100k samples): each request holds at most 20s of sample time, i.e. 2 rounds.
+    assert.ok(Math.max(...ts) - Math.min(...ts) < 20_000);
+  }
+  assert.equal(w.totalSamples, 2400);
+  assert.equal(w.lengths.length, 9, 'three shards × three 2-round batches');
+});
+
 test('compressed bodies decompress to the same requests', () => {
   const enc = new WindowEncoder({ series: 300, protocol: 'v1', shards: 2, samplesPerRequest: 1000 });
   const w = enc.encode({ firstRound: 0, rounds: 2, tsStart: 1_700_000_000_000, roundMs: 15_000 });

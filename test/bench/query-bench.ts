@@ -123,7 +123,14 @@ const strata = new AppProcess({
   app: 'strata',
   httpPort: strataPort,
   logFile: join(dir, 'strata.log'),
-  args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${strataPort}`, '-querier.max-samples=500000000'],
+  args: [
+    `-data-dir=${dir}/data`,
+    `-server.http-listen-port=${strataPort}`,
+    '-querier.max-samples=500000000',
+    '-distributor.ingestion-rate-limit=100000000',
+    '-distributor.ingestion-burst-size=100000000',
+    `-ingester.max-global-series-per-user=${SERIES * 2}`,
+  ],
 });
 writeFileSync(join(dir, 'prometheus.yml'), 'global: {}\n');
 let prometheus: ChildProcess | undefined;

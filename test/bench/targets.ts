@@ -178,7 +178,6 @@ export class StrataTarget implements BenchTarget {
   private constructor(
     readonly cluster: LocalCluster,
     private readonly bucketDir: string,
-    private readonly log: (line: string) => void,
   ) {}
 
   /**
@@ -201,7 +200,7 @@ export class StrataTarget implements BenchTarget {
           extraArgs,
           log: (l) => o.log(`strata: ${l}`),
         });
-        return new StrataTarget(cluster, join(dataDir, 'bucket'), o.log);
+        return new StrataTarget(cluster, join(dataDir, 'bucket'));
       } catch (err) {
         lastErr = err;
         o.log(`strata: cluster start ${attempt} failed: ${(err as Error).message}${logTail(dataDir)}`);

@@ -404,7 +404,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     if (stats.duplicates > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate' }, stats.duplicates);
     if (stats.outOfOrder > 0) this.samplesRejected.inc({ tenant, reason: 'out-of-order' }, stats.outOfOrder);
     if (stats.conflicting > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate-timestamp-other-value' }, stats.conflicting);
-    if (stats.outOfBounds > 0) this.samplesRejected.inc({ tenant, reason: 'out-of-bounds' }, stats.outOfBounds);
+    // While replaying after a restart these are mostly samples already in local blocks: told apart for operators.
+    if (stats.outOfBounds > 0) this.samplesRejected.inc({ tenant, reason: this.caughtUp ? 'out-of-bounds' : 'out-of-bounds-during-replay' }, stats.outOfBounds);
     if (stats.exemplarsAppended > 0) this.exemplarsAppended.inc({ tenant }, stats.exemplarsAppended);
     if (stats.exemplarsRejected > 0) this.samplesRejected.inc({ tenant, reason: 'exemplar-rejected' }, stats.exemplarsRejected);
   }

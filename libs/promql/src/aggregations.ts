@@ -183,25 +183,44 @@ interface StepValue {
   h?: FloatHistogram;
 }
 
-/** Reads each input series' sample at a step, consuming it (float and histogram cursors). */
-function stepReader(input: EvalMatrix): (si: number, ts: number) => StepValue | undefined {
-  const cursors = new Int32Array(input.length);
-  const hCursors = new Int32Array(input.length);
-  return (si, ts) => {
-    const fl = input[si].floats;
-    const c = cursors[si];
+/**
+ * Reads each input series' sample at a step, consuming it (float and
+ * histogram cursors). `next` fills `value` in place (no allocation per sample:
+ * this runs for every series at every step) and says whether there was one;
+ * copy `value` to keep it.
+ */
+class StepReader {
+  private readonly cursors: Int32Array;
+  private readonly hCursors: Int32Array;
+  readonly value: StepValue = { f: 0, h: undefined };
+
+  constructor(private readonly input: EvalMatrix) {
+    this.cursors = new Int32Array(input.length);
+    this.hCursors = new Int32Array(input.length);
+  }
+
+  next(si: number, ts: number): boolean {
+    const s = this.input[si];
+    const fl = s.floats;
+    const c = this.cursors[si];
     if (c < fl.length && fl[c].t === ts) {
-      cursors[si] = c + 1;
-      return { f: fl[c].f };
+      this.cursors[si] = c + 1;
+      this.value.f = fl[c].f;
+      this.value.h = undefined;
+      return true;
     }
-    const hl = input[si].histograms;
-    const hc = hCursors[si];
-    if (hl && hc < hl.length && hl[hc].t === ts) {
-      hCursors[si] = hc + 1;
-      return { f: 0, h: hl[hc].h };
+    const hl = s.histograms;
+    if (hl) {
+      const hc = this.hCursors[si];
+      if (hc < hl.length && hl[hc].t === ts) {
+        this.hCursors[si] = hc + 1;
+        this.value.f = 0;
+        this.value.h = hl[hc].h;
+        return true;
+      }
     }
-    return undefined;
-  };
+    return false;
+  }
 }
 
 /** Evaluates an aggregation (other than count_values) over all steps of its already evaluated input. */
@@ -222,11 +241,11 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
     groupOf.push(g);
   }
   const numGroups = keys.size;
-  const valueAt = stepReader(input);
+  const reader = new StepReader(input);
 
-  if (expr.op === 'limit_ratio') return evalLimitRatio(p, valueAt);
+  if (expr.op === 'limit_ratio') return evalLimitRatio(p, reader);
   const select = SELECTING_AGGREGATIONS[expr.op];
-  if (select) return evalSelecting(p, select, groupOf, numGroups, valueAt);
+  if (select) return evalSelecting(p, select, groupOf, numGroups, reader);
 
   const factory = GROUP_AGGREGATIONS[expr.op];
   if (!factory) throw new PromQLExecutionError(`aggregation ${expr.op}() is not supported yet`);
@@ -241,9 +260,9 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
   for (let ts = p.start, step = 0; ts <= p.end; ts += p.interval, step++) {
     p.checkCancel();
     groups.fill(undefined);
+    const v = reader.value;
     for (let si = 0; si < input.length; si++) {
-      const v = valueAt(si, ts);
-      if (v === undefined) continue;
+      if (!reader.next(si, ts)) continue;
       const g = groupOf[si];
       let group = groups[g];
       if (v.h && FLOAT_ONLY.has(expr.op)) {
@@ -340,7 +359,7 @@ function evalSelecting(
   order: (a: number, b: number) => number,
   groupOf: number[],
   numGroups: number,
-  valueAt: (si: number, ts: number) => StepValue | undefined,
+  reader: StepReader,
 ): EvalMatrix {
   const { input, params } = p;
   if (!params) throw new PromQLExecutionError(`aggregation ${p.expr.op}() needs a parameter`);
@@ -366,8 +385,8 @@ function evalSelecting(
     p.checkCancel();
     for (const g of groups) g.length = 0;
     for (let si = 0; si < input.length; si++) {
-      const v = valueAt(si, ts);
-      if (v === undefined) continue;
+      if (!reader.next(si, ts)) continue;
+      const v = { ...reader.value };
       if (v.h && !keepsHistograms) {
         p.infoAtAggregation(`PromQL info: ignored histogram in ${p.expr.op} aggregation`);
         continue;
@@ -407,7 +426,7 @@ function addPoint(src: EvalSeries, v: StepValue, ts: number, instant: boolean, o
  * are kept at every step and limit_ratio(r) and limit_ratio(r - 1) partition
  * the input. Groups do not matter: the choice is per series.
  */
-function evalLimitRatio(p: AggregationParams, valueAt: (si: number, ts: number) => StepValue | undefined): EvalMatrix {
+function evalLimitRatio(p: AggregationParams, reader: StepReader): EvalMatrix {
   const { input, params } = p;
   if (!params) throw new PromQLExecutionError('aggregation limit_ratio() needs a parameter');
   for (const r of params) {
@@ -424,9 +443,8 @@ function evalLimitRatio(p: AggregationParams, valueAt: (si: number, ts: number) 
     p.checkCancel();
     const r = Math.max(-1, Math.min(1, params[step]));
     for (let si = 0; si < input.length; si++) {
-      const v = valueAt(si, ts);
-      if (v === undefined || r === 0 || !keepRatioSample(r, offsets[si])) continue;
-      addPoint(input[si], v, ts, instant, ordered, byLabels);
+      if (!reader.next(si, ts) || r === 0 || !keepRatioSample(r, offsets[si])) continue;
+      addPoint(input[si], { ...reader.value }, ts, instant, ordered, byLabels);
     }
   }
   return instant ? ordered : [...byLabels.values()];

@@ -18,7 +18,7 @@ import {
   vectorUnless,
 } from './binary-ops.ts';
 import { PromQLExecutionError, TOO_MANY_SAMPLES_MESSAGE } from './errors.ts';
-import type { FunctionContext, FunctionDef, FunctionImpl } from './functions.ts';
+import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './functions.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
 import { goQuote, isValidLabelName } from './go-compat.ts';
 import { dropMetadataLabels, keyOf } from './labels.ts';
@@ -469,11 +469,25 @@ export class Evaluator {
     const info = (m: string) => a.info(a.at(m, arg.pos.start));
     const isRateLike = e.func.name === 'rate' || e.func.name === 'increase';
     const noHistograms = { t: new Float64Array(0), h: [] as FloatHistogram[] };
+    // One window and one context, updated in place: this runs per series and step, and closures cost.
+    const window: RangeWindow = { t: noHistograms.t, f: noHistograms.t, lo: 0, hi: 0, ht: noHistograms.t, h: noHistograms.h };
+    const ctx: RangeContext = {
+      ts: 0,
+      rangeStart: 0,
+      rangeEnd: 0,
+      rangeMs: source.rangeMs,
+      scalarArgs: new Array<number>(scalarArgs.length),
+      metric: [],
+      warn,
+      info,
+      warnAtArg: (i, m) => a.warn(a.at(m, e.args[i].pos.start)),
+    };
     const out: EvalMatrix = [];
     for (const s of source.series) {
       this.s.checkCancel();
       const { t, f } = s;
       const hs = s.h ?? noHistograms;
+      ctx.metric = s.metric;
       let lo = 0;
       let hi = 0;
       let hlo = 0;
@@ -491,20 +505,22 @@ export class Evaluator {
         if (hi === lo && hhi === hlo) continue;
         if (hi > lo) sawFloats = true;
         if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
-        const v = impl.call(
-          { t: t.subarray(lo, hi), f: f.subarray(lo, hi), ht: hs.t.subarray(hlo, hhi), h: hs.h.slice(hlo, hhi) },
-          {
-            ts,
-            rangeStart,
-            rangeEnd,
-            rangeMs: source.rangeMs,
-            scalarArgs: scalarArgs.map((vals) => vals[step]),
-            metric: s.metric,
-            warn,
-            info,
-            warnAtArg: (i, m) => a.warn(a.at(m, e.args[i].pos.start)),
-          },
-        );
+        window.t = t;
+        window.f = f;
+        window.lo = lo;
+        window.hi = hi;
+        if (hhi > hlo) {
+          window.ht = hs.t.subarray(hlo, hhi);
+          window.h = hs.h.slice(hlo, hhi);
+        } else {
+          window.ht = noHistograms.t;
+          window.h = noHistograms.h;
+        }
+        ctx.ts = ts;
+        ctx.rangeStart = rangeStart;
+        ctx.rangeEnd = rangeEnd;
+        for (let i = 0; i < scalarArgs.length; i++) ctx.scalarArgs[i] = scalarArgs[i][step];
+        const v = impl.call(window, ctx);
         if (v === undefined) continue;
         if (typeof v === 'number') floats.push({ t: ts, f: v });
         else histograms.push({ t: ts, h: v });

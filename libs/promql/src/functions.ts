@@ -53,13 +53,23 @@ export type InstantFunction = (args: EvalVector[], exprs: Expr[], ctx: FunctionC
 
 /**
  * The samples of one series in (rangeStart, rangeEnd], staleness markers
- * removed, oldest first: floats in t/f, native histograms in ht/h.
+ * removed, oldest first: floats are t[lo..hi) and f[lo..hi) (indices into the
+ * series' arrays, so no view is allocated per step), native histograms ht/h.
  */
 export interface RangeWindow {
   t: Float64Array;
   f: Float64Array;
+  lo: number;
+  hi: number;
   ht: Float64Array;
   h: FloatHistogram[];
+}
+
+/** The window's float values as a new array. */
+function windowFloats(w: RangeWindow): number[] {
+  const out = new Array<number>(w.hi - w.lo);
+  for (let i = w.lo; i < w.hi; i++) out[i - w.lo] = w.f[i];
+  return out;
 }
 
 export interface RangeContext {
@@ -125,8 +135,9 @@ const metricNameOf = (ls: Labels) => getLabel(ls, METRIC_NAME);
  */
 function floatsOnly(fn: RangeFunction, minFloats = 1): RangeFunction {
   return (w, ctx) => {
-    if (w.f.length < minFloats) {
-      if (w.f.length > 0 && w.h.length > 0) ctx.info(ignoredHistogramsInMixedRange(metricNameOf(ctx.metric)));
+    const n = w.hi - w.lo;
+    if (n < minFloats) {
+      if (n > 0 && w.h.length > 0) ctx.info(ignoredHistogramsInMixedRange(metricNameOf(ctx.metric)));
       return undefined;
     }
     const v = fn(w, ctx);
@@ -230,7 +241,8 @@ function dayOfYear(d: Date): number {
  */
 function extrapolatedRate(isCounter: boolean, isRate: boolean): RangeFunction {
   return (w, ctx) => {
-    if (w.f.length > 0 && w.h.length > 0) {
+    const nf = w.hi - w.lo;
+    if (nf > 0 && w.h.length > 0) {
       ctx.warn(mixedFloatsHistograms(metricNameOf(ctx.metric)));
       return undefined;
     }
@@ -245,13 +257,13 @@ function extrapolatedRate(isCounter: boolean, isRate: boolean): RangeFunction {
       lastT = w.ht[n - 1];
       histogram = histogramIncrease(w.h, isCounter, metricNameOf(ctx.metric), ctx);
       if (!histogram) return undefined;
-    } else if (w.f.length > 1) {
-      n = w.f.length;
-      firstT = w.t[0];
-      lastT = w.t[n - 1];
-      result = w.f[n - 1] - w.f[0];
+    } else if (nf > 1) {
+      n = nf;
+      firstT = w.t[w.lo];
+      lastT = w.t[w.hi - 1];
+      result = w.f[w.hi - 1] - w.f[w.lo];
       if (isCounter) {
-        for (let i = 1; i < n; i++) if (w.f[i] < w.f[i - 1]) result += w.f[i - 1];
+        for (let i = w.lo + 1; i < w.hi; i++) if (w.f[i] < w.f[i - 1]) result += w.f[i - 1];
       }
     } else return undefined;
     let durationToStart = (firstT - ctx.rangeStart) / 1000;
@@ -264,7 +276,7 @@ function extrapolatedRate(isCounter: boolean, isRate: boolean): RangeFunction {
     if (isCounter) {
       // A counter cannot go below zero: do not extrapolate past the point where it would.
       let durationToZero = durationToStart;
-      if (!histogram && result > 0 && w.f[0] >= 0) durationToZero = sampledInterval * (w.f[0] / result);
+      if (!histogram && result > 0 && w.f[w.lo] >= 0) durationToZero = sampledInterval * (w.f[w.lo] / result);
       else if (histogram && histogram.count > 0 && w.h[0].count >= 0) durationToZero = sampledInterval * (w.h[0].count / histogram.count);
       if (durationToZero < durationToStart) durationToStart = durationToZero;
     }
@@ -280,12 +292,21 @@ function extrapolatedRate(isCounter: boolean, isRate: boolean): RangeFunction {
 function instantValue(isRate: boolean): RangeFunction {
   return (w, ctx) => {
     // The last two samples over both kinds.
-    const pts: { t: number; f: number; h?: FloatHistogram }[] = [];
-    for (let i = Math.max(0, w.f.length - 2); i < w.f.length; i++) pts.push({ t: w.t[i], f: w.f[i] });
-    for (let i = Math.max(0, w.h.length - 2); i < w.h.length; i++) pts.push({ t: w.ht[i], f: 0, h: w.h[i] });
-    if (pts.length < 2) return undefined;
-    pts.sort((a, b) => a.t - b.t);
-    const [p0, p1] = pts.slice(-2);
+    let p0: { t: number; f: number; h?: FloatHistogram };
+    let p1: { t: number; f: number; h?: FloatHistogram };
+    if (w.h.length === 0) {
+      if (w.hi - w.lo < 2) return undefined;
+      p0 = { t: w.t[w.hi - 2], f: w.f[w.hi - 2] };
+      p1 = { t: w.t[w.hi - 1], f: w.f[w.hi - 1] };
+    } else {
+      // The last two samples over both kinds.
+      const pts: { t: number; f: number; h?: FloatHistogram }[] = [];
+      for (let i = Math.max(w.lo, w.hi - 2); i < w.hi; i++) pts.push({ t: w.t[i], f: w.f[i] });
+      for (let i = Math.max(0, w.h.length - 2); i < w.h.length; i++) pts.push({ t: w.ht[i], f: 0, h: w.h[i] });
+      if (pts.length < 2) return undefined;
+      pts.sort((a, b) => a.t - b.t);
+      [p0, p1] = pts.slice(-2);
+    }
     const interval = p1.t - p0.t;
     if (interval === 0) return undefined;
     if (p0.h && p1.h) return histogramInstantValue({ t: p0.t, h: p0.h }, { t: p1.t, h: p1.h }, isRate, metricNameOf(ctx.metric), ctx);
@@ -304,11 +325,12 @@ function instantValue(isRate: boolean): RangeFunction {
 /** sum_over_time and avg_over_time: floats, or histograms, never a mix. */
 function sumOrAvgOverTime(floatFn: (w: RangeWindow) => number, mean: boolean): RangeFunction {
   return (w, ctx) => {
-    if (w.f.length > 0 && w.h.length > 0) {
+    const nf = w.hi - w.lo;
+    if (nf > 0 && w.h.length > 0) {
       ctx.warn(mixedFloatsHistograms(metricNameOf(ctx.metric)));
       return undefined;
     }
-    if (w.f.length === 0) return histogramSumOverTime(w.h, mean, metricNameOf(ctx.metric), ctx);
+    if (nf === 0) return histogramSumOverTime(w.h, mean, metricNameOf(ctx.metric), ctx);
     return floatFn(w);
   };
 }
@@ -316,32 +338,32 @@ function sumOrAvgOverTime(floatFn: (w: RangeWindow) => number, mean: boolean): R
 /** last_over_time / first_over_time: the latest (earliest) sample of either kind. */
 function edgeOverTime(last: boolean): RangeFunction {
   return (w) => {
-    const nf = w.f.length;
+    const nf = w.hi - w.lo;
     const nh = w.h.length;
-    if (nh === 0) return last ? w.f[nf - 1] : w.f[0];
+    if (nh === 0) return last ? w.f[w.hi - 1] : w.f[w.lo];
     if (nf === 0) return (last ? w.h[nh - 1] : w.h[0]).copy();
-    if (last) return w.ht[nh - 1] < w.t[nf - 1] ? w.f[nf - 1] : w.h[nh - 1].copy();
-    return w.t[0] < w.ht[0] ? w.f[0] : w.h[0].copy();
+    if (last) return w.ht[nh - 1] < w.t[w.hi - 1] ? w.f[w.hi - 1] : w.h[nh - 1].copy();
+    return w.t[w.lo] < w.ht[0] ? w.f[w.lo] : w.h[0].copy();
   };
 }
 
 function sumOverTime(w: RangeWindow): number {
   const k = new KahanSum();
-  for (let i = 0; i < w.f.length; i++) k.add(w.f[i]);
+  for (let i = w.lo; i < w.hi; i++) k.add(w.f[i]);
   if (k.sum === Infinity || k.sum === -Infinity) return k.sum;
   return k.sum + k.c;
 }
 
 function avgOverTime(w: RangeWindow): number {
   // Direct mean with Kahan summation while the sum does not overflow, then incremental.
-  let sum = w.f[0];
+  let sum = w.f[w.lo];
   let count = 1;
   let mean = 0;
   let c = 0;
   let incremental = false;
-  for (let i = 1; i < w.f.length; i++) {
+  for (let i = w.lo + 1; i < w.hi; i++) {
     const f = w.f[i];
-    count = i + 1;
+    count = i - w.lo + 1;
     if (!incremental) {
       const [newSum, newC] = kahanInc(f, sum, c);
       if (newSum !== Infinity && newSum !== -Infinity) {
@@ -366,7 +388,7 @@ function varianceOverTime(w: RangeWindow): number {
   let cMean = 0;
   let aux = 0;
   let cAux = 0;
-  for (let i = 0; i < w.f.length; i++) {
+  for (let i = w.lo; i < w.hi; i++) {
     const f = w.f[i];
     count++;
     const delta = f - (mean + cMean);
@@ -378,9 +400,9 @@ function varianceOverTime(w: RangeWindow): number {
 
 function compareOverTime(better: (cur: number, best: number) => boolean, returnTimestamp: boolean): RangeFunction {
   return (w) => {
-    let best = w.f[0];
-    let bestT = w.t[0];
-    for (let i = 0; i < w.f.length; i++) {
+    let best = w.f[w.lo];
+    let bestT = w.t[w.lo];
+    for (let i = w.lo; i < w.hi; i++) {
       if (better(w.f[i], best) || Number.isNaN(best)) {
         best = w.f[i];
         bestT = w.t[i];
@@ -394,12 +416,13 @@ function doubleExponentialSmoothing(w: RangeWindow, ctx: RangeContext): number |
   const [sf, tf] = ctx.scalarArgs;
   if (!(sf > 0 && sf < 1)) throw new PromQLExecutionError(`invalid smoothing factor. Expected: 0 < sf < 1, got: ${sf.toFixed(6)}`);
   if (!(tf > 0 && tf < 1)) throw new PromQLExecutionError(`invalid trend factor. Expected: 0 < tf < 1, got: ${tf.toFixed(6)}`);
-  const l = w.f.length;
+  const f = w.f.subarray(w.lo, w.hi);
+  const l = f.length;
   let s0 = 0;
-  let s1 = w.f[0];
-  let b = w.f[1] - w.f[0];
+  let s1 = f[0];
+  let b = f[1] - f[0];
   for (let i = 1; i < l; i++) {
-    const x = sf * w.f[i];
+    const x = sf * f[i];
     if (i - 1 !== 0) b = tf * (s1 - s0) + (1 - tf) * b;
     const y = (1 - sf) * (s1 + b);
     s0 = s1;
@@ -498,20 +521,20 @@ const list: FunctionDef[] = [
   def('atanh', [[V], V], instant(simpleFloat(Math.atanh))),
   def('avg_over_time', [[M], V], range(sumOrAvgOverTime(avgOverTime, true))),
   def('ceil', [[V], V], instant(simpleFloat(Math.ceil))),
-  def('changes', [[M], V], range((w) => changesOrResets(w.t, w.f, w.ht, w.h, false))),
+  def('changes', [[M], V], range((w) => changesOrResets(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.ht, w.h, false))),
   def('clamp', [[V, S, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, args[2][0].f, ctx))),
   def('clamp_max', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], -Infinity, args[1][0].f, ctx))),
   def('clamp_min', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, Infinity, ctx))),
   def('cos', [[V], V], instant(simpleFloat(Math.cos))),
   def('cosh', [[V], V], instant(simpleFloat(Math.cosh))),
-  def('count_over_time', [[M], V], range((w) => w.f.length + w.h.length)),
+  def('count_over_time', [[M], V], range((w) => w.hi - w.lo + w.h.length)),
   def('days_in_month', [[V], V, { variadic: 1 }], instant(dateFunction(daysInMonth))),
   def('day_of_month', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDate()))),
   def('day_of_week', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDay()))),
   def('day_of_year', [[V], V, { variadic: 1 }], instant(dateFunction(dayOfYear))),
   def('deg', [[V], V], instant(simpleFloat((v) => (v * 180) / Math.PI))),
   def('delta', [[M], V], range(extrapolatedRate(false, false))),
-  def('deriv', [[M], V], range(floatsOnly((w) => linearRegression(w.t, w.f, w.t[0]).slope, 2))),
+  def('deriv', [[M], V], range(floatsOnly((w) => linearRegression(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.t[w.lo]).slope, 2))),
   def('double_exponential_smoothing', [[M, S, S], V, { experimental: true }], range(floatsOnly(doubleExponentialSmoothing, 2))),
   def('end', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.end / 1000, ctx.ts))),
   def('exp', [[V], V], instant(simpleFloat(Math.exp))),
@@ -542,9 +565,10 @@ const list: FunctionDef[] = [
     [[M], V, { experimental: true }],
     range(floatsOnly((w) => {
       // A NaN sample makes the result NaN rather than being dropped.
-      if (w.f.some(Number.isNaN)) return NaN;
-      const median = quantile(0.5, Array.from(w.f));
-      return quantile(0.5, Array.from(w.f, (f) => Math.abs(f - median)));
+      const values = windowFloats(w);
+      if (values.some(Number.isNaN)) return NaN;
+      const median = quantile(0.5, values.slice());
+      return quantile(0.5, values.map((f) => Math.abs(f - median)));
     })),
   ),
   def('max_over_time', [[M], V], range(floatsOnly(compareOverTime((cur, best) => cur > best, false)))),
@@ -559,7 +583,7 @@ const list: FunctionDef[] = [
     [[M, S], V],
     range(
       floatsOnly((w, ctx) => {
-        const { slope, intercept } = linearRegression(w.t, w.f, ctx.ts);
+        const { slope, intercept } = linearRegression(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), ctx.ts);
         return slope * ctx.scalarArgs[0] + intercept;
       }, 2),
     ),
@@ -572,14 +596,14 @@ const list: FunctionDef[] = [
       floatsOnly((w, ctx) => {
         const q = ctx.scalarArgs[0];
         if (Number.isNaN(q) || q < 0 || q > 1) ctx.warnAtArg(0, `PromQL warning: quantile value should be between 0 and 1, got ${formatGoG(q)}`);
-        return quantile(q, Array.from(w.f));
+        return quantile(q, windowFloats(w));
       }),
     ),
   ),
   def('rad', [[V], V], instant(simpleFloat((v) => (v * Math.PI) / 180))),
   def('range', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample((ctx.query.end - ctx.query.start) / 1000, ctx.ts))),
   def('rate', [[M], V], range(extrapolatedRate(true, true))),
-  def('resets', [[M], V], range((w) => changesOrResets(w.t, w.f, w.ht, w.h, true))),
+  def('resets', [[M], V], range((w) => changesOrResets(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.ht, w.h, true))),
   def(
     'round',
     [[V, S], V, { variadic: 1 }],
@@ -618,12 +642,12 @@ const list: FunctionDef[] = [
   def(
     'ts_of_first_over_time',
     [[M], V, { experimental: true }],
-    range((w) => Math.min(w.t.length > 0 ? w.t[0] : Infinity, w.ht.length > 0 ? w.ht[0] : Infinity) / 1000),
+    range((w) => Math.min(w.hi > w.lo ? w.t[w.lo] : Infinity, w.ht.length > 0 ? w.ht[0] : Infinity) / 1000),
   ),
   def(
     'ts_of_last_over_time',
     [[M], V, { experimental: true }],
-    range((w) => Math.max(w.t.length > 0 ? w.t[w.t.length - 1] : 0, w.ht.length > 0 ? w.ht[w.ht.length - 1] : 0) / 1000),
+    range((w) => Math.max(w.hi > w.lo ? w.t[w.hi - 1] : 0, w.ht.length > 0 ? w.ht[w.ht.length - 1] : 0) / 1000),
   ),
   def('ts_of_max_over_time', [[M], V, { experimental: true }], range(floatsOnly(compareOverTime((cur, best) => cur >= best, true)))),
   def('ts_of_min_over_time', [[M], V, { experimental: true }], range(floatsOnly(compareOverTime((cur, best) => cur <= best, true)))),
