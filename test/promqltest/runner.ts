@@ -95,12 +95,13 @@ class TestEnv {
 
   clear(): void {
     this.storage = new MemoryStorage();
-    // Prometheus' test engine: 5m lookback, delayed name removal, experimental functions, 1m default subquery step.
+    // Prometheus' test engine: 5m lookback, delayed name removal, experimental functions and duration expressions, 1m default subquery step.
     this.engine = new Engine({
       querier: this.storage,
       lookbackDeltaMs: 300_000,
       delayedNameRemoval: true,
       enableExperimentalFunctions: true,
+      enableDurationExpressions: true,
       defaultSubqueryStepMs: 60_000,
       timeoutMs: this.queryTimeoutMs,
     });
@@ -380,7 +381,7 @@ function describeExpectedFailure(cmd: EvalCmd): string {
 function selects(series: Labels[], query: string): boolean {
   if (series.length === 0) return false;
   try {
-    const expr = parseExpr(query, { enableExperimentalFunctions: true });
+    const expr = parseExpr(query, { enableExperimentalFunctions: true, enableDurationExpressions: true });
     let hit = false;
     walk(expr, (node) => {
       if (hit || node.kind !== 'vectorSelector') return;
@@ -405,7 +406,7 @@ function selects(series: Labels[], query: string): boolean {
 export function atModifierVariants(query: string, evalMs: number): { expr: string; evalMs: number }[] {
   let expr: Expr;
   try {
-    expr = parseExpr(query, { enableExperimentalFunctions: true });
+    expr = parseExpr(query, { enableExperimentalFunctions: true, enableDurationExpressions: true });
   } catch {
     return []; // The main query reports the parse error.
   }

@@ -104,6 +104,7 @@ const engine = new Engine({
   maxFetchedSeries: config['querier.max-fetched-series-per-query'],
   timeoutMs: config['querier.timeout'],
   enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
+  enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],
 });
 // Read-after-write: the partitions' last produced offsets, through one long-lived admin client.
 const offsets = new LastProducedOffsetsReader({

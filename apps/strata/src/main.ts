@@ -259,6 +259,7 @@ await runServices(
           maxFetchedSeries: config['querier.max-fetched-series-per-query'],
           timeoutMs: config['querier.timeout'],
           enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
+          enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],
         });
         offsets = new LastProducedOffsetsReader({ brokers, topic, clientId: 'strata-querier', logger });
         await cacheBackend?.start();

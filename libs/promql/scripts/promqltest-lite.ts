@@ -133,7 +133,7 @@ interface Expectation {
 async function run(file: string, verbose: boolean): Promise<{ pass: number; fail: number; skip: number }> {
   const lines = readFileSync(file, 'utf8').split('\n');
   const q = new MemQuerier();
-  const engine = new Engine({ querier: q, delayedNameRemoval: true, enableExperimentalFunctions: true });
+  const engine = new Engine({ querier: q, delayedNameRemoval: true, enableExperimentalFunctions: true, enableDurationExpressions: true });
   let pass = 0;
   let fail = 0;
   let skip = 0;

@@ -9,6 +9,7 @@ import { METRIC_NAME } from '@strata/model';
 import type { AggregateExpr, AggregateOp } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { formatGoFloat, formatGoG, goQuote } from './go-compat.ts';
+import { kahanSumOrMean } from './histogram-functions.ts';
 import { IncompatibleSchemaError, type FloatHistogram } from './histogram/float-histogram.ts';
 import { keyOf, labelsKeep, labelsWithout, setLabel, signature } from './labels.ts';
 import { compareNaNFirst, kahanInc, nanLast, quantile } from './stats.ts';
@@ -273,8 +274,8 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
         groups[g] = group = { dropName: input[si].dropName, hasFloat: false, hasHistogram: false, incompatible: false, counterReset: false, notCounterReset: false };
         if (v.h && !COUNTING.has(expr.op)) {
           group.hasHistogram = true;
-          group.histogram = v.h.copy();
-          group.histogramCount = 1;
+          group.histograms = [v.h];
+          group.histogramNames = [nameOf(input[si].metric)];
           noteHint(group, v.h);
         } else {
           group.hasFloat = !v.h;
@@ -292,25 +293,10 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
         continue;
       }
       group.hasHistogram = true;
-      if (!group.histogram) continue; // The group started with floats: its result is invalid anyway.
+      if (!group.histograms) continue; // The group started with floats: its result is invalid anyway.
       noteHint(group, v.h);
-      try {
-        let reconciled: boolean;
-        if (expr.op === 'sum') reconciled = group.histogram.add(v.h).nhcbBoundsReconciled;
-        else {
-          // avg: the incremental mean, adding h/n - mean/n.
-          const n = (group.histogramCount = (group.histogramCount ?? 1) + 1);
-          const toAdd = v.h.copy().div(n);
-          reconciled = toAdd.sub(group.histogram.copy().div(n)).nhcbBoundsReconciled;
-          reconciled = group.histogram.add(toAdd).nhcbBoundsReconciled || reconciled;
-        }
-        if (reconciled) p.infoAtExpr('PromQL info: mismatched custom buckets were reconciled during aggregation');
-      } catch (err) {
-        if (!(err instanceof IncompatibleSchemaError)) throw err;
-        const name = input[si].metric.find((l) => l.name === METRIC_NAME)?.value ?? '';
-        p.warnAtExpr(`PromQL warning: vector contains a mix of histograms with exponential and custom buckets schemas for metric name ${goQuote(name)}`);
-        group.incompatible = true;
-      }
+      group.histograms.push(v.h);
+      group.histogramNames!.push(nameOf(input[si].metric));
     }
     const param = p.params ? p.params[step] : NaN;
     for (let g = 0; g < numGroups; g++) {
@@ -321,10 +307,11 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
           p.warnAtExpr('PromQL warning: encountered a mix of histograms and floats for aggregation');
           continue;
         }
-        if (group.incompatible) continue;
-        if (group.counterReset && group.notCounterReset) p.warnAtExpr('PromQL warning: conflicting counter resets during histogram aggregation');
-        if (group.hasHistogram && group.histogram) {
-          (outputs[g].histograms ??= []).push({ t: ts, h: group.histogram.compact(0) });
+        if (group.hasHistogram && group.histograms) {
+          const h = combineHistograms(group, expr.op === 'avg', p);
+          if (!h) continue;
+          if (group.counterReset && group.notCounterReset) p.warnAtExpr('PromQL warning: conflicting counter resets during histogram aggregation');
+          (outputs[g].histograms ??= []).push({ t: ts, h: h.compact(0) });
           if (group.dropName) outputs[g].dropName = true;
           continue;
         }
@@ -339,14 +326,35 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
 
 interface Group {
   acc?: Accumulator;
-  histogram?: FloatHistogram;
-  histogramCount?: number;
+  /** The group's histograms at this step (sum and avg), with their metric names for warnings. */
+  histograms?: FloatHistogram[];
+  histogramNames?: string[];
   hasFloat: boolean;
   hasHistogram: boolean;
   incompatible: boolean;
   counterReset: boolean;
   notCounterReset: boolean;
   dropName: boolean;
+}
+
+const nameOf = (ls: Labels) => ls.find((l) => l.name === METRIC_NAME)?.value ?? '';
+
+/** sum or avg of a group's histograms (Kahan-compensated); undefined, with a warning, when they cannot be combined. */
+function combineHistograms(g: Group, mean: boolean, p: AggregationParams): FloatHistogram | undefined {
+  const hs = g.histograms!;
+  let reconciled = false;
+  try {
+    const h = kahanSumOrMean(hs, mean, (r) => {
+      if (r.nhcbBoundsReconciled) reconciled = true;
+    });
+    if (reconciled) p.infoAtExpr('PromQL info: mismatched custom buckets were reconciled during aggregation');
+    return h;
+  } catch (err) {
+    if (!(err instanceof IncompatibleSchemaError)) throw err;
+    const first = hs.findIndex((h) => h.usesCustomBuckets() !== hs[0].usesCustomBuckets());
+    p.warnAtExpr(`PromQL warning: vector contains a mix of histograms with exponential and custom buckets schemas for metric name ${goQuote(g.histogramNames![first] ?? '')}`);
+    return undefined;
+  }
 }
 
 function noteHint(g: Group, h: FloatHistogram): void {

@@ -60,6 +60,13 @@ export interface VectorMatching {
   on: boolean;
   /** Labels of group_left(...)/group_right(...) copied from the "one" side. */
   include: string[];
+  /**
+   * fill_left(v)/fill_right(v)/fill(v): a sample with this value (and the
+   * match group's labels) stands in for a missing one on that side. With
+   * group_x, "left" is the "many" side and "right" the "one" side.
+   */
+  fillLeft?: number;
+  fillRight?: number;
 }
 
 /** The signature of a function as the parser sees it; implementations live in functions.ts. */
@@ -84,6 +91,21 @@ export interface StringLiteral {
   pos: PositionRange;
 }
 
+/**
+ * An arithmetic duration (Prometheus' experimental promql-duration-expr) in a
+ * range `[1h/2]`, a subquery `[step()*10:step()]` or an offset
+ * `offset min_of(step(), 1m)`, in seconds. The engine resolves it per query
+ * (step() and range() depend on it) into the node's rangeMs/stepMs/offsetMs.
+ */
+export type DurationExpr = (
+  | { kind: 'literal'; seconds: number; /** Written as a duration (`5m`) rather than a number. */ duration: boolean }
+  | { kind: 'step' }
+  | { kind: 'range' }
+  | { kind: 'neg'; expr: DurationExpr }
+  | { kind: 'binary'; op: '+' | '-' | '*' | '/' | '%' | '^'; lhs: DurationExpr; rhs: DurationExpr }
+  | { kind: 'min_of' | 'max_of'; lhs: DurationExpr; rhs: DurationExpr }
+) & { /** Written in parentheses. */ wrapped?: boolean };
+
 export interface VectorSelector {
   kind: 'vectorSelector';
   /** The metric name written before the braces, if any. */
@@ -96,6 +118,8 @@ export interface VectorSelector {
   atMs?: number;
   /** `@ start()` / `@ end()`. */
   atStartOrEnd?: 'start' | 'end';
+  /** An offset written as a duration expression; offsetMs holds its value once the engine resolved it. */
+  offsetExpr?: DurationExpr;
   pos: PositionRange;
 }
 
@@ -104,6 +128,8 @@ export interface MatrixSelector {
   /** Always a VectorSelector once parsing succeeded. */
   vectorSelector: Expr;
   rangeMs: number;
+  /** A range written as a duration expression; rangeMs holds its value once the engine resolved it. */
+  rangeExpr?: DurationExpr;
   pos: PositionRange;
 }
 
@@ -116,6 +142,10 @@ export interface SubqueryExpr {
   offsetMs: number;
   atMs?: number;
   atStartOrEnd?: 'start' | 'end';
+  /** Duration expressions for the range, step and offset (see DurationExpr). */
+  rangeExpr?: DurationExpr;
+  stepExpr?: DurationExpr;
+  offsetExpr?: DurationExpr;
   pos: PositionRange;
 }
 
@@ -234,13 +264,44 @@ export function unwrapParens(e: Expr): Expr {
   return e;
 }
 
-function formatModifiers(offsetMs: number, atMs?: number, atStartOrEnd?: 'start' | 'end'): string {
+function formatModifiers(offsetMs: number, atMs?: number, atStartOrEnd?: 'start' | 'end', offsetExpr?: DurationExpr): string {
   let s = '';
   if (atMs !== undefined) s += ` @ ${formatGoFloat(atMs / 1000)}`;
   else if (atStartOrEnd) s += ` @ ${atStartOrEnd}()`;
-  if (offsetMs > 0) s += ` offset ${formatDuration(offsetMs)}`;
+  if (offsetExpr) s += ` offset ${formatDurationExpr(offsetExpr)}`;
+  else if (offsetMs > 0) s += ` offset ${formatDuration(offsetMs)}`;
   else if (offsetMs < 0) s += ` offset -${formatDuration(-offsetMs)}`;
   return s;
+}
+
+/** Prints a duration expression as Prometheus' DurationExpr.String() does. */
+export function formatDurationExpr(d: DurationExpr): string {
+  let s: string;
+  switch (d.kind) {
+    case 'literal':
+      if (!d.duration) s = formatGoFloat(d.seconds);
+      else s = (d.seconds < 0 ? '-' : '') + formatDuration(Math.round(Math.abs(d.seconds) * 1000));
+      break;
+    case 'step':
+    case 'range':
+      s = `${d.kind}()`;
+      break;
+    case 'neg':
+      s = `-${formatDurationExpr(d.expr)}`;
+      break;
+    case 'binary':
+      s = `${formatDurationExpr(d.lhs)} ${d.op} ${formatDurationExpr(d.rhs)}`;
+      break;
+    case 'min_of':
+    case 'max_of':
+      s = `${d.kind}(${formatDurationExpr(d.lhs)}, ${formatDurationExpr(d.rhs)})`;
+      break;
+  }
+  return d.wrapped ? `(${s})` : s;
+}
+
+function formatRange(ms: number, expr: DurationExpr | undefined): string {
+  return expr ? formatDurationExpr(expr) : formatDuration(ms);
 }
 
 function formatLabelName(name: string): string {
@@ -255,6 +316,16 @@ function formatGrouping(labels: string[]): string {
   return '(' + labels.map(formatLabelName).join(', ') + ')';
 }
 
+function formatFill(m: VectorMatching): string {
+  const { fillLeft: l, fillRight: r } = m;
+  if (l === undefined && r === undefined) return '';
+  if (l !== undefined && r !== undefined && Object.is(l, r)) return ` fill(${formatGoFloat(l)})`;
+  let s = '';
+  if (l !== undefined) s += ` fill_left(${formatGoFloat(l)})`;
+  if (r !== undefined) s += ` fill_right(${formatGoFloat(r)})`;
+  return s;
+}
+
 /** Prints an expression as Prometheus' String() does (canonical spacing, no added parentheses). */
 export function formatExpr(e: Expr): string {
   switch (e.kind) {
@@ -266,19 +337,19 @@ export function formatExpr(e: Expr): string {
       const matchers = e.name !== undefined ? e.matchers.slice(0, -1) : e.matchers;
       let s = e.name ?? '';
       if (matchers.length > 0 || e.name === undefined) s += '{' + matchers.map(formatMatcher).join(', ') + '}';
-      return s + formatModifiers(e.offsetMs, e.atMs, e.atStartOrEnd);
+      return s + formatModifiers(e.offsetMs, e.atMs, e.atStartOrEnd, e.offsetExpr);
     }
     case 'matrixSelector': {
       const vs = e.vectorSelector;
-      if (vs.kind !== 'vectorSelector') return `${formatExpr(vs)}[${formatDuration(e.rangeMs)}]`;
-      const bare = formatExpr({ ...vs, offsetMs: 0, atMs: undefined, atStartOrEnd: undefined });
-      return `${bare}[${formatDuration(e.rangeMs)}]${formatModifiers(vs.offsetMs, vs.atMs, vs.atStartOrEnd)}`;
+      const range = formatRange(e.rangeMs, e.rangeExpr);
+      if (vs.kind !== 'vectorSelector') return `${formatExpr(vs)}[${range}]`;
+      const bare = formatExpr({ ...vs, offsetMs: 0, atMs: undefined, atStartOrEnd: undefined, offsetExpr: undefined });
+      return `${bare}[${range}]${formatModifiers(vs.offsetMs, vs.atMs, vs.atStartOrEnd, vs.offsetExpr)}`;
     }
-    case 'subquery':
-      return (
-        `${formatExpr(e.expr)}[${formatDuration(e.rangeMs)}:${e.stepMs ? formatDuration(e.stepMs) : ''}]` +
-        formatModifiers(e.offsetMs, e.atMs, e.atStartOrEnd)
-      );
+    case 'subquery': {
+      const step = e.stepExpr ? formatDurationExpr(e.stepExpr) : e.stepMs ? formatDuration(e.stepMs) : '';
+      return `${formatExpr(e.expr)}[${formatRange(e.rangeMs, e.rangeExpr)}:${step}]` + formatModifiers(e.offsetMs, e.atMs, e.atStartOrEnd, e.offsetExpr);
+    }
     case 'aggregate': {
       let s = e.op;
       if (e.without) s += ` without ${formatGrouping(e.grouping)} `;
@@ -296,6 +367,7 @@ export function formatExpr(e: Expr): string {
           mods += ` ${m.card === 'many-to-one' ? 'group_left' : 'group_right'}`;
           if (m.include.length > 0) mods += formatGrouping(m.include);
         }
+        mods += formatFill(m);
       }
       return `${formatExpr(e.lhs)} ${e.op}${mods} ${formatExpr(e.rhs)}`;
     }

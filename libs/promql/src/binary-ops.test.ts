@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { toPrometheusData } from './format.ts';
 import type { TestSeries } from './testing.ts';
 import { engineFor, instant } from './testing.ts';
+import { formatExpr } from './ast.ts';
+import { parseExpr } from './parser.ts';
 
 const data: TestSeries[] = [
   { labels: { __name__: 'req', job: 'api', inst: '1' }, samples: [[0, 10]] },
@@ -113,5 +115,40 @@ describe('binary operators: vector matching', () => {
       '{"__name__":"limit","job":"api"} 100',
       '{"__name__":"limit","job":"web"} 50',
     ]);
+  });
+});
+
+describe('binary operators: fill modifiers', () => {
+  const fq = (query: string) => instant(engineFor(data, { enableExperimentalFunctions: true }).engine, query, 0);
+
+  it('fill stands in for a missing sample on either side, with the match group labels', async () => {
+    // err has no job="web" series; limit has one per job.
+    assert.deepEqual(await fq('sum by (job) (err) + fill(0) sum by (job) (req)'), ['{"job":"api"} 35', '{"job":"web"} 30']);
+    assert.deepEqual(await fq('sum by (job) (err) + fill_left(0) sum by (job) (req)'), ['{"job":"api"} 35', '{"job":"web"} 30']);
+    assert.deepEqual(await fq('sum by (job) (err) + fill_right(0) sum by (job) (req)'), ['{"job":"api"} 35']);
+    assert.deepEqual(await fq('sum by (job) (req) > bool fill(25) sum by (job) (err)'), ['{"job":"api"} 1', '{"job":"web"} 1']);
+  });
+
+  it('with group_left, fill_left fills the many side once per unmatched group and fill_right the one side', async () => {
+    assert.deepEqual(await fq('err / on(job) group_left fill_left(7) limit'), [
+      '{"inst":"1","job":"api"} 0.01',
+      '{"inst":"2","job":"api"} 0.04',
+      '{"job":"web"} 0.14',
+    ]);
+    assert.deepEqual(await fq('req / on(job) group_left fill_right(1) team'), [
+      '{"inst":"1","job":"api"} 10',
+      '{"inst":"1","job":"web"} 30',
+      '{"inst":"2","job":"api"} 20',
+    ]);
+  });
+
+  it('parses, prints and checks fill modifiers', () => {
+    assert.equal(formatExpr(parseExpr('a + on(x) fill(0) b', { enableExperimentalFunctions: true })), 'a + on(x) fill(0) b');
+    assert.equal(formatExpr(parseExpr('a + fill_right(-Inf) fill_left(1) b', { enableExperimentalFunctions: true })), 'a + fill_left(1) fill_right(-Inf) b');
+    assert.throws(() => parseExpr('a + fill(0) b'), /fill modifiers are experimental/);
+    assert.throws(() => parseExpr('a and fill(0) b', { enableExperimentalFunctions: true }), /fill modifiers are not allowed for "and" operation/);
+    assert.throws(() => parseExpr('a + fill(0) 1', { enableExperimentalFunctions: true }), /fill modifiers only allowed between instant vectors/);
+    // A metric named fill is still a metric.
+    assert.equal(formatExpr(parseExpr('other + fill')), 'other + fill');
   });
 });

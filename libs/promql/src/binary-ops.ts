@@ -236,11 +236,14 @@ export function vectorBinop(
   ctx: BinopContext,
 ): EvalVector {
   if (m.card === 'many-to-many') throw new PromQLExecutionError('many-to-many only allowed for set operators');
-  if (lhs.length === 0 || rhs.length === 0) return [];
-  const o = operator(op);
   // one-to-many is many-to-one with the sides swapped; values are swapped back below.
   const swapped = m.card === 'one-to-many';
   const [many, one, manySig, oneSig] = swapped ? [rhs, lhs, rsig, lsig] : [lhs, rhs, lsig, rsig];
+  // fill_left stands in for the "many" side, fill_right for the "one" side.
+  const fillMany = m.fillLeft;
+  const fillOne = m.fillRight;
+  if ((many.length === 0 && fillMany === undefined) || (one.length === 0 && fillOne === undefined)) return [];
+  const o = operator(op);
 
   const oneBySig = new Map<string, EvalSample>();
   for (let i = 0; i < one.length; i++) {
@@ -258,11 +261,9 @@ export function vectorBinop(
 
   const matched = new Map<string, Set<string> | null>();
   const out: EvalVector = [];
-  for (let i = 0; i < many.length; i++) {
-    const ls = many[i];
-    const sig = manySig[i];
-    const rs = oneBySig.get(sig);
-    if (!rs) continue;
+  /** A stand-in for a missing sample: the fill value with the match group's labels. */
+  const filled = (other: EvalSample, f: number): EvalSample => ({ metric: matchLabels(other.metric, m), t: ctx.ts, f, dropName: false });
+  const join = (ls: EvalSample, rs: EvalSample, sig: string, cache: boolean): void => {
     const fl = swapped ? rs.f : ls.f;
     const fr = swapped ? ls.f : rs.f;
     let value: number;
@@ -278,15 +279,15 @@ export function vectorBinop(
       const r = elemBinop(op, fl, fr, swapped ? rs.h : ls.h, swapped ? ls.h : rs.h);
       if (r.error) {
         ctx.warn?.(r.error);
-        continue;
+        return;
       }
       if (r.info) ctx.info?.(r.info);
-      if (r.incompatible) continue;
+      if (r.incompatible) return;
       keep = r.keep;
       value = returnBool ? (keep ? 1 : 0) : r.f;
       hist = returnBool ? undefined : r.h;
     }
-    let metric = cachedResultMetric(ls.metric, rs.metric, op, m, ctx);
+    let metric = cache ? cachedResultMetric(ls.metric, rs.metric, op, m, ctx) : resultMetric(ls.metric, rs.metric, op, m);
     if (!ctx.delayedNameRemoval && returnBool) metric = dropMetadataLabels(metric);
     if (m.card === 'one-to-one') {
       if (matched.has(sig)) {
@@ -305,10 +306,21 @@ export function vectorBinop(
       }
       seen.add(key);
     }
-    if (!keep && !returnBool) continue;
+    if (!keep && !returnBool) return;
     const smp: EvalSample = { metric, t: ctx.ts, f: value, dropName: returnBool };
     if (hist) smp.h = hist;
     out.push(smp);
+  };
+  for (let i = 0; i < many.length; i++) {
+    const ls = many[i];
+    const rs = oneBySig.get(manySig[i]);
+    if (rs) join(ls, rs, manySig[i], true);
+    else if (fillOne !== undefined) join(ls, filled(ls, fillOne), manySig[i], false);
+  }
+  if (fillMany !== undefined) {
+    for (let i = 0; i < one.length; i++) {
+      if (!matched.has(oneSig[i])) join(filled(one[i], fillMany), one[i], oneSig[i], false);
+    }
   }
   return out;
 }

@@ -138,6 +138,33 @@ describe('engine: result types of instant queries', () => {
   });
 });
 
+describe('engine: duration expressions', () => {
+  const series: TestSeries[] = [{ labels: { __name__: 'c' }, samples: every(S, Array.from({ length: 101 }, (_, i) => i)) }];
+
+  it('resolves step() and range() per query, before fetching', async () => {
+    const { engine, querier } = engineFor(series, { enableDurationExpressions: true });
+    const r = await engine.rangeQuery({ tenant: 't', query: 'count_over_time(c[step()+1ms]) + 0', start: 50 * S, end: 60 * S, step: 10 * S });
+    assert.ok(r.resultType === 'matrix');
+    assert.deepEqual(r.result[0].floats.map((p) => p.f), [11, 11]);
+    assert.equal(querier.calls[0].mint, 50 * S - 5 * M - 10 * S - 1);
+    const off = await engine.rangeQuery({ tenant: 't', query: 'c offset min_of(range(), 8s)', start: 50 * S, end: 60 * S, step: 5 * S });
+    assert.ok(off.resultType === 'matrix');
+    assert.deepEqual(off.result[0].floats.map((p) => p.f), [42, 47, 52]);
+    // An instant query has step() = range() = 0.
+    assert.deepEqual(await instant(engine, 'c offset range()', 50 * S), ['{"__name__":"c"} 50']);
+  });
+
+  it('a duration that is not positive where it must be is bad data', async () => {
+    const { engine } = engineFor(series, { enableDurationExpressions: true });
+    await assert.rejects(engine.instantQuery({ tenant: 't', query: 'c[step()]', time: 50 * S }), (err: unknown) => {
+      assert.ok(err instanceof PromQLBadDataError);
+      assert.equal(err.message, 'duration must be greater than 0');
+      return true;
+    });
+    await assert.rejects(engine.instantQuery({ tenant: 't', query: 'c[1m/(step()*0)]', time: 50 * S }), /division by zero/);
+  });
+});
+
 describe('engine: errors', () => {
   it('parse errors are PromQLParseError', async () => {
     const { engine } = engineFor([]);

@@ -2,18 +2,19 @@
 // whole query range from the Querier, then hands it to the in-memory evaluator.
 // All I/O of a query happens here, before evaluation starts.
 
-import type { Querier } from '@strata/model';
+import type { Matcher, Querier } from '@strata/model';
 import { compareLabels } from '@strata/model';
-import type { Expr, VectorSelector } from './ast.ts';
-import { documentedType, exprType, walk } from './ast.ts';
+import type { Call, DurationExpr, Expr, VectorSelector } from './ast.ts';
+import { infoFetchMatchers } from './info.ts';
+import { children, documentedType, exprType, walk } from './ast.ts';
 import { isKnownAggregation } from './aggregations.ts';
 import { PromQLBadDataError, PromQLExecutionError, PromQLTimeoutError } from './errors.ts';
 import type { SharedState } from './evaluator.ts';
 import { Evaluator } from './evaluator.ts';
 import type { PreparedSeries } from './prepared.ts';
-import { Annotations, prepareSeries } from './prepared.ts';
+import { Annotations, prepareSeries, statsOnly } from './prepared.ts';
 import { FUNCTIONS } from './functions.ts';
-import { goQuote } from './go-compat.ts';
+import { goPow, goQuote } from './go-compat.ts';
 import type { ParseOptions } from './parser.ts';
 import { parseExpr } from './parser.ts';
 import type { QueryResult } from './values.ts';
@@ -35,6 +36,8 @@ export interface EngineOptions {
   delayedNameRemoval?: boolean;
   /** Accept experimental functions (Prometheus' --enable-feature=promql-experimental-functions). */
   enableExperimentalFunctions?: boolean;
+  /** Accept duration expressions such as `[step()*2]` (Prometheus' --enable-feature=promql-duration-expr). */
+  enableDurationExpressions?: boolean;
   /** Step of subqueries written without one (`[1h:]`); Prometheus uses its evaluation interval, 1m by default. */
   defaultSubqueryStepMs?: number;
 }
@@ -84,7 +87,10 @@ export class Engine {
     this.maxFetchedSeries = opts.maxFetchedSeries ?? 0;
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     this.delayedNameRemoval = opts.delayedNameRemoval ?? false;
-    this.parseOptions = { enableExperimentalFunctions: opts.enableExperimentalFunctions ?? false };
+    this.parseOptions = {
+      enableExperimentalFunctions: opts.enableExperimentalFunctions ?? false,
+      enableDurationExpressions: opts.enableDurationExpressions ?? false,
+    };
     this.defaultSubqueryStepMs = opts.defaultSubqueryStepMs ?? 60_000;
   }
 
@@ -132,6 +138,7 @@ export class Engine {
     const deadline = Date.now() + timeoutMs;
     rejectUnsupported(expr);
     resolveAtStartEnd(expr, start, end);
+    resolveDurationExprs(expr, instant ? 0 : interval, end - start);
 
     const data = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, signal, deadline);
 
@@ -190,6 +197,25 @@ export class Engine {
     };
   }
 
+  /** The steps a node under `path` is evaluated at: enclosing subqueries widen them (Prometheus' subqueryTimes); an @ resets them. */
+  private evalWindow(path: readonly Expr[], start: number, end: number): { evalStart: number; evalEnd: number } {
+    let subqOffset = 0;
+    let subqRange = 0;
+    let subqAt: number | undefined;
+    for (const n of path) {
+      if (n.kind !== 'subquery') continue;
+      if (n.atMs !== undefined) {
+        subqOffset = n.offsetMs;
+        subqRange = n.rangeMs;
+        subqAt = n.atMs;
+      } else {
+        subqOffset += n.offsetMs;
+        subqRange += n.rangeMs;
+      }
+    }
+    return { evalStart: (subqAt ?? start) - subqOffset - subqRange, evalEnd: (subqAt ?? end) - subqOffset };
+  }
+
   /** Selects every selector's series once, over the widest window any step needs. */
   private async fetch(
     querier: Querier,
@@ -199,32 +225,37 @@ export class Engine {
     end: number,
     signal: AbortSignal | undefined,
     deadline: number,
-  ): Promise<Map<VectorSelector, PreparedSeries[]>> {
-    const selectors: { vs: VectorSelector; mint: number; maxt: number }[] = [];
+  ): Promise<Map<VectorSelector | Call, PreparedSeries[]>> {
+    const selectors: { key: VectorSelector | Call; matchers: Matcher[]; mint: number; maxt: number }[] = [];
     walk(expr, (node, path) => {
+      if (node.kind === 'call' && node.func.name === 'info') {
+        // info() fetches its info series over the window of its first selector, moved by that selector's @ and offset.
+        const { evalStart, evalEnd } = this.evalWindow(path, start, end);
+        let first: VectorSelector | undefined;
+        walk(node.args[0], (n) => {
+          if (!first && n.kind === 'vectorSelector') first = n;
+        });
+        const at = first?.atMs;
+        const offset = first?.offsetMs ?? 0;
+        const sel = node.args[1]?.kind === 'vectorSelector' ? node.args[1] : undefined;
+        selectors.push({
+          key: node,
+          matchers: infoFetchMatchers(sel),
+          mint: (at ?? evalStart) - this.lookbackDeltaMs + 1 - offset,
+          maxt: (at ?? evalEnd) - offset,
+        });
+        return;
+      }
       if (node.kind !== 'vectorSelector') return;
       const parent = path[path.length - 1];
+      // info()'s label selector is not data.
+      if (parent?.kind === 'call' && parent.func.name === 'info' && parent.args[1] === node) return;
       const rangeMs = parent?.kind === 'matrixSelector' ? parent.rangeMs : 0;
-      // Enclosing subqueries widen the window (Prometheus' subqueryTimes); an @ resets it.
-      let subqOffset = 0;
-      let subqRange = 0;
-      let subqAt: number | undefined;
-      for (const n of path) {
-        if (n.kind !== 'subquery') continue;
-        if (n.atMs !== undefined) {
-          subqOffset = n.offsetMs;
-          subqRange = n.rangeMs;
-          subqAt = n.atMs;
-        } else {
-          subqOffset += n.offsetMs;
-          subqRange += n.rangeMs;
-        }
-      }
-      let evalStart = (subqAt ?? start) - subqOffset - subqRange;
-      let evalEnd = (subqAt ?? end) - subqOffset;
+      let { evalStart, evalEnd } = this.evalWindow(path, start, end);
       if (node.atMs !== undefined) evalStart = evalEnd = node.atMs;
       selectors.push({
-        vs: node,
+        key: node,
+        matchers: node.matchers,
         mint: evalStart - this.lookbackDeltaMs - rangeMs - node.offsetMs,
         maxt: evalEnd - node.offsetMs,
       });
@@ -246,7 +277,7 @@ export class Engine {
       const results = await Promise.race([
         Promise.all(
           // Querier errors pass through unchanged so the HTTP layer can map its own error types.
-          selectors.map(({ vs, mint, maxt }) => querier.select({ tenant, matchers: vs.matchers, mint, maxt })),
+          selectors.map(({ matchers, mint, maxt }) => querier.select({ tenant, matchers, mint, maxt })),
         ),
         cancelled,
       ]);
@@ -254,8 +285,12 @@ export class Engine {
         const fetched = results.reduce((n, r) => n + r.length, 0);
         if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(maxSeriesMessage(this.maxFetchedSeries));
       }
-      const data = new Map<VectorSelector, PreparedSeries[]>();
-      selectors.forEach(({ vs }, i) => data.set(vs, results[i].map(prepareSeries)));
+      const data = new Map<VectorSelector | Call, PreparedSeries[]>();
+      const stats = statsOnlySelectors(expr);
+      selectors.forEach(({ key }, i) => {
+        const prepared = results[i].map(prepareSeries);
+        data.set(key, key.kind === 'vectorSelector' && stats.has(key) ? prepared.map(statsOnly) : prepared);
+      });
       return data;
     } finally {
       clearTimeout(timer);
@@ -272,16 +307,115 @@ function maxSeriesMessage(limit: number): string {
   );
 }
 
+/**
+ * The selectors histogram_count/sum/avg read only statistics from (Prometheus'
+ * detectHistogramStatsDecoding): the nearest enclosing function of that kind,
+ * with no histogram_quantile/histogram_fraction, subquery or binary operator
+ * in between.
+ */
+function statsOnlySelectors(expr: Expr): Set<VectorSelector> {
+  const out = new Set<VectorSelector>();
+  const visit = (e: Expr, path: Expr[]): void => {
+    if (e.kind === 'binary') {
+      visit(e.lhs, []);
+      visit(e.rhs, []);
+      return;
+    }
+    if (e.kind === 'vectorSelector') {
+      for (let i = path.length - 1; i >= 0; i--) {
+        const n = path[i];
+        if (n.kind === 'subquery') return;
+        if (n.kind !== 'call') continue;
+        const name = n.func.name;
+        if (name === 'histogram_count' || name === 'histogram_sum' || name === 'histogram_avg') {
+          out.add(e);
+          return;
+        }
+        if (name === 'histogram_quantile' || name === 'histogram_fraction') return;
+      }
+      return;
+    }
+    for (const c of children(e)) visit(c, [...path, e]);
+  };
+  visit(expr, []);
+  return out;
+}
+
 /** Rejects, before any I/O, what the engine cannot evaluate yet. */
 function rejectUnsupported(expr: Expr): void {
   walk(expr, (node) => {
-    if (node.kind === 'call' && !FUNCTIONS[node.func.name]?.impl) {
+    if (node.kind === 'call' && !FUNCTIONS[node.func.name]?.impl && node.func.name !== 'info') {
       throw new PromQLExecutionError(`function ${goQuote(node.func.name)} is not supported yet`);
     }
     if (node.kind === 'aggregate' && !isKnownAggregation(node.op)) {
       throw new PromQLExecutionError(`aggregation ${node.op}() is not supported yet`);
     }
   });
+}
+
+/**
+ * Sets the range, step and offset of every node written with a duration
+ * expression, with step() the query's step (0 for instant queries) and range()
+ * its end minus start (Prometheus' durationVisitor).
+ */
+function resolveDurationExprs(expr: Expr, stepMs: number, rangeMs: number): void {
+  const resolve = (d: DurationExpr, allowNegative: boolean): number => {
+    const seconds = evalDurationExpr(d, stepMs / 1000, rangeMs / 1000);
+    if (seconds <= 0 && !allowNegative) throw new PromQLBadDataError('duration must be greater than 0');
+    if (!(Math.abs(seconds) <= 2 ** 63 / 1e9)) throw new PromQLBadDataError('duration is out of range');
+    return Math.trunc(seconds * 1000);
+  };
+  walk(expr, (node) => {
+    if (node.kind === 'vectorSelector' && node.offsetExpr) node.offsetMs = resolve(node.offsetExpr, true);
+    else if (node.kind === 'matrixSelector' && node.rangeExpr) node.rangeMs = resolve(node.rangeExpr, false);
+    else if (node.kind === 'subquery') {
+      if (node.offsetExpr) node.offsetMs = resolve(node.offsetExpr, true);
+      if (node.stepExpr) node.stepMs = resolve(node.stepExpr, false);
+      if (node.rangeExpr) node.rangeMs = resolve(node.rangeExpr, false);
+    }
+  });
+}
+
+/** The value of a duration expression in seconds. */
+export function evalDurationExpr(d: DurationExpr, stepSeconds: number, rangeSeconds: number): number {
+  const ev = (x: DurationExpr): number => evalDurationExpr(x, stepSeconds, rangeSeconds);
+  switch (d.kind) {
+    case 'literal':
+      return d.seconds;
+    case 'step':
+      return stepSeconds;
+    case 'range':
+      return rangeSeconds;
+    case 'neg':
+      return -ev(d.expr);
+    case 'min_of':
+    case 'max_of': {
+      const a = ev(d.lhs);
+      const b = ev(d.rhs);
+      if (Number.isNaN(a) || Number.isNaN(b)) return NaN;
+      return d.kind === 'min_of' ? Math.min(a, b) : Math.max(a, b);
+    }
+    case 'binary': {
+      const a = ev(d.lhs);
+      const b = ev(d.rhs);
+      switch (d.op) {
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '/':
+          if (b === 0) throw new PromQLBadDataError('division by zero');
+          return a / b;
+        case '%':
+          if (b === 0) throw new PromQLBadDataError('modulo by zero');
+          return a % b;
+        case '^':
+          return goPow(a, b);
+      }
+    }
+  }
 }
 
 /** Turns `@ start()` / `@ end()` into timestamps. */

@@ -21,6 +21,7 @@ import { PromQLExecutionError, TOO_MANY_SAMPLES_MESSAGE } from './errors.ts';
 import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './functions.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
 import { goQuote, isValidLabelName } from './go-compat.ts';
+import { combineInfo, infoSelector, relevantInfoSeries } from './info.ts';
 import { dropMetadataLabels, keyOf } from './labels.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
 import type { Annotations, PreparedSeries } from './prepared.ts';
@@ -51,7 +52,8 @@ export interface SharedState {
   /** Samples currently held by the evaluation, against maxSamples. */
   currentSamples: number;
   delayed: boolean;
-  data: Map<VectorSelector, PreparedSeries[]>;
+  /** Each selector's series, and each info() call's candidate info series. */
+  data: Map<VectorSelector | Call, PreparedSeries[]>;
   annotations: Annotations;
   checkCancel(): void;
 }
@@ -424,6 +426,7 @@ export class Evaluator {
   }
 
   private evalCall(e: Call): EvalMatrix {
+    if (e.func.name === 'info') return this.evalInfo(e);
     const def: FunctionDef | undefined = FUNCTIONS[e.func.name];
     const impl = def?.impl;
     if (!impl) throw new PromQLExecutionError(`function ${goQuote(e.func.name)} is not supported yet`);
@@ -445,6 +448,34 @@ export class Evaluator {
     }
 
     return this.evalRangeFunction(e, args, impl);
+  }
+
+  /** info(v, selector): v with the data labels of its info series (see info.ts). */
+  private evalInfo(e: Call): EvalMatrix {
+    const sel = infoSelector(e.args[1]?.kind === 'vectorSelector' ? e.args[1] : undefined);
+    const base = this.evalMatrix(e.args[0]);
+    const fetched = this.s.data.get(e);
+    if (!fetched) throw new PromQLExecutionError('internal error: info series were not fetched');
+    const info = relevantInfoSeries(
+      fetched,
+      base.map((s) => s.metric),
+      sel,
+    );
+    // The info series' latest sample at each step (no offset or @), valued with its own timestamp: the newest one wins.
+    const perStep: EvalVector[] = Array.from({ length: this.numSteps }, () => []);
+    for (const s of info) {
+      let j = 0;
+      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+        while (j < s.t.length && s.t[j] <= ts) j++;
+        const idx = j - 1;
+        if (idx < 0 || s.t[idx] <= ts - this.s.lookbackMs || (s.stale && s.stale[idx])) continue;
+        const smp: EvalSample = { metric: s.metric, t: ts, f: s.t[idx], dropName: false };
+        const h = s.hs?.[idx];
+        if (h) smp.h = h;
+        perStep[step].push(smp);
+      }
+    }
+    return this.rangeEval([e.args[0], e.args[1] ?? e.args[0]], (v) => combineInfo(v[0], v[1], sel), undefined, [base, perStep]);
   }
 
   private evalRangeFunction(e: Call, args: Expr[], impl: Extract<FunctionImpl, { kind: 'range' }>): EvalMatrix {

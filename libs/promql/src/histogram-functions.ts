@@ -101,22 +101,71 @@ export function histogramInstantValue(
   return result;
 }
 
+/**
+ * The sum (mean = false) or average (mean = true) of histograms with Kahan
+ * compensation; the average is the direct mean while the running sum stays
+ * finite, then the incremental mean (Prometheus' sum_over_time/avg_over_time
+ * and sum/avg). Throws IncompatibleSchemaError for a mix of exponential and
+ * custom buckets; calls onAdd with each combination's flags.
+ */
+export function kahanSumOrMean(hs: FloatHistogram[], mean: boolean, onAdd: (r: { nhcbBoundsReconciled: boolean }) => void): FloatHistogram {
+  let sum = hs[0].copy();
+  let comp: FloatHistogram | undefined;
+  if (!mean) {
+    for (const h of hs.slice(1)) {
+      const r = sum.kahanAdd(h, comp);
+      comp = r.comp;
+      onAdd(r);
+    }
+    if (comp) onAdd(sum.add(comp));
+    return sum;
+  }
+  let avg: FloatHistogram | undefined;
+  let count = 1;
+  for (const h of hs.slice(1)) {
+    count++;
+    if (!avg) {
+      const trial = sum.copy();
+      const r = trial.kahanAdd(h, comp?.copy());
+      onAdd(r);
+      if (!trial.hasOverflow()) {
+        sum = trial;
+        comp = r.comp;
+        continue;
+      }
+      // The running sum overflowed: continue with the incremental mean.
+      avg = sum.copy().div(count - 1);
+      comp?.div(count - 1);
+    }
+    const q = (count - 1) / count;
+    comp?.mul(q);
+    const r = avg.mul(q).kahanAdd(h.copy().div(count), comp);
+    comp = r.comp;
+    onAdd(r);
+  }
+  if (avg) {
+    if (comp) onAdd(avg.add(comp));
+    return avg;
+  }
+  sum.div(count);
+  if (comp) onAdd(sum.add(comp.div(count)));
+  return sum;
+}
+
 /** sum_over_time (mean = false) or avg_over_time (mean = true) of histogram samples. */
 export function histogramSumOverTime(hs: FloatHistogram[], mean: boolean, name: string, a: Annotate): FloatHistogram | undefined {
   let counterReset = false;
   let notCounterReset = false;
   let mismatched = false;
-  const track = (h: FloatHistogram) => {
+  for (const h of hs) {
     if (h.counterResetHint === 'reset') counterReset = true;
     else if (h.counterResetHint === 'not_reset') notCounterReset = true;
-  };
-  const sum = hs[0].copy();
-  track(sum);
+  }
+  let result: FloatHistogram;
   try {
-    for (const h of hs.slice(1)) {
-      track(h);
-      if (sum.add(h).nhcbBoundsReconciled) mismatched = true;
-    }
+    result = kahanSumOrMean(hs, mean, (r) => {
+      if (r.nhcbBoundsReconciled) mismatched = true;
+    });
   } catch (err) {
     if (!(err instanceof IncompatibleSchemaError)) throw err;
     a.warn(mixedExponentialCustom(name));
@@ -124,7 +173,7 @@ export function histogramSumOverTime(hs: FloatHistogram[], mean: boolean, name: 
   }
   if (counterReset && notCounterReset) a.warn('PromQL warning: conflicting counter resets during histogram aggregation');
   if (mismatched) a.info(reconciled('aggregation'));
-  return mean ? sum.div(hs.length) : sum;
+  return result;
 }
 
 /** changes() or resets() over a window's floats and histograms merged in time order. */

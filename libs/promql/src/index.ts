@@ -5,7 +5,7 @@ export { parseExpr, parseSelector } from './parser.ts';
 export type { ParseOptions } from './parser.ts';
 export { lex, describeToken } from './lexer.ts';
 export type { Token, TokenType } from './lexer.ts';
-export { exprType, documentedType, formatExpr, walk, children, unwrapParens, isComparisonOp, isSetOp } from './ast.ts';
+export { exprType, documentedType, formatExpr, formatDurationExpr, walk, children, unwrapParens, isComparisonOp, isSetOp } from './ast.ts';
 export type {
   Expr,
   ValueType,
@@ -27,6 +27,7 @@ export type {
   VectorMatching,
   Cardinality,
   FunctionSignature,
+  DurationExpr,
 } from './ast.ts';
 export { parseDuration, formatDuration } from './durations.ts';
 export { FUNCTIONS } from './functions.ts';

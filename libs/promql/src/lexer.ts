@@ -18,7 +18,9 @@ export type TokenType =
   | 'OFFSET' | 'SMOOTHED' | 'ANCHORED' | 'BY' | 'WITHOUT' | 'ON' | 'IGNORING' | 'GROUP_LEFT' | 'GROUP_RIGHT'
   | 'BOOL' | 'FILL' | 'FILL_LEFT' | 'FILL_RIGHT'
   // Preprocessors.
-  | 'START' | 'END' | 'STEP' | 'RANGE';
+  | 'START' | 'END' | 'STEP' | 'RANGE'
+  // min_of/max_of inside a duration expression.
+  | 'MIN_OF' | 'MAX_OF';
 
 export interface Token {
   type: TokenType;
@@ -321,7 +323,7 @@ export class Lexer {
       this.backup();
       const kw = this.input.slice(this.start, this.pos).toLowerCase();
       const type: TokenType | undefined =
-        kw === 'step' ? 'STEP' : kw === 'range' ? 'RANGE' : kw === 'min' ? 'MIN' : kw === 'max' ? 'MAX' : undefined;
+        kw === 'step' ? 'STEP' : kw === 'range' ? 'RANGE' : kw === 'min_of' ? 'MIN_OF' : kw === 'max_of' ? 'MAX_OF' : undefined;
       if (type === undefined) return false;
       this.emit(type);
       return true;
@@ -460,7 +462,7 @@ function lexStatements(l: Lexer): StateFn | null {
       l.gotColon = true;
       return lexStatements;
     }
-    if ('sSmM'.includes(r) && l.scanDurationKeyword()) return lexStatements;
+    if ('sSmMrR'.includes(r) && l.scanDurationKeyword()) return lexStatements;
     return l.errorf(`unexpected character: ${goQuoteRune(r)}, expected ${goQuoteRune(':')}`);
   }
   return l.errorf(`unexpected character: ${goQuoteRune(r)}`);

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import type { Querier, SelectParams, Series } from '@strata/model';
 import { labelsFromRecord, matcherFn } from '@strata/model';
 import { Engine } from './engine.ts';
+import { FloatHistogram } from './histogram/float-histogram.ts';
+import { prepareSeries, statsOnly } from './prepared.ts';
 import { toPrometheusData } from './format.ts';
 import { parseHistogramNotation as h } from './histogram/notation.ts';
 
@@ -67,5 +69,34 @@ describe('native histograms in the engine', () => {
     assert.equal(abs.resultType === 'vector' && abs.result.length, 1);
     const info = await engine.instantQuery({ tenant: 't', query: 'max(req_seconds)', time: 0 });
     assert.deepEqual(info.infos, ['PromQL info: ignored histogram in max aggregation (1:5)']);
+  });
+});
+
+describe('histogram statistics for histogram_count/sum/avg', () => {
+  it('keep count, sum and schema and detect counter resets as they go (HistogramStatsIterator)', () => {
+    const prepared = prepareSeries({
+      labels: labelsFromRecord({ __name__: 'h' }),
+      timestamps: new Float64Array(0),
+      values: new Float64Array(0),
+      histograms: {
+        timestamps: Float64Array.from([0, 1, 2, 3]),
+        values: [
+          h('{{sum:1 count:1 buckets:[1]}}'),
+          h('{{sum:2 count:2 buckets:[2]}}'),
+          h('{{sum:1 count:1 buckets:[0 1]}}'),
+          h('{{sum:1 count:1 buckets:[0 1] counter_reset_hint:gauge}}'),
+        ],
+      },
+    });
+    const stats = statsOnly(prepared);
+    assert.deepEqual(
+      stats.liveH!.h.map((x: FloatHistogram) => [x.count, x.sum, x.counterResetHint, x.positiveBuckets.length]),
+      [
+        [1, 1, 'unknown', 0],
+        [2, 2, 'not_reset', 0],
+        [1, 1, 'reset', 0],
+        [1, 1, 'gauge', 0],
+      ],
+    );
   });
 });

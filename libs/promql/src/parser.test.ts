@@ -255,3 +255,56 @@ describe('parser: errors', () => {
     assert.doesNotThrow(() => parseExpr('first_over_time(x[5m])', { enableExperimentalFunctions: true }));
   });
 });
+
+describe('parser: duration expressions', () => {
+  const on = { enableDurationExpressions: true };
+  const parse = (q: string) => parseExpr(q, on);
+
+  it('keeps arithmetic, step(), range() and min_of/max_of in ranges for the engine, and prints them', () => {
+    const ms = parse('rate(x[2m*(10+5)])');
+    assert.equal(formatExpr(ms), 'rate(x[2m * (10 + 5)])');
+    const sq = parse('sum_over_time(x[29s+1s:step()*2] offset (1m+1m))');
+    assert.equal(formatExpr(sq), 'sum_over_time(x[29s + 1s:step() * 2] offset (1m + 1m))');
+    assert.equal(formatExpr(parse('x[max_of(min_of(step()+1,1h),1ms)]')), 'x[max_of(min_of(step() + 1, 1h), 1ms)]');
+    assert.equal(formatExpr(parse('x[-5m+35m]')), 'x[-5m + 35m]');
+    assert.equal(formatExpr(parse('x offset -step()')), 'x offset -step()');
+  });
+
+  it('folds plain literals, which must be positive in brackets', () => {
+    const e = parse('x[(30m)]');
+    assert.ok(e.kind === 'matrixSelector' && e.rangeMs === 30 * 60_000 && e.rangeExpr === undefined);
+    assert.equal(formatExpr(parse('x offset -(5m)')), 'x offset -5m');
+    assert.match(parseErrorWith('x[-5m]', on).message, /duration must be greater than 0/);
+  });
+
+  it('an offset takes one operand; operators after it apply to the selector', () => {
+    const split = (q: string) => {
+      const b = parse(q) as BinaryExpr;
+      return [formatExpr(b.lhs), b.op, formatExpr(b.rhs)];
+    };
+    assert.deepEqual(split('x offset 100 + 2'), ['x offset 1m40s', '+', '2']);
+    assert.deepEqual(split('x offset -2 ^ 2'), ['x offset -2s', '^', '2']);
+    assert.deepEqual(split('x offset step() * 0'), ['x offset step()', '*', '0']);
+    assert.equal(formatExpr(parse('x offset (-2 ^ 2)')), 'x offset (-2 ^ 2)');
+    assert.equal(formatExpr(parse('x offset min_of(step(), 1s) + 8000')), 'x offset min_of(step(), 1s) + 8000');
+  });
+
+  it('reports literal division by zero, bad tokens and the feature gate', () => {
+    assert.match(parseErrorWith('x[1h/0]', on).message, /division by zero/);
+    assert.match(parseErrorWith('x[1h%0]', on).message, /modulo by zero/);
+    assert.match(parseErrorWith('x[1h+]', on).message, /unexpected "]"/);
+    assert.equal(parseError('x[1m+1m]').message, '1:3: parse error: experimental duration expression is not enabled');
+    assert.equal(parseError('x offset step()').message, '1:10: parse error: experimental duration expression is not enabled');
+    assert.doesNotThrow(() => parseExpr('x[5m] offset 1m'));
+  });
+});
+
+function parseErrorWith(q: string, opts: Parameters<typeof parseExpr>[1]): PromQLParseError {
+  try {
+    parseExpr(q, opts);
+  } catch (err) {
+    assert.ok(err instanceof PromQLParseError, `expected PromQLParseError for ${q}, got ${err}`);
+    return err;
+  }
+  assert.fail(`expected ${JSON.stringify(q)} not to parse`);
+}

@@ -11,9 +11,9 @@ import type {
   BinaryExpr,
   BinaryOp,
   Call,
+  DurationExpr,
   Expr,
   MatrixSelector,
-  NumberLiteral,
   SubqueryExpr,
   ValueType,
   VectorMatching,
@@ -31,6 +31,8 @@ import { typeCheck } from './typecheck.ts';
 export interface ParseOptions {
   /** Accept functions and aggregations Prometheus gates behind --enable-feature=promql-experimental-functions. */
   enableExperimentalFunctions?: boolean;
+  /** Accept arithmetic, step(), range() and min_of/max_of in ranges and offsets (--enable-feature=promql-duration-expr). */
+  enableDurationExpressions?: boolean;
 }
 
 /** Parses and type-checks a PromQL expression. Throws PromQLParseError. */
@@ -74,6 +76,21 @@ const BINARY_OPS: Partial<Record<TokenType, BinaryOpInfo>> = {
 
 /** Unary +/- bind like * (so -a^b is -(a^b)), as in Prometheus' grammar. */
 const UNARY_OPERAND_PREC = 6;
+
+const DURATION_OPS: Partial<Record<TokenType, { op: '+' | '-' | '*' | '/' | '%' | '^'; prec: number }>> = {
+  ADD: { op: '+', prec: 4 },
+  SUB: { op: '-', prec: 4 },
+  MUL: { op: '*', prec: 5 },
+  DIV: { op: '/', prec: 5 },
+  MOD: { op: '%', prec: 5 },
+  POW: { op: '^', prec: 6 },
+};
+
+/** Tokens a duration expression may start with (besides min_of/max_of). */
+const DURATION_START = new Set<TokenType>(['NUMBER', 'DURATION', 'STEP', 'RANGE', 'LEFT_PAREN', 'ADD', 'SUB']);
+
+/** The largest duration literal in seconds (Go's time.Duration). */
+const MAX_DURATION_SECONDS = 2 ** 63 / 1e9;
 
 /** Keywords that are also valid metric names at the start of an expression. */
 const METRIC_IDENTIFIER_TOKENS = new Set<TokenType>([
@@ -274,7 +291,42 @@ class Parser {
         if (this.peek().type === 'LEFT_PAREN') matching.include = this.parseGroupingLabels();
       }
     }
+    this.parseFillModifiers(matching);
     return { returnBool, matching };
+  }
+
+  /** fill(v), fill_left(v), fill_right(v) (the latter two in either order), after the matching clauses. */
+  private parseFillModifiers(m: VectorMatching): void {
+    const start = this.peek();
+    for (;;) {
+      const t = this.peek();
+      if (t.type !== 'FILL' && t.type !== 'FILL_LEFT' && t.type !== 'FILL_RIGHT') break;
+      this.advance();
+      if (this.peek().type !== 'LEFT_PAREN') this.unexpected('fill modifier', '"("');
+      this.advance();
+      const first = this.peek();
+      let sign = 1;
+      if (first.type === 'ADD' || first.type === 'SUB') {
+        this.advance();
+        sign = first.type === 'SUB' ? -1 : 1;
+      }
+      const n = this.peek();
+      if (n.type !== 'NUMBER') this.unexpected('fill modifier', 'number');
+      this.advance();
+      const v = sign * this.parseNumber(n);
+      if (this.peek().type !== 'RIGHT_PAREN') this.unexpected('fill modifier', '")"');
+      this.advance();
+      const left = t.type !== 'FILL_RIGHT';
+      const right = t.type !== 'FILL_LEFT';
+      if ((left && m.fillLeft !== undefined) || (right && m.fillRight !== undefined)) {
+        this.addError({ start: t.pos, end: this.prevEnd }, 'fill value may not be set multiple times');
+      }
+      if (left) m.fillLeft = v;
+      if (right) m.fillRight = v;
+    }
+    if ((m.fillLeft !== undefined || m.fillRight !== undefined) && !this.options.enableExperimentalFunctions) {
+      this.addError({ start: start.pos, end: this.prevEnd }, 'fill modifiers are experimental and must be enabled with --enable-feature=promql-experimental-functions');
+    }
   }
 
   private parsePrimary(): Expr {
@@ -547,8 +599,37 @@ class Parser {
     }
   }
 
-  /** A (positive) duration inside brackets: a number of seconds or a duration literal. */
-  private parseBracketDuration(context: string, expected: string): NumberLiteral {
+  // --- Duration expressions ([26m+4m], [step()*2:step()], offset min_of(step(), 1m)) ---
+
+  /**
+   * A duration inside brackets: an arithmetic duration expression, folded to
+   * its value when it is a plain (signed) number or duration literal, which
+   * must then be positive. Anything else is kept for the engine to resolve.
+   */
+  private parseBracketDuration(context: string, expected: string): { ms: number; expr?: DurationExpr } {
+    const first = this.peek();
+    if (!DURATION_START.has(first.type) && !this.isMinMaxOf(first)) this.unexpected(context, expected);
+    this.contexts.push({ context, expected });
+    const d = this.parseDurationExpr(0);
+    this.contexts.pop();
+    const pos = { start: first.pos, end: this.prevEnd };
+    if (d.kind === 'literal') {
+      if (!(d.seconds > 0)) {
+        this.addError(pos, 'duration must be greater than 0');
+        return { ms: 0 };
+      }
+      return { ms: secondsToMs(d.seconds) };
+    }
+    this.checkDurationExprEnabled(pos);
+    return { ms: 0, expr: d };
+  }
+
+  /**
+   * The duration after `offset`: a signed literal, step(), range(), min_of/max_of
+   * or a parenthesised duration expression, and nothing more, so that
+   * `foo offset 1m + 1m` adds 1m to `foo offset 1m` (Prometheus' offset_duration_expr).
+   */
+  private parseOffsetDuration(): { ms: number; expr?: DurationExpr } | undefined {
     const first = this.peek();
     let sign = 1;
     if (first.type === 'ADD' || first.type === 'SUB') {
@@ -556,43 +637,139 @@ class Parser {
       sign = first.type === 'SUB' ? -1 : 1;
     }
     const t = this.peek();
-    if (t.type !== 'NUMBER' && t.type !== 'DURATION') this.unexpected(context, expected);
+    if (!DURATION_START.has(t.type) && !this.isMinMaxOf(t)) {
+      if (sign === -1 || first.type === 'ADD') this.unexpected('offset', 'number, duration, step(), or range()');
+      return undefined;
+    }
+    if (t.type === 'ADD' || t.type === 'SUB') this.unexpected('offset', 'number, duration, step(), or range()');
+    this.contexts.push({ context: 'offset', expected: 'number, duration, step(), or range()' });
+    let d = this.parseDurationPrimary();
+    this.contexts.pop();
+    const pos = { start: first.pos, end: this.prevEnd };
+    if (d.kind === 'literal') {
+      const seconds = sign * d.seconds;
+      if (Math.abs(seconds) > MAX_DURATION_SECONDS) {
+        this.addError(pos, 'duration out of range');
+        return { ms: 0 };
+      }
+      return { ms: secondsToMs(seconds) };
+    }
+    if (sign === -1) d = { kind: 'neg', expr: d };
+    this.checkDurationExprEnabled(pos);
+    return { ms: 0, expr: d };
+  }
+
+  private checkDurationExprEnabled(pos: PositionRange): void {
+    if (!this.options.enableDurationExpressions) this.addError(pos, 'experimental duration expression is not enabled');
+  }
+
+  private isMinMaxOf(t: Token): boolean {
+    return t.type === 'MIN_OF' || t.type === 'MAX_OF' || (t.type === 'IDENTIFIER' && (t.val === 'min_of' || t.val === 'max_of'));
+  }
+
+  private parseDurationExpr(minPrec: number): DurationExpr {
+    let lhs = this.parseDurationUnary();
+    for (;;) {
+      const opTok = this.peek();
+      const info = DURATION_OPS[opTok.type];
+      if (!info || info.prec < minPrec) return lhs;
+      this.advance();
+      const rhs = this.parseDurationExpr(info.op === '^' ? info.prec : info.prec + 1);
+      if ((info.op === '/' || info.op === '%') && rhs.kind === 'literal' && rhs.seconds === 0) {
+        this.addError(this.range(opTok), info.op === '/' ? 'division by zero' : 'modulo by zero');
+      }
+      lhs = { kind: 'binary', op: info.op, lhs, rhs };
+    }
+  }
+
+  private parseDurationUnary(): DurationExpr {
+    const t = this.peek();
+    if (t.type !== 'ADD' && t.type !== 'SUB') return this.parseDurationPrimary();
     this.advance();
-    const value = sign * (t.type === 'NUMBER' ? this.parseNumber(t) : this.parseDurationSeconds(t));
-    const lit: NumberLiteral = { kind: 'number', value, pos: { start: first.pos, end: t.pos + t.val.length } };
-    if (!(value > 0)) this.addError(lit.pos, 'duration must be greater than 0');
-    return lit;
+    const operand = this.parseDurationExpr(UNARY_OPERAND_PREC);
+    if (t.type === 'ADD') return operand;
+    if (operand.kind === 'literal') {
+      if (Math.abs(operand.seconds) > MAX_DURATION_SECONDS) this.addError(this.range(t), 'duration out of range');
+      return { ...operand, seconds: -operand.seconds };
+    }
+    return { kind: 'neg', expr: operand };
+  }
+
+  private parseDurationPrimary(): DurationExpr {
+    const t = this.peek();
+    switch (t.type) {
+      case 'NUMBER':
+      case 'DURATION': {
+        this.advance();
+        const seconds = t.type === 'NUMBER' ? this.parseNumber(t) : this.parseDurationSeconds(t);
+        if (Math.abs(seconds) > MAX_DURATION_SECONDS) {
+          this.addError(this.range(t), 'duration out of range');
+          return { kind: 'literal', seconds: 0, duration: false };
+        }
+        return { kind: 'literal', seconds, duration: t.type === 'DURATION' };
+      }
+      case 'STEP':
+      case 'RANGE': {
+        this.advance();
+        this.expect('LEFT_PAREN');
+        this.expect('RIGHT_PAREN');
+        return { kind: t.type === 'STEP' ? 'step' : 'range' };
+      }
+      case 'LEFT_PAREN': {
+        this.advance();
+        const inner = this.parseDurationExpr(0);
+        this.expect('RIGHT_PAREN');
+        // A parenthesised literal stays a literal, as in Prometheus' paren_duration_expr.
+        return inner.kind === 'literal' ? inner : { ...inner, wrapped: true };
+      }
+    }
+    if (this.isMinMaxOf(t)) {
+      this.advance();
+      this.expect('LEFT_PAREN');
+      const lhs = this.parseDurationExpr(0);
+      this.expect('COMMA');
+      const rhs = this.parseDurationExpr(0);
+      this.expect('RIGHT_PAREN');
+      return { kind: t.val.toLowerCase() === 'min_of' ? 'min_of' : 'max_of', lhs, rhs };
+    }
+    return this.unexpected();
+  }
+
+  private expect(type: TokenType): Token {
+    if (this.peek().type !== type) this.unexpected();
+    return this.advance();
   }
 
   private parseRangeOrSubquery(e: Expr): Expr {
     const lb = this.advance(); // [
     const range = this.parseBracketDuration('subquery or range selector', 'number, duration, step(), or range()');
-    const rangeMs = range.value > 0 ? secondsToMs(range.value) : 0;
     const t = this.peek();
     if (t.type === 'RIGHT_BRACKET') {
       const rb = this.advance();
       let errMsg = '';
       if (e.kind !== 'vectorSelector') errMsg = 'ranges only allowed for vector selectors';
-      else if (e.offsetMs !== 0) errMsg = 'no offset modifiers allowed before range';
+      else if (e.offsetMs !== 0 || e.offsetExpr) errMsg = 'no offset modifiers allowed before range';
       else if (e.atMs !== undefined) errMsg = 'no @ modifiers allowed before range';
       if (errMsg) this.addError({ start: lb.pos, end: rb.pos + 1 }, errMsg);
-      const ms: MatrixSelector = { kind: 'matrixSelector', vectorSelector: e, rangeMs, pos: { start: e.pos.start, end: rb.pos + 1 } };
+      const ms: MatrixSelector = { kind: 'matrixSelector', vectorSelector: e, rangeMs: range.ms, pos: { start: e.pos.start, end: rb.pos + 1 } };
+      if (range.expr) ms.rangeExpr = range.expr;
       return ms;
     }
     if (t.type !== 'COLON') this.unexpected('subquery or range', '":" or "]"');
     this.advance();
-    let stepMs = 0;
+    let step: { ms: number; expr?: DurationExpr } = { ms: 0 };
     if (this.peek().type !== 'RIGHT_BRACKET') {
-      const step = this.parseBracketDuration('subquery selector', 'number, duration, step(), range(), or "]"');
-      stepMs = step.value > 0 ? secondsToMs(step.value) : 0;
+      step = this.parseBracketDuration('subquery selector', 'number, duration, step(), range(), or "]"');
       if (this.peek().type !== 'RIGHT_BRACKET') this.unexpected('subquery selector', '"]"');
     }
     const rb = this.advance();
-    const sq: SubqueryExpr = { kind: 'subquery', expr: e, rangeMs, stepMs, offsetMs: 0, pos: { start: e.pos.start, end: rb.pos + 1 } };
+    const sq: SubqueryExpr = { kind: 'subquery', expr: e, rangeMs: range.ms, stepMs: step.ms, offsetMs: 0, pos: { start: e.pos.start, end: rb.pos + 1 } };
+    if (range.expr) sq.rangeExpr = range.expr;
+    if (step.expr) sq.stepExpr = step.expr;
     return sq;
   }
 
-  /** A signed number or duration after offset/@; undefined when the lookahead is neither. */
+  /** A signed number or duration after @; undefined when the lookahead is neither. */
   private parseSignedNumber(): number | undefined {
     const first = this.peek();
     let sign = 1;
@@ -614,13 +791,15 @@ class Parser {
 
   private parseOffset(e: Expr): Expr {
     this.advance(); // offset
-    const seconds = this.parseSignedNumber();
-    if (seconds === undefined) this.unexpected('offset', 'number, duration, step(), or range()');
-    const ms = secondsToMs(seconds);
+    const offset = this.parseOffsetDuration();
+    if (offset === undefined) this.unexpected('offset', 'number, duration, step(), or range()');
     const target = this.modifierTarget(e, 'offset modifier must be preceded by an instant vector selector or range vector selector or a subquery');
     if (target) {
-      if (target.offsetMs !== 0) this.addError(e.pos, 'offset may not be set multiple times');
-      else target.offsetMs = ms;
+      if (target.offsetMs !== 0 || target.offsetExpr) this.addError(e.pos, 'offset may not be set multiple times');
+      else {
+        target.offsetMs = offset.ms;
+        if (offset.expr) target.offsetExpr = offset.expr;
+      }
     }
     e.pos = { start: e.pos.start, end: this.prevEnd };
     return e;

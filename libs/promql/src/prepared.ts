@@ -70,6 +70,40 @@ export function prepareSeries(s: Series): PreparedSeries {
   return { metric: s.labels, t: tt, f: ff, hs: hs.slice(0, k), stale, live, liveH: { t: Float64Array.from(ht), h: hh } };
 }
 
+/**
+ * The series as Prometheus' HistogramStatsIterator reads it for
+ * histogram_count/sum/avg: each histogram reduced to its schema, count and sum, and a
+ * counter reset hint of "unknown" replaced by what comparing it with the
+ * previous histogram of the series shows ("reset" or "not_reset"). The
+ * first histogram keeps "unknown".
+ */
+export function statsOnly(p: PreparedSeries): PreparedSeries {
+  if (!p.hs) return p;
+  let prev: FloatHistogram | undefined;
+  const hs = p.hs.map((h) => {
+    if (!h) return undefined;
+    const stats = new FloatHistogram();
+    // The schema (and custom bounds) stay, so that mixing the two kinds is still noticed.
+    stats.schema = h.schema;
+    stats.customValues = h.customValues;
+    stats.count = h.count;
+    stats.sum = h.sum;
+    stats.counterResetHint = h.counterResetHint;
+    if (h.counterResetHint === 'unknown' && prev) stats.counterResetHint = h.detectReset(prev) ? 'reset' : 'not_reset';
+    prev = h;
+    return stats;
+  });
+  const ht: number[] = [];
+  const hh: FloatHistogram[] = [];
+  hs.forEach((h, i) => {
+    if (h) {
+      ht.push(p.t[i]);
+      hh.push(h);
+    }
+  });
+  return { ...p, hs, liveH: { t: Float64Array.from(ht), h: hh } };
+}
+
 /** The samples whose flag is not set. */
 function without(t: Float64Array, f: Float64Array, drop: Uint8Array): { t: Float64Array; f: Float64Array } {
   let n = 0;

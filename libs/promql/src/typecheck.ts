@@ -23,6 +23,8 @@ export function typeCheck(e: Expr): TypeCheckError[] {
 
 class TypeChecker {
   readonly errors: TypeCheckError[] = [];
+  /** The label selectors of info(), which may match everything. */
+  private readonly labelSelectors = new Set<Expr>();
 
   private addError(pos: PositionRange, msg: string): void {
     this.errors.push({ pos, msg });
@@ -80,6 +82,7 @@ class TypeChecker {
   }
 
   private checkVectorSelector(e: VectorSelector): void {
+    if (this.labelSelectors.has(e)) return;
     if (e.name !== undefined) {
       for (const m of e.matchers.slice(0, -1)) {
         if (m.name === METRIC_NAME) {
@@ -115,8 +118,11 @@ class TypeChecker {
     }
     if (lt !== 'scalar' && lt !== 'vector') this.addError(e.lhs.pos, 'binary expression must contain only scalar and instant vector types');
     if (rt !== 'scalar' && rt !== 'vector') this.addError(e.rhs.pos, 'binary expression must contain only scalar and instant vector types');
+    const fill = m.fillLeft !== undefined || m.fillRight !== undefined;
+    if (fill && isSetOp(e.op)) this.addError(e.pos, `fill modifiers are not allowed for ${goQuote(e.op)} operation`);
     if (lt !== 'vector' || rt !== 'vector') {
       if (m.matchingLabels.length > 0) this.addError(e.pos, 'vector matching only allowed between instant vectors');
+      if (fill) this.addError(e.pos, 'fill modifiers only allowed between instant vectors');
       e.matching = undefined;
     } else if (isSetOp(e.op)) {
       if (m.card === 'one-to-many' || m.card === 'many-to-one') this.addError(e.pos, `no grouping allowed for ${goQuote(e.op)} operation`);
@@ -129,6 +135,11 @@ class TypeChecker {
 
   private checkCall(e: Call): void {
     const f = e.func;
+    if (f.name === 'info' && e.args.length > 1) {
+      const sel = e.args[1];
+      if (sel.kind === 'vectorSelector') this.labelSelectors.add(sel);
+      else this.addError(sel.pos, `expected label selectors as the second argument to "info" function, got ${documentedType(exprType(sel))}`);
+    }
     const nargs = f.argTypes.length;
     if (f.variadic === 0) {
       if (nargs !== e.args.length) {

@@ -128,7 +128,7 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
       const maxt = parseTime(p.get('end'), 'end', MAX_TIME);
       if (maxt < mint) throw badData('invalid parameter "end": end timestamp must not be before start time');
       const matcherSets: Matcher[][] = [];
-      walk(parseExpr(query, { enableExperimentalFunctions: true }), (node) => {
+      walk(parseExpr(query, { enableExperimentalFunctions: true, enableDurationExpressions: true }), (node) => {
         if (node.kind === 'vectorSelector') matcherSets.push(node.matchers);
       });
       if (matcherSets.length === 0 || !querier.exemplars) return { data: [] };
@@ -160,7 +160,7 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
       }
       return { data: out };
     },
-    format_query: async ({ params: p }) => ({ data: prettyExpr(parseExpr(required(p, 'query'), { enableExperimentalFunctions: true })) }),
+    format_query: async ({ params: p }) => ({ data: prettyExpr(parseExpr(required(p, 'query'), { enableExperimentalFunctions: true, enableDurationExpressions: true })) }),
   };
 
   const labelValues = async (name: string, { params: p, tenant, querier }: RequestContext) => {

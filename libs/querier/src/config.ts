@@ -16,6 +16,8 @@ export const querierConfigShape = {
   /** Strong read consistency: how long an ingester may take to consume the last produced offset. */
   'querier.max-wait-for-offset': duration('10s'),
   'querier.promql-experimental-functions-enabled': boolFlag(false),
+  /** Duration expressions in ranges and offsets (`[step()*4]`, `offset 1h+5m`), Prometheus' promql-duration-expr. */
+  'querier.promql-duration-expressions-enabled': boolFlag(false),
   /** Ingesters are asked only for data newer than this (0s: always); yields ms. */
   'querier.query-ingesters-within': duration('13h'),
   /** The bucket's blocks are asked only for data older than this (0s: always); yields ms. */

@@ -64,6 +64,9 @@ describe('results cache', () => {
     assert.equal(isSplittable('c_total @ end()'), false);
     assert.equal(isSplittable('c_total offset -5m'), false);
     assert.equal(isSplittable('sum(c_total) / scalar(end())'), false);
+    assert.equal(isSplittable('rate(c_total[step()*4])'), true);
+    assert.equal(isSplittable('rate(c_total[range()])'), false);
+    assert.equal(isSplittable('c_total offset step()'), false);
   });
 
   it('answers exactly like the engine, from the cache the second time, per tenant', async () => {

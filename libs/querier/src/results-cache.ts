@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Labels } from '@strata/model';
 import { compareLabels, labelsKey } from '@strata/model';
-import type { Expr, HPoint, QueryResult, RangeQueryParams } from '@strata/promql';
+import type { DurationExpr, Expr, HPoint, QueryResult, RangeQueryParams } from '@strata/promql';
 import { formatValue, parseExpr, walk } from '@strata/promql';
 import { Counter, type Registry } from 'prom-client';
 
@@ -147,16 +147,35 @@ export class ResultsCache {
 export function isSplittable(query: string): boolean {
   let expr: Expr;
   try {
-    expr = parseExpr(query, { enableExperimentalFunctions: true });
+    expr = parseExpr(query, { enableExperimentalFunctions: true, enableDurationExpressions: true });
   } catch {
     return false; // The engine reports the parse error.
   }
   let ok = true;
   walk(expr, (node) => {
     if ((node.kind === 'vectorSelector' || node.kind === 'subquery') && (node.atMs !== undefined || node.atStartOrEnd || node.offsetMs < 0)) ok = false;
+    // range() differs between splits; an offset expression may turn out negative.
+    if ((node.kind === 'vectorSelector' || node.kind === 'subquery') && node.offsetExpr) ok = false;
+    if (node.kind === 'matrixSelector' && node.rangeExpr && usesRange(node.rangeExpr)) ok = false;
+    if (node.kind === 'subquery' && [node.rangeExpr, node.stepExpr].some((d) => d && usesRange(d))) ok = false;
     if (node.kind === 'call' && ['start', 'end', 'range'].includes(node.func.name)) ok = false;
   });
   return ok;
+}
+
+function usesRange(d: DurationExpr): boolean {
+  switch (d.kind) {
+    case 'range':
+      return true;
+    case 'neg':
+      return usesRange(d.expr);
+    case 'binary':
+    case 'min_of':
+    case 'max_of':
+      return usesRange(d.lhs) || usesRange(d.rhs);
+    default:
+      return false;
+  }
 }
 
 /** [start, end] pairs on the step grid, each within one interval. */

@@ -5,6 +5,7 @@
 
 import type { NativeHistogram } from '@strata/model';
 import { formatGoG } from '../go-compat.ts';
+import { kahanInc } from '../stats.ts';
 import type { IndexedBucket, Span } from './buckets.ts';
 import {
   bucketBound,
@@ -177,6 +178,79 @@ export class FloatHistogram implements NativeHistogram {
     return { counterResetCollision, nhcbBoundsReconciled };
   }
 
+  /**
+   * this += other with Kahan-Neumaier compensation kept in `comp` (same
+   * layout as this; created when undefined), so huge values that cancel do
+   * not swallow small ones. The caller adds `comp` once at the end
+   * (Prometheus' KahanAdd).
+   */
+  kahanAdd(other: FloatHistogram, comp: FloatHistogram | undefined): CombineResult & { comp: FloatHistogram } {
+    if (this.usesCustomBuckets() !== other.usesCustomBuckets()) throw new IncompatibleSchemaError();
+    const counterResetCollision = this.adjustCounterReset(other);
+    let nhcbBoundsReconciled = false;
+    const c = comp ?? new FloatHistogram();
+    if (!comp) {
+      c.schema = this.schema;
+      c.zeroThreshold = this.zeroThreshold;
+      c.customValues = this.customValues;
+    }
+    [this.count, c.count] = kahanInc(other.count, this.count, c.count);
+    [this.sum, c.sum] = kahanInc(other.sum, this.sum, c.sum);
+
+    if (this.usesCustomBuckets()) {
+      let mine = expandBuckets(this.positiveSpans, this.positiveBuckets);
+      let mineC = expandBuckets(c.positiveSpans, c.positiveBuckets);
+      let theirs = expandBuckets(other.positiveSpans, other.positiveBuckets);
+      if (!customBoundsMatch(this.customValues, other.customValues)) {
+        nhcbBoundsReconciled = true;
+        const bounds = intersectCustomBounds(this.customValues ?? [], other.customValues ?? []);
+        const toPairs = (counts: number[]) => counts.map((count, index) => ({ index, count })).filter((p) => p.count !== 0);
+        mine = toPairs(mapCustomBuckets(mine, this.customValues ?? [], bounds));
+        mineC = toPairs(mapCustomBuckets(mineC, c.customValues ?? [], bounds));
+        theirs = toPairs(mapCustomBuckets(theirs, other.customValues ?? [], bounds));
+        this.customValues = bounds;
+        c.customValues = bounds;
+      }
+      const [sum, cmp] = kahanPairs(mine, mineC, theirs, () => false);
+      this.setPositive(sum);
+      c.setPositive(cmp);
+      return { counterResetCollision, nhcbBoundsReconciled, comp: c };
+    }
+
+    const otherZeroCount = this.reconcileZeroBuckets(other);
+    if (c.zeroThreshold < this.zeroThreshold) {
+      [c.zeroCount, c.zeroThreshold] = c.zeroCountForLargerThreshold(this.zeroThreshold);
+      c.trimBucketsInZeroBucket();
+    }
+    [this.zeroCount, c.zeroCount] = kahanInc(otherZeroCount, this.zeroCount, c.zeroCount);
+
+    let myPos = expandBuckets(this.positiveSpans, this.positiveBuckets);
+    let myNeg = expandBuckets(this.negativeSpans, this.negativeBuckets);
+    let cPos = expandBuckets(c.positiveSpans, c.positiveBuckets);
+    let cNeg = expandBuckets(c.negativeSpans, c.negativeBuckets);
+    let otherPos = expandBuckets(other.positiveSpans, other.positiveBuckets);
+    let otherNeg = expandBuckets(other.negativeSpans, other.negativeBuckets);
+    if (other.schema < this.schema) {
+      myPos = reduceResolution(myPos, this.schema, other.schema);
+      myNeg = reduceResolution(myNeg, this.schema, other.schema);
+      cPos = reduceResolution(cPos, c.schema, other.schema);
+      cNeg = reduceResolution(cNeg, c.schema, other.schema);
+      this.schema = other.schema;
+      c.schema = other.schema;
+    } else if (other.schema > this.schema) {
+      otherPos = reduceResolution(otherPos, other.schema, this.schema);
+      otherNeg = reduceResolution(otherNeg, other.schema, this.schema);
+    }
+    const inZero = (idx: number) => bucketBound(idx, this.schema, undefined) <= this.zeroThreshold;
+    const [pos, posC] = kahanPairs(myPos, cPos, otherPos, inZero);
+    const [neg, negC] = kahanPairs(myNeg, cNeg, otherNeg, inZero);
+    this.setPositive(pos);
+    this.setNegative(neg);
+    c.setPositive(posC);
+    c.setNegative(negC);
+    return { counterResetCollision, nhcbBoundsReconciled, comp: c };
+  }
+
   /** Sets the counter reset hint for a sum or difference; true on a reset/not-reset collision. */
   private adjustCounterReset(other: FloatHistogram): boolean {
     const a = this.counterResetHint;
@@ -242,19 +316,19 @@ export class FloatHistogram implements NativeHistogram {
   }
 
   /** Drops the buckets now inside the zero bucket (their counts already are in the zero count). */
-  private trimBucketsInZeroBucket(): void {
+  trimBucketsInZeroBucket(): void {
     this.setPositive(expandBuckets(this.positiveSpans, this.positiveBuckets).filter((b) => bucketBound(b.index - 1, this.schema, undefined) >= this.zeroThreshold));
     this.setNegative(expandBuckets(this.negativeSpans, this.negativeBuckets).filter((b) => bucketBound(b.index - 1, this.schema, undefined) >= this.zeroThreshold));
     this.compact(0);
   }
 
-  private setPositive(pairs: IndexedBucket[]): void {
+  setPositive(pairs: IndexedBucket[]): void {
     const { spans, buckets } = collapseBuckets(pairs);
     this.positiveSpans = spans;
     this.positiveBuckets = buckets;
   }
 
-  private setNegative(pairs: IndexedBucket[]): void {
+  setNegative(pairs: IndexedBucket[]): void {
     const { spans, buckets } = collapseBuckets(pairs);
     this.negativeSpans = spans;
     this.negativeBuckets = buckets;
@@ -442,6 +516,24 @@ function addPairs(mine: IndexedBucket[], theirs: IndexedBucket[], sign: number, 
     byIndex.set(b.index, (byIndex.get(b.index) ?? 0) + sign * b.count);
   }
   return [...byIndex].sort((a, b) => a[0] - b[0]).map(([index, count]) => ({ index, count }));
+}
+
+/** Kahan-adds `theirs` into (`mine`, compensation `comp`) per bucket index. */
+function kahanPairs(mine: IndexedBucket[], comp: IndexedBucket[], theirs: IndexedBucket[], skip: (idx: number) => boolean): [IndexedBucket[], IndexedBucket[]] {
+  const sums = new Map<number, number>();
+  const comps = new Map<number, number>();
+  for (const b of mine) sums.set(b.index, b.count);
+  for (const b of comp) comps.set(b.index, b.count);
+  let below = true;
+  for (const b of theirs) {
+    if (below && skip(b.index)) continue;
+    below = false;
+    const [sum, c] = kahanInc(b.count, sums.get(b.index) ?? 0, comps.get(b.index) ?? 0);
+    sums.set(b.index, sum);
+    comps.set(b.index, c);
+  }
+  const sorted = (m: Map<number, number>) => [...m].sort((a, b) => a[0] - b[0]).map(([index, count]) => ({ index, count }));
+  return [sorted(sums), sorted(comps)];
 }
 
 /** Prometheus' detectReset over two bucket lists of one schema. */
