@@ -147,7 +147,8 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
         end: at(start + 30_000),
         step: '30s',
       });
-      return r.data.result[0]?.values.length === 2 ? r : undefined;
+      // Ingestion is asynchronous: until the second sample lands, lookback repeats the first one.
+      return r.data.result[0]?.values[1]?.[1] === '9' ? r : undefined;
     });
     assert.deepEqual(requests.data.result[0].metric, { __name__: 'app_requests_total', http_route: '/checkout', ...ids });
     assert.deepEqual(requests.data.result[0].values, [
