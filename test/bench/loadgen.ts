@@ -186,13 +186,16 @@ export class LoadGenerator {
     enqueue(first, 0);
     const loops = queues.map((q, s) => this.pusher.runShard(q, this.log, counters[s]));
     const producer = (async () => {
-      for (let k = 1; k < windows; k++) {
-        // One window of lead: encode window k once window k-1 started sending.
-        const lead = start + (k - 1) * perWindow * roundMs - performance.now();
-        if (lead > 0) await sleep(lead);
-        enqueue(await this.encoder.encode(spec(k)), k);
+      try {
+        for (let k = 1; k < windows; k++) {
+          // One window of lead: encode window k once window k-1 started sending.
+          const lead = start + (k - 1) * perWindow * roundMs - performance.now();
+          if (lead > 0) await sleep(lead);
+          enqueue(await this.encoder.encode(spec(k)), k);
+        }
+      } finally {
+        for (const q of queues) q.close();
       }
-      for (const q of queues) q.close();
     })();
     await producer;
     const unsent = (await Promise.all(loops)).reduce((a, b) => a + b, 0);
