@@ -3,7 +3,11 @@
 // fixed set of instant and range queries, each run several times against each.
 // Prints p50/p99 per query and the Strata/Prometheus ratio of the p50s.
 //
-//   node --import tsx test/bench/query-bench.ts [--series 100000] [--runs 15] [--keep]
+//   node --import tsx test/bench/query-bench.ts [--series 100000] [--runs 15] [--keep] [--strata-url URL]
+//
+// --strata-url uses a Strata that is already running (e.g. started with
+// `node --cpu-prof --import tsx apps/strata/src/main.ts ...` to profile it)
+// instead of starting one.
 //
 // Strata runs in single-process mode (its own Kafka); Prometheus is the
 // Debian binary with --web.enable-remote-write-receiver. Both are killed by
@@ -24,6 +28,7 @@ const opt = (name: string, fallback: number) => {
 const SERIES = opt('series', 100_000);
 const RUNS = opt('runs', 15);
 const KEEP = args.includes('--keep');
+const STRATA_URL = args.includes('--strata-url') ? args[args.indexOf('--strata-url') + 1] : undefined;
 const INTERVAL = 15_000;
 const SPAN = 3_600_000;
 const BATCH_SERIES = 1000;
@@ -136,11 +141,11 @@ writeFileSync(join(dir, 'prometheus.yml'), 'global: {}\n');
 let prometheus: ChildProcess | undefined;
 const stop = async () => {
   if (prometheus?.pid !== undefined && prometheus.exitCode === null) process.kill(prometheus.pid, 'SIGKILL');
-  await strata.kill('SIGTERM');
+  if (!STRATA_URL) await strata.kill('SIGTERM');
   if (!KEEP) rmSync(dir, { recursive: true, force: true });
 };
 try {
-  strata.start();
+  if (!STRATA_URL) strata.start();
   prometheus = spawn(
     'prometheus',
     [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'prometheus')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--web.enable-remote-write-receiver'],
@@ -148,18 +153,19 @@ try {
   );
   const promUrl = `http://127.0.0.1:${promPort}`;
   await waitUntil('Prometheus', async () => (await fetch(`${promUrl}/-/ready`)).ok, 60_000);
-  await strata.waitReady(180_000);
+  if (!STRATA_URL) await strata.waitReady(180_000);
+  const strataUrl = STRATA_URL ?? strata.url;
 
   console.log(`bench: pushing ${SERIES} series × ${SPAN / INTERVAL + 1} samples into Prometheus 2.42 and Strata`);
   const pushStart = Date.now();
   for (const batch of batches()) {
     const body = compressBody(encodeWriteRequest({ timeseries: batch }));
-    await Promise.all([post(`${promUrl}/api/v1/write`, body), post(`${strata.url}/api/v1/push`, body)]);
+    await Promise.all([post(`${promUrl}/api/v1/write`, body), post(`${strataUrl}/api/v1/push`, body)]);
   }
   console.log(`bench: pushed in ${((Date.now() - pushStart) / 1000).toFixed(0)}s; waiting until Strata has every series`);
   await waitUntil(
     'Strata to hold every series',
-    async () => (await query(`${strata.url}/prometheus/api/v1`, 'query', { query: `count({__name__=~"bench_.*"}) == ${SERIES}`, time: at(TEND) })).n === 1,
+    async () => (await query(`${strataUrl}/prometheus/api/v1`, 'query', { query: `count({__name__=~"bench_.*"}) == ${SERIES}`, time: at(TEND) })).n === 1,
     600_000,
   );
 
@@ -169,7 +175,7 @@ try {
     let n = 0;
     for (let i = 0; i < RUNS + 2; i++) {
       const p = await query(`${promUrl}/api/v1`, q.endpoint, q.params);
-      const s = await query(`${strata.url}/prometheus/api/v1`, q.endpoint, q.params);
+      const s = await query(`${strataUrl}/prometheus/api/v1`, q.endpoint, q.params);
       if (p.n !== s.n) throw new Error(`${q.name}: Prometheus returned ${p.n} series, Strata ${s.n}`);
       n = s.n;
       if (i < 2) continue; // Warm-up runs.

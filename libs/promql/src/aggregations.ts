@@ -31,7 +31,12 @@ class SumAccumulator implements Accumulator {
     this.sum = first;
   }
   add(f: number): void {
-    [this.sum, this.c] = kahanInc(f, this.sum, this.c);
+    // kahanInc, inlined: this runs once per sample.
+    const t = this.sum + f;
+    if (t === Infinity || t === -Infinity) this.c = 0;
+    else if (Math.abs(this.sum) >= Math.abs(f)) this.c += this.sum - t + f;
+    else this.c += f - t + this.sum;
+    this.sum = t;
   }
   result(): number {
     return this.sum + this.c;
@@ -250,6 +255,9 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
 
   const factory = GROUP_AGGREGATIONS[expr.op];
   if (!factory) throw new PromQLExecutionError(`aggregation ${expr.op}() is not supported yet`);
+  if (FAST_OPS.has(expr.op) && input.every((x) => !x.histograms || x.histograms.length === 0)) {
+    return evalFloatGroups(p, groupOf, numGroups, outputs);
+  }
   if (expr.op === 'quantile' && p.params) {
     for (const q of p.params) {
       if (Number.isNaN(q) || q < 0 || q > 1) p.warn(`PromQL warning: quantile value should be between 0 and 1, got ${formatGoFloat(q)}`);
@@ -322,6 +330,111 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
     }
   }
   return outputs.filter((s) => s.floats.length > 0 || (s.histograms?.length ?? 0) > 0);
+}
+
+const FAST_OPS = new Set<AggregateOp>(['sum', 'avg', 'count', 'group', 'min', 'max']);
+
+/**
+ * sum, avg, count, group, min and max over float-only input, series by
+ * series into one cell per (group, step): the same arithmetic, in the same
+ * order per cell, as the accumulators above, without an object per group
+ * and step or a pass over every series at every step.
+ */
+function evalFloatGroups(p: AggregationParams, groupOf: number[], numGroups: number, outputs: EvalSeries[]): EvalMatrix {
+  const { input, expr } = p;
+  const op = expr.op;
+  const numSteps = Math.floor((p.end - p.start) / p.interval) + 1;
+  const cells = numGroups * numSteps;
+  const count = new Float64Array(cells);
+  const sum = new Float64Array(cells); // sum, or min/max's best value
+  const comp = new Float64Array(cells); // Kahan compensation
+  const mean = op === 'avg' ? new Float64Array(cells) : undefined;
+  const incremental = op === 'avg' ? new Uint8Array(cells) : undefined;
+  for (let si = 0; si < input.length; si++) {
+    if ((si & 1023) === 0) p.checkCancel();
+    const series = input[si];
+    const fl = series.floats;
+    if (fl.length === 0) continue;
+    const g = groupOf[si];
+    if (series.dropName) outputs[g].dropName = true;
+    const base = g * numSteps;
+    for (let i = 0; i < fl.length; i++) {
+      const cell = base + Math.round((fl[i].t - p.start) / p.interval);
+      const f = fl[i].f;
+      const n = ++count[cell];
+      if (n === 1) {
+        sum[cell] = f;
+        if (mean) mean[cell] = f;
+        continue;
+      }
+      switch (op) {
+        case 'sum':
+          kahanAddInto(sum, comp, cell, f);
+          break;
+        case 'avg':
+          if (!incremental![cell]) {
+            const before = sum[cell];
+            const beforeC = comp[cell];
+            kahanAddInto(sum, comp, cell, f);
+            if (sum[cell] !== Infinity && sum[cell] !== -Infinity) break;
+            // The running sum overflowed: continue with the incremental mean.
+            incremental![cell] = 1;
+            mean![cell] = before / (n - 1);
+            comp[cell] = beforeC / (n - 1);
+          }
+          {
+            const q = (n - 1) / n;
+            mean![cell] *= q;
+            comp[cell] *= q;
+            kahanAddInto(mean!, comp, cell, f / n);
+          }
+          break;
+        case 'min':
+          if (sum[cell] > f || Number.isNaN(sum[cell])) sum[cell] = f;
+          break;
+        case 'max':
+          if (sum[cell] < f || Number.isNaN(sum[cell])) sum[cell] = f;
+          break;
+      }
+    }
+  }
+  for (let g = 0; g < numGroups; g++) {
+    const floats = outputs[g].floats;
+    for (let step = 0; step < numSteps; step++) {
+      const cell = g * numSteps + step;
+      const n = count[cell];
+      if (n === 0) continue;
+      let f: number;
+      switch (op) {
+        case 'sum':
+          f = sum[cell] + comp[cell];
+          break;
+        case 'avg':
+          f = incremental![cell] ? mean![cell] + comp[cell] : sum[cell] / n + comp[cell] / n;
+          break;
+        case 'count':
+          f = n;
+          break;
+        case 'group':
+          f = 1;
+          break;
+        default:
+          f = sum[cell];
+      }
+      floats.push({ t: p.start + step * p.interval, f });
+    }
+  }
+  return outputs.filter((s) => s.floats.length > 0);
+}
+
+/** Kahan-adds f to sums[i] with compensation comps[i] (Prometheus' kahanSumInc), in place. */
+function kahanAddInto(sums: Float64Array, comps: Float64Array, i: number, f: number): void {
+  const s = sums[i];
+  const t = s + f;
+  if (t === Infinity || t === -Infinity) comps[i] = 0;
+  else if (Math.abs(s) >= Math.abs(f)) comps[i] += s - t + f;
+  else comps[i] += f - t + s;
+  sums[i] = t;
 }
 
 interface Group {

@@ -41,7 +41,13 @@ export type AggregateOp =
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '^' | 'atan2';
 export type ComparisonOp = '==' | '!=' | '>' | '<' | '>=' | '<=';
 export type SetOp = 'and' | 'or' | 'unless';
-export type BinaryOp = ArithmeticOp | ComparisonOp | SetOp;
+/** The histogram trim operators: keep the observations below (`</`) or above (`>/`) a value. */
+export type TrimOp = '</' | '>/';
+export type BinaryOp = ArithmeticOp | ComparisonOp | SetOp | TrimOp;
+
+export function isTrimOp(op: BinaryOp): op is TrimOp {
+  return op === '</' || op === '>/';
+}
 
 export function isComparisonOp(op: BinaryOp): op is ComparisonOp {
   return op === '==' || op === '!=' || op === '>' || op === '<' || op === '>=' || op === '<=';
@@ -120,6 +126,14 @@ export interface VectorSelector {
   atStartOrEnd?: 'start' | 'end';
   /** An offset written as a duration expression; offsetMs holds its value once the engine resolved it. */
   offsetExpr?: DurationExpr;
+  /**
+   * Extended range selectors (Prometheus' experimental anchored/smoothed
+   * modifiers): a range that also takes the last sample before its start
+   * (anchored), or values interpolated at both of its ends (smoothed; on an
+   * instant selector, the value interpolated at the evaluation time).
+   */
+  anchored?: boolean;
+  smoothed?: boolean;
   pos: PositionRange;
 }
 
@@ -264,13 +278,21 @@ export function unwrapParens(e: Expr): Expr {
   return e;
 }
 
-function formatModifiers(offsetMs: number, atMs?: number, atStartOrEnd?: 'start' | 'end', offsetExpr?: DurationExpr): string {
+function formatModifiers(
+  offsetMs: number,
+  atMs?: number,
+  atStartOrEnd?: 'start' | 'end',
+  offsetExpr?: DurationExpr,
+  extended?: { anchored?: boolean; smoothed?: boolean },
+): string {
   let s = '';
   if (atMs !== undefined) s += ` @ ${formatGoFloat(atMs / 1000)}`;
   else if (atStartOrEnd) s += ` @ ${atStartOrEnd}()`;
   if (offsetExpr) s += ` offset ${formatDurationExpr(offsetExpr)}`;
   else if (offsetMs > 0) s += ` offset ${formatDuration(offsetMs)}`;
   else if (offsetMs < 0) s += ` offset -${formatDuration(-offsetMs)}`;
+  if (extended?.anchored) s += ' anchored';
+  if (extended?.smoothed) s += ' smoothed';
   return s;
 }
 
@@ -337,14 +359,14 @@ export function formatExpr(e: Expr): string {
       const matchers = e.name !== undefined ? e.matchers.slice(0, -1) : e.matchers;
       let s = e.name ?? '';
       if (matchers.length > 0 || e.name === undefined) s += '{' + matchers.map(formatMatcher).join(', ') + '}';
-      return s + formatModifiers(e.offsetMs, e.atMs, e.atStartOrEnd, e.offsetExpr);
+      return s + formatModifiers(e.offsetMs, e.atMs, e.atStartOrEnd, e.offsetExpr, e);
     }
     case 'matrixSelector': {
       const vs = e.vectorSelector;
       const range = formatRange(e.rangeMs, e.rangeExpr);
       if (vs.kind !== 'vectorSelector') return `${formatExpr(vs)}[${range}]`;
-      const bare = formatExpr({ ...vs, offsetMs: 0, atMs: undefined, atStartOrEnd: undefined, offsetExpr: undefined });
-      return `${bare}[${range}]${formatModifiers(vs.offsetMs, vs.atMs, vs.atStartOrEnd, vs.offsetExpr)}`;
+      const bare = formatExpr({ ...vs, offsetMs: 0, atMs: undefined, atStartOrEnd: undefined, offsetExpr: undefined, anchored: false, smoothed: false });
+      return `${bare}[${range}]${formatModifiers(vs.offsetMs, vs.atMs, vs.atStartOrEnd, vs.offsetExpr, vs)}`;
     }
     case 'subquery': {
       const step = e.stepExpr ? formatDurationExpr(e.stepExpr) : e.stepMs ? formatDuration(e.stepMs) : '';

@@ -6,6 +6,8 @@
 import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
 import type { BinaryOp, VectorMatching } from './ast.ts';
+import { isTrimOp } from './ast.ts';
+import { trimHistogram } from './histogram/trim.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { goPow } from './go-compat.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
@@ -149,6 +151,11 @@ export function vectorScalarBinop(
   ctx: BinopContext,
 ): EvalVector {
   const out: EvalVector = [];
+  if (isTrimOp(op)) {
+    // Histograms only; the series keeps its name, as with a filter.
+    for (const s of vec) if (s.h && !swap) out.push({ ...s, h: trimHistogram(s.h, scalar, op === '</') });
+    return out;
+  }
   const o = operator(op);
   const comparison = 'comparison' in o;
   for (const s of vec) {
@@ -243,7 +250,8 @@ export function vectorBinop(
   const fillMany = m.fillLeft;
   const fillOne = m.fillRight;
   if ((many.length === 0 && fillMany === undefined) || (one.length === 0 && fillOne === undefined)) return [];
-  const o = operator(op);
+  const trim = isTrimOp(op);
+  const o = trim ? undefined : operator(op);
 
   const oneBySig = new Map<string, EvalSample>();
   for (let i = 0; i < one.length; i++) {
@@ -269,7 +277,13 @@ export function vectorBinop(
     let value: number;
     let hist: FloatHistogram | undefined;
     let keep = true;
-    if (!ls.h && !rs.h) {
+    if (!o) {
+      // A trim operator: a histogram on the left, a float on the right.
+      const hl = swapped ? rs.h : ls.h;
+      if (!hl || (swapped ? ls.h : rs.h)) return;
+      value = 0;
+      hist = trimHistogram(hl, fr, op === '</');
+    } else if (!ls.h && !rs.h) {
       if ('arithmetic' in o) value = o.arithmetic(fl, fr);
       else {
         keep = o.comparison(fl, fr);

@@ -253,11 +253,12 @@ export class Engine {
       const rangeMs = parent?.kind === 'matrixSelector' ? parent.rangeMs : 0;
       let { evalStart, evalEnd } = this.evalWindow(path, start, end);
       if (node.atMs !== undefined) evalStart = evalEnd = node.atMs;
+      // The window already reaches a lookback before a range (anchored's sample before it); smoothed also looks ahead.
       selectors.push({
         key: node,
         matchers: node.matchers,
         mint: evalStart - this.lookbackDeltaMs - rangeMs - node.offsetMs,
-        maxt: evalEnd - node.offsetMs,
+        maxt: evalEnd - node.offsetMs + (node.smoothed ? this.lookbackDeltaMs : 0),
       });
     });
 
@@ -341,11 +342,27 @@ function statsOnlySelectors(expr: Expr): Set<VectorSelector> {
   return out;
 }
 
-/** Rejects, before any I/O, what the engine cannot evaluate yet. */
+/** The functions a range selector with `smoothed` / `anchored` may be passed to. */
+const SMOOTHED_FUNCTIONS = ['delta', 'increase', 'rate'];
+const ANCHORED_FUNCTIONS = ['changes', 'delta', 'increase', 'rate', 'resets'];
+
+/** Rejects, before any I/O, what the engine cannot evaluate yet (or at all). */
 function rejectUnsupported(expr: Expr): void {
   walk(expr, (node) => {
     if (node.kind === 'call' && !FUNCTIONS[node.func.name]?.impl && node.func.name !== 'info') {
       throw new PromQLExecutionError(`function ${goQuote(node.func.name)} is not supported yet`);
+    }
+    if (node.kind === 'call') {
+      for (const arg of node.args) {
+        const vs = arg.kind === 'matrixSelector' && arg.vectorSelector.kind === 'vectorSelector' ? arg.vectorSelector : undefined;
+        const name = node.func.name;
+        if (vs?.smoothed && !SMOOTHED_FUNCTIONS.includes(name)) {
+          throw new PromQLExecutionError(`smoothed modifier can only be used with: ${SMOOTHED_FUNCTIONS.join(', ')} - not with ${name}`);
+        }
+        if (vs?.anchored && !ANCHORED_FUNCTIONS.includes(name)) {
+          throw new PromQLExecutionError(`anchored modifier can only be used with: ${ANCHORED_FUNCTIONS.join(', ')} - not with ${name}`);
+        }
+      }
     }
     if (node.kind === 'aggregate' && !isKnownAggregation(node.op)) {
       throw new PromQLExecutionError(`aggregation ${node.op}() is not supported yet`);

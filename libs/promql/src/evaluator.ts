@@ -22,10 +22,21 @@ import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWin
 import { FUNCTIONS, absentLabels } from './functions.ts';
 import { goQuote, isValidLabelName } from './go-compat.ts';
 import { combineInfo, infoSelector, relevantInfoSeries } from './info.ts';
+import type { ExtendedFunction } from './extended.ts';
+import {
+  anchoredChangesOrResets,
+  anchoredFloat,
+  anchoredHistogram,
+  smoothedFloat,
+  smoothedHistogram,
+  smoothedInstantFloat,
+  smoothedInstantHistogram,
+} from './extended.ts';
+import { mixedFloatsHistograms } from './histogram-functions.ts';
 import { dropMetadataLabels, keyOf } from './labels.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
 import type { Annotations, PreparedSeries } from './prepared.ts';
-import type { EvalMatrix, EvalSample, EvalSeries, EvalVector, HPoint, StringValue } from './values.ts';
+import type { EvalMatrix, EvalSample, EvalSeries, EvalVector, FPoint, HPoint, StringValue } from './values.ts';
 
 /** Where a range-vector function reads its windows from. */
 interface RangeSource {
@@ -40,6 +51,9 @@ interface RangeSource {
   rangeMs: number;
   offsetMs: number;
   atMs: number | undefined;
+  /** The range selector's `anchored` / `smoothed` modifier. */
+  anchored?: boolean;
+  smoothed?: boolean;
 }
 
 export interface SharedState {
@@ -176,6 +190,7 @@ export class Evaluator {
   }
 
   private evalVectorSelector(vs: VectorSelector): EvalMatrix {
+    if (vs.smoothed) return this.evalSmoothedSelector(vs);
     const out: EvalMatrix = [];
     for (const s of this.data(vs)) {
       this.s.checkCancel();
@@ -199,6 +214,45 @@ export class Evaluator {
           } else histograms.push({ t: ts, h });
         } else floats.push({ t: ts, f: s.f[idx] });
         lastIdx = idx;
+      }
+      this.addSamples(floats.length + histograms.length);
+      if (floats.length + histograms.length > 0) {
+        out.push({ metric: s.metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName: false });
+      }
+    }
+    return out;
+  }
+
+  /** An instant selector with `smoothed`: at each step the value interpolated between the samples around it (see extended.ts). */
+  private evalSmoothedSelector(vs: VectorSelector): EvalMatrix {
+    const out: EvalMatrix = [];
+    const a = this.s.annotations;
+    const annotate = { warn: (m: string) => a.warn(a.at(m, vs.pos.start)), info: (m: string) => a.info(a.at(m, vs.pos.start)) };
+    for (const s of this.data(vs)) {
+      this.s.checkCancel();
+      const name = s.metric.find((l) => l.name === METRIC_NAME)?.value ?? '';
+      const floats: FPoint[] = [];
+      const histograms: HPoint[] = [];
+      for (let ts = this.start; ts <= this.end; ts += this.interval) {
+        const ref = (vs.atMs ?? ts) - vs.offsetMs;
+        let j = 0;
+        while (j < s.t.length && s.t[j] <= ref) j++;
+        const p = j - 1;
+        if (p < 0 || s.t[p] <= ref - this.s.lookbackMs || (s.stale && s.stale[p])) continue;
+        const next = j < s.t.length && s.t[j] < ref + this.s.lookbackMs && !(s.stale && s.stale[j]) && s.t[p] !== ref ? j : -1;
+        const hp = s.hs?.[p];
+        const hn = next >= 0 ? s.hs?.[next] : undefined;
+        if (next >= 0 && !hp !== !hn) {
+          annotate.warn(mixedFloatsHistograms(name));
+          continue;
+        }
+        if (hp) {
+          const h = next >= 0 ? smoothedInstantHistogram(Float64Array.of(s.t[p], s.t[next]), [hp, hn!], ref, this.s.lookbackMs, name, annotate) : hp;
+          if (h) histograms.push({ t: ts, h });
+          continue;
+        }
+        const f = next >= 0 ? smoothedInstantFloat(Float64Array.of(s.t[p], s.t[next]), Float64Array.of(s.f[p], s.f[next]), ref, this.s.lookbackMs) : s.f[p];
+        if (f !== undefined) floats.push({ t: ts, f });
       }
       this.addSamples(floats.length + histograms.length);
       if (floats.length + histograms.length > 0) {
@@ -498,6 +552,7 @@ export class Evaluator {
     const a = this.s.annotations;
     const warn = (m: string) => a.warn(a.at(m, arg.pos.start));
     const info = (m: string) => a.info(a.at(m, arg.pos.start));
+    if (source.anchored || source.smoothed) return this.evalExtendedRange(e, arg, source);
     const isRateLike = e.func.name === 'rate' || e.func.name === 'increase';
     const noHistograms = { t: new Float64Array(0), h: [] as FloatHistogram[] };
     // One window and one context, updated in place: this runs per series and step, and closures cost.
@@ -571,6 +626,79 @@ export class Evaluator {
     }
 
     if (impl.absentOverTime) return this.absentOverTime(out, arg);
+    // Fetched series are distinct, so dropping one shared metric name cannot make two alike.
+    const distinct = arg.kind === 'matrixSelector' && sameMetricName(source.series);
+    if (!this.s.delayed && !distinct && containsSameLabelset(out.map((x) => x.metric))) {
+      throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+    }
+    return out;
+  }
+
+  /** rate/increase/delta/changes/resets over a range selector with `anchored` or `smoothed` (see extended.ts). */
+  private evalExtendedRange(e: Call, arg: Expr, source: RangeSource): EvalMatrix {
+    const fn = e.func.name as ExtendedFunction;
+    const a = this.s.annotations;
+    const annotate = { warn: (m: string) => a.warn(a.at(m, arg.pos.start)), info: (m: string) => a.info(a.at(m, arg.pos.start)) };
+    const lookback = this.s.lookbackMs;
+    const rangeSeconds = source.rangeMs / 1000;
+    const noHistograms = { t: new Float64Array(0), h: [] as FloatHistogram[] };
+    const out: EvalMatrix = [];
+    for (const s of source.series) {
+      this.s.checkCancel();
+      const name = s.metric.find((l) => l.name === METRIC_NAME)?.value ?? '';
+      const hs = s.h ?? noHistograms;
+      const floats: FPoint[] = [];
+      const histograms: HPoint[] = [];
+      let lo = 0;
+      let hi = 0;
+      let hlo = 0;
+      let hhi = 0;
+      for (let ts = this.start; ts <= this.end; ts += this.interval) {
+        const rangeEnd = (source.atMs ?? ts) - source.offsetMs;
+        const rangeStart = rangeEnd - source.rangeMs;
+        while (hi < s.t.length && s.t[hi] <= rangeEnd) hi++;
+        while (lo < hi && s.t[lo] <= rangeStart) lo++;
+        while (hhi < hs.t.length && hs.t[hhi] <= rangeEnd) hhi++;
+        while (hlo < hhi && hs.t[hlo] <= rangeStart) hlo++;
+        if (source.anchored && (fn === 'changes' || fn === 'resets')) {
+          const v = anchoredChangesOrResets(
+            { t: s.t, f: s.f, lo, hi },
+            { t: hs.t, h: hs.h, lo: hlo, hi: hhi },
+            rangeStart,
+            lookback,
+            fn === 'resets',
+          );
+          if (v !== undefined) floats.push({ t: ts, f: v });
+          continue;
+        }
+        // Which kind the window (with its neighbours) holds.
+        const near = (t: Float64Array, l: number, h: number) =>
+          h > l || (l > 0 && t[l - 1] > rangeStart - lookback) || (source.smoothed && h < t.length && t[h] < rangeEnd + lookback);
+        const hasFloats = near(s.t, lo, hi);
+        const hasHistograms = near(hs.t, hlo, hhi);
+        if (hasFloats && hasHistograms) {
+          annotate.warn(mixedFloatsHistograms(name));
+          continue;
+        }
+        let v: number | FloatHistogram | undefined;
+        if (hasHistograms) {
+          v = source.anchored
+            ? anchoredHistogram(fn, hs.t, hs.h, hlo, hhi, rangeStart, lookback, rangeSeconds, name, annotate)
+            : smoothedHistogram(fn, hs.t, hs.h, hlo, hhi, rangeStart, rangeEnd, lookback, rangeSeconds, name, annotate);
+        } else if (hasFloats) {
+          v = source.anchored
+            ? anchoredFloat(fn, s.t, s.f, lo, hi, rangeStart, lookback, rangeSeconds)
+            : smoothedFloat(fn, s.t, s.f, lo, hi, rangeStart, rangeEnd, lookback, rangeSeconds);
+        }
+        if (v === undefined) continue;
+        if (typeof v === 'number') floats.push({ t: ts, f: v });
+        else histograms.push({ t: ts, h: v });
+      }
+      if (floats.length + histograms.length === 0) continue;
+      this.addSamples(floats.length + histograms.length);
+      const metric = this.s.delayed ? s.metric : dropMetadataLabels(s.metric);
+      out.push({ metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName: true });
+    }
     if (!this.s.delayed && containsSameLabelset(out.map((x) => x.metric))) {
       throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
     }
@@ -596,7 +724,7 @@ export class Evaluator {
     const vs = unwrapParens(arg.vectorSelector);
     if (vs.kind !== 'vectorSelector') throw new PromQLExecutionError('ranges only allowed for vector selectors');
     const series = this.data(vs).map((s) => ({ metric: s.metric, t: s.live.t, f: s.live.f, h: s.liveH, dropName: false }));
-    return { series, rangeMs: arg.rangeMs, offsetMs: vs.offsetMs, atMs: vs.atMs };
+    return { series, rangeMs: arg.rangeMs, offsetMs: vs.offsetMs, atMs: vs.atMs, anchored: vs.anchored, smoothed: vs.smoothed };
   }
 
   /**
@@ -668,6 +796,17 @@ export class Evaluator {
 
 function isPerStep(x: EvalMatrix | EvalVector[]): x is EvalVector[] {
   return x.length > 0 && Array.isArray(x[0]);
+}
+
+/** Whether every series has the same __name__ (or none has one). */
+function sameMetricName(series: { metric: Labels }[]): boolean {
+  let name: string | undefined;
+  for (let i = 0; i < series.length; i++) {
+    const n = series[i].metric.find((l) => l.name === METRIC_NAME)?.value ?? '';
+    if (i === 0) name = n;
+    else if (n !== name) return false;
+  }
+  return true;
 }
 
 function containsSameLabelset(metrics: Labels[]): boolean {

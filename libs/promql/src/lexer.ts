@@ -10,7 +10,7 @@ export type TokenType =
   | 'EQL' | 'COLON' | 'DOUBLE_COLON'
   // Operators.
   | 'ADD' | 'SUB' | 'MUL' | 'DIV' | 'MOD' | 'POW' | 'EQLC' | 'NEQ' | 'LTE' | 'LSS' | 'GTE' | 'GTR'
-  | 'EQL_REGEX' | 'NEQ_REGEX' | 'AT' | 'LAND' | 'LOR' | 'LUNLESS' | 'ATAN2'
+  | 'EQL_REGEX' | 'NEQ_REGEX' | 'AT' | 'LAND' | 'LOR' | 'LUNLESS' | 'ATAN2' | 'TRIM_UPPER' | 'TRIM_LOWER'
   // Aggregators.
   | 'SUM' | 'AVG' | 'COUNT' | 'MIN' | 'MAX' | 'GROUP' | 'STDDEV' | 'STDVAR' | 'TOPK' | 'BOTTOMK'
   | 'COUNT_VALUES' | 'QUANTILE' | 'LIMITK' | 'LIMIT_RATIO'
@@ -32,7 +32,7 @@ export interface Token {
 
 const OPERATORS = new Set<TokenType>([
   'ADD', 'SUB', 'MUL', 'DIV', 'MOD', 'POW', 'EQLC', 'NEQ', 'LTE', 'LSS', 'GTE', 'GTR', 'EQL_REGEX',
-  'NEQ_REGEX', 'AT', 'LAND', 'LOR', 'LUNLESS', 'ATAN2',
+  'NEQ_REGEX', 'AT', 'LAND', 'LOR', 'LUNLESS', 'ATAN2', 'TRIM_UPPER', 'TRIM_LOWER',
 ]);
 const AGGREGATORS = new Set<TokenType>([
   'SUM', 'AVG', 'COUNT', 'MIN', 'MAX', 'GROUP', 'STDDEV', 'STDVAR', 'TOPK', 'BOTTOMK', 'COUNT_VALUES',
@@ -112,6 +112,8 @@ const TOKEN_TEXT: Partial<Record<TokenType, string>> = {
   EQLC: '==',
   NEQ: '!=',
   LTE: '<=',
+  TRIM_UPPER: '</',
+  TRIM_LOWER: '>/',
   LSS: '<',
   GTE: '>=',
   GTR: '>',
@@ -399,12 +401,18 @@ function lexStatements(l: Lexer): StateFn | null {
       if (l.peek() === '=') {
         l.nextRune();
         l.emit('LTE');
+      } else if (l.peek() === '/') {
+        l.nextRune();
+        l.emit('TRIM_UPPER');
       } else l.emit('LSS');
       return lexStatements;
     case '>':
       if (l.peek() === '=') {
         l.nextRune();
         l.emit('GTE');
+      } else if (l.peek() === '/') {
+        l.nextRune();
+        l.emit('TRIM_LOWER');
       } else l.emit('GTR');
       return lexStatements;
     case '"':

@@ -65,6 +65,8 @@ const BINARY_OPS: Partial<Record<TokenType, BinaryOpInfo>> = {
   LSS: { op: '<', prec: 3, rightAssoc: false },
   GTE: { op: '>=', prec: 3, rightAssoc: false },
   GTR: { op: '>', prec: 3, rightAssoc: false },
+  TRIM_UPPER: { op: '</', prec: 3, rightAssoc: false },
+  TRIM_LOWER: { op: '>/', prec: 3, rightAssoc: false },
   ADD: { op: '+', prec: 4, rightAssoc: false },
   SUB: { op: '-', prec: 4, rightAssoc: false },
   MUL: { op: '*', prec: 5, rightAssoc: false },
@@ -243,6 +245,9 @@ class Parser {
       const info = BINARY_OPS[opTok.type];
       if (!info || info.prec < minPrec) return lhs;
       this.advance();
+      if ((info.op === '</' || info.op === '>/') && !this.options.enableExperimentalFunctions) {
+        this.addError(this.range(opTok), `the histogram trim operator ${info.op} is experimental and must be enabled with --enable-feature=promql-experimental-functions`);
+      }
       const { returnBool, matching } = this.parseBinModifiers();
       const rhs = this.parseExpr(info.rightAssoc ? info.prec : info.prec + 1);
       const bin: BinaryExpr = {
@@ -595,6 +600,7 @@ class Parser {
       if (t.type === 'LEFT_BRACKET') e = this.parseRangeOrSubquery(e);
       else if (t.type === 'OFFSET') e = this.parseOffset(e);
       else if (t.type === 'AT') e = this.parseAt(e);
+      else if (t.type === 'ANCHORED' || t.type === 'SMOOTHED') e = this.parseExtended(e);
       else return e;
     }
   }
@@ -832,6 +838,25 @@ class Parser {
         target.atMs = at.ms;
         target.atStartOrEnd = at.startOrEnd;
       }
+    }
+    e.pos = { start: e.pos.start, end: this.prevEnd };
+    return e;
+  }
+
+  /** `anchored` / `smoothed` after a range or instant selector. */
+  private parseExtended(e: Expr): Expr {
+    const t = this.advance();
+    const kind = t.type === 'ANCHORED' ? 'anchored' : 'smoothed';
+    if (!this.options.enableExperimentalFunctions) this.addError(this.range(t), `${kind} modifier is experimental and not enabled`);
+    const vs = e.kind === 'matrixSelector' ? e.vectorSelector : e;
+    if (vs.kind !== 'vectorSelector') {
+      this.addError(e.pos, `${kind} modifier must be preceded by an instant vector selector or range vector selector`);
+    } else if (vs.anchored || vs.smoothed) {
+      this.addError(e.pos, 'anchored or smoothed may only be set once');
+    } else if (kind === 'anchored' && e.kind !== 'matrixSelector') {
+      this.addError(e.pos, 'anchored modifier can only be used with a range vector selector');
+    } else {
+      vs[kind] = true;
     }
     e.pos = { start: e.pos.start, end: this.prevEnd };
     return e;

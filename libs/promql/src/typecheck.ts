@@ -5,7 +5,7 @@
 import type { Matcher } from '@strata/model';
 import { METRIC_NAME, compileAnchoredRe2, matchesEmpty } from '@strata/model';
 import type { BinaryExpr, Call, Expr, ValueType, VectorSelector } from './ast.ts';
-import { documentedType, exprType, isComparisonOp, isSetOp } from './ast.ts';
+import { documentedType, exprType, isComparisonOp, isSetOp, isTrimOp } from './ast.ts';
 import type { PositionRange } from './errors.ts';
 import { goQuote } from './go-compat.ts';
 
@@ -118,6 +118,9 @@ class TypeChecker {
     }
     if (lt !== 'scalar' && lt !== 'vector') this.addError(e.lhs.pos, 'binary expression must contain only scalar and instant vector types');
     if (rt !== 'scalar' && rt !== 'vector') this.addError(e.rhs.pos, 'binary expression must contain only scalar and instant vector types');
+    if (isTrimOp(e.op) && (lt !== 'vector' || (rt !== 'scalar' && rt !== 'vector'))) {
+      this.addError(opRange, `operator ${goQuote(e.op)} needs an instant vector of histograms on the left and a scalar or instant vector on the right`);
+    }
     const fill = m.fillLeft !== undefined || m.fillRight !== undefined;
     if (fill && isSetOp(e.op)) this.addError(e.pos, `fill modifiers are not allowed for ${goQuote(e.op)} operation`);
     if (lt !== 'vector' || rt !== 'vector') {
