@@ -16,11 +16,12 @@ import {
   replaceSeriesLabels,
   seriesV2ToV1,
   validateParsedSeries,
+  hasValidAsciiLabels,
+  ParsedSeries,
   withoutEmptyLabelValues,
   withoutExemplars,
   RemoteWriteError,
   type MetricMetadata,
-  type ParsedSeries,
   type ParsedSeriesV2,
   type ParsedWriteRequestV2,
   type RemoteWriteVersion,
@@ -31,7 +32,7 @@ import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '
 import type { Logger } from '@strata/service';
 import { DistributorError, errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
-import { seriesToken } from './sharding.ts';
+import { seriesTokenFrom, seriesTokenFromBytes, tenantSeed } from './sharding.ts';
 import { HaDedupe } from './ha-dedupe.ts';
 import { RingError, WritePartitions, type PartitionLookup } from '@strata/ring';
 import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
@@ -115,8 +116,8 @@ interface RouteOutcome {
 interface RouteSteps<S> {
   /** A protocol-specific rejection, checked before label validation. */
   reject?: (s: S) => { code: string; message: string } | undefined;
-  /** The 1.0 TimeSeries body to route, with `labels` (empty values dropped). */
-  body: (s: S, labels: Label[]) => Uint8Array;
+  /** The 1.0 TimeSeries body to route, with `labels` (empty values dropped), or the labels as sent when undefined. */
+  body: (s: S, labels: Label[] | undefined) => Uint8Array;
   accepted?: (s: S) => void;
   /** The request's metadata, asked for after every series was seen. */
   metadata: () => MetadataItem[];
@@ -233,7 +234,7 @@ export class Distributor {
     const metadata = new Map<string, MetricMetadata>();
     const o = await this.route<ParsedSeriesV2>(tenant, req.series, {
       reject: (s) => (s.histograms > 0 ? nativeHistogramsUnsupported(s) : undefined),
-      body: (s, labels) => seriesV2ToV1(req, s, labels),
+      body: (s, labels) => seriesV2ToV1(req, s, labels ?? s.labels),
       accepted: (s) => {
         if (s.metadata !== undefined && !metadata.has(s.metadata.metricFamilyName)) metadata.set(s.metadata.metricFamilyName, s.metadata);
       },
@@ -271,14 +272,19 @@ export class Distributor {
     let firstRejection: string | undefined;
     let rejectedSeries = 0;
     let rejectedSamples = 0;
+    const seed = tenantSeed(tenant);
     for (const s of all) {
-      const failure = steps.reject?.(s) ?? validateParsedSeries(s, labelLimits) ?? checkSampleTimes(s, now, limits);
+      // Well-formed ASCII 1.0 series are validated and hashed on their bytes; the rest decode their labels.
+      const fast = s instanceof ParsedSeries && hasValidAsciiLabels(s, labelLimits);
+      const failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries(s, labelLimits)) ?? checkSampleTimes(s, now, limits);
       let body: Uint8Array | undefined;
-      let labels: Label[] = s.labels;
+      // undefined: the labels as sent (not decoded when `fast`).
+      let labels: Label[] | undefined;
       if (failure === undefined) {
         // Prometheus treats an empty label value as no label: drop it before the series is stored.
-        labels = withoutEmptyLabelValues(s.labels);
-        if (haReplicaLabel !== undefined) labels = withoutLabel(labels, haReplicaLabel);
+        if (!fast) labels = withoutEmptyLabelValues(s.labels);
+        if (haReplicaLabel !== undefined) labels = withoutLabel(labels ?? s.labels, haReplicaLabel);
+        if (labels !== undefined && labels === s.labels) labels = undefined;
         body = steps.body(s, labels);
         if (!exemplarsEnabled && s.exemplars > 0) body = withoutExemplars(body);
       }
@@ -291,7 +297,11 @@ export class Distributor {
         this.discarded.inc({ tenant, reason: f.code }, s.samples + s.histograms);
         continue;
       }
-      const p = partitions.partitionFor(seriesToken(tenant, labels));
+      const token =
+        fast && labels === undefined
+          ? seriesTokenFromBytes(seed, s.bytes, s.ranges, s.firstLabel, s.labelCount)
+          : seriesTokenFrom(seed, labels ?? s.labels);
+      const p = partitions.partitionFor(token);
       let list = byPartition.get(p);
       if (!list) byPartition.set(p, (list = []));
       list.push(body);
@@ -379,9 +389,9 @@ function seriesTooLarge(s: Routable, bytes: number, max: number): { code: string
   };
 }
 
-/** A 1.0 series routes its own bytes, rewritten only if empty-valued labels were dropped. */
-function v1Body(s: ParsedSeries, labels: Label[]): Uint8Array {
-  return labels === s.labels ? s.raw : replaceSeriesLabels(s.raw, labels);
+/** A 1.0 series routes its own bytes, rewritten only if labels were dropped (empty values, the HA replica label). */
+function v1Body(s: ParsedSeries, labels: Label[] | undefined): Uint8Array {
+  return labels === undefined ? s.raw : replaceSeriesLabels(s.raw, labels);
 }
 
 function nativeHistogramsUnsupported(s: ParsedSeriesV2): { code: string; message: string } {

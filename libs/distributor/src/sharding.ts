@@ -21,10 +21,35 @@ function fnv1a(hash: number, s: string): number {
  * by, so the result goes through murmur3's finaliser.
  */
 export function seriesToken(tenant: string, labels: readonly Label[]): number {
-  let h = fnv1a(FNV_OFFSET, tenant);
+  return seriesTokenFrom(tenantSeed(tenant), labels);
+}
+
+/** The hash state after the tenant: computed once per request. */
+export function tenantSeed(tenant: string): number {
+  return fnv1a(FNV_OFFSET, tenant);
+}
+
+export function seriesTokenFrom(seed: number, labels: readonly Label[]): number {
+  let h = seed;
   for (const l of labels) {
     h = fnv1a(h ^ 0xff, l.name);
     h = fnv1a(h ^ 0xfe, l.value);
+  }
+  return fmix32(h);
+}
+
+/**
+ * The same token from a series' label bytes (per label: name start, name end,
+ * value start, value end in `ranges`). Equal to seriesToken for ASCII labels,
+ * the only ones the distributor hashes this way.
+ */
+export function seriesTokenFromBytes(seed: number, bytes: Uint8Array, ranges: Int32Array, firstLabel: number, labelCount: number): number {
+  let h = seed;
+  for (let k = firstLabel * 4, end = k + labelCount * 4; k < end; k += 4) {
+    h ^= 0xff;
+    for (let i = ranges[k], e = ranges[k + 1]; i < e; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
+    h ^= 0xfe;
+    for (let i = ranges[k + 2], e = ranges[k + 3]; i < e; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
   }
   return fmix32(h);
 }

@@ -4,7 +4,8 @@ export { decompressBody, compressBody } from './snappy.ts';
 export { parseContentType, checkContentEncoding } from './content-type.ts';
 export type { RemoteWriteVersion } from './content-type.ts';
 export { parseWriteRequest } from './parse.ts';
-export type { ParsedWriteRequest, ParsedSeries, ParsedMetadata } from './parse.ts';
+export { ParsedSeries } from './parse.ts';
+export type { ParsedWriteRequest, ParsedMetadata } from './parse.ts';
 export { decodeWriteRequest } from './decode.ts';
 export type { DecodedWriteRequest, DecodedSeries, DecodedExemplar } from './decode.ts';
 export { encodeRecordValue, encodeWriteRequest, encodeMetricMetadata, replaceSeriesLabels, withoutExemplars } from './encode.ts';
@@ -27,6 +28,7 @@ export { STALE_NAN_BITS, isStaleNaN } from './stale.ts';
 export {
   validateSeriesLabels,
   validateParsedSeries,
+  hasValidAsciiLabels,
   withoutEmptyLabelValues,
   formatSeries,
   DEFAULT_LABEL_LIMITS,

@@ -20,25 +20,66 @@ import {
   WT_SAMPLE,
   WT_TIMESERIES,
   WT_WRITE_REQUEST,
-  readLabel,
+  TAG_LABEL_NAME,
+  TAG_LABEL_VALUE,
   readMetadata,
   type MetricMetadata,
 } from './messages.ts';
 import { ProtoReader } from './wire.ts';
 
-export interface ParsedSeries {
-  /** As sent: not re-sorted, empty values kept (validation decides). */
-  labels: Label[];
-  /** The TimeSeries message body: a zero-copy view of the request buffer. */
-  raw: Uint8Array;
-  samples: number;
-  exemplars: number;
-  histograms: number;
-  /** Bounds over sample and histogram timestamps (ms); Infinity / -Infinity when there are none. */
-  minTimestamp: number;
-  maxTimestamp: number;
+/**
+ * One TimeSeries of a request. Its labels are kept as byte ranges and decoded
+ * to strings only when asked for (`labels`): the distributor validates and
+ * shards well-formed ASCII series on the bytes alone.
+ */
+export class ParsedSeries {
+  private decoded: Label[] | undefined;
+  private badUtf8 = false;
+
+  constructor(
+    private readonly reader: ProtoReader,
+    /** Per label: name start, name end, value start, value end (absolute offsets in `bytes`). */
+    readonly ranges: Int32Array,
+    /** Index of this series' first label in `ranges` (4 entries per label). */
+    readonly firstLabel: number,
+    readonly labelCount: number,
+    /** The TimeSeries message body: a zero-copy view of the request buffer. */
+    readonly raw: Uint8Array,
+    readonly samples: number,
+    readonly exemplars: number,
+    readonly histograms: number,
+    /** Bounds over sample and histogram timestamps (ms); Infinity / -Infinity when there are none. */
+    readonly minTimestamp: number,
+    readonly maxTimestamp: number,
+  ) {}
+
+  /** The request's bytes the ranges point into. */
+  get bytes(): Uint8Array {
+    return this.reader.bytes;
+  }
+
+  /** As sent: not re-sorted, empty values kept (validation decides). Decoded on first use. */
+  get labels(): Label[] {
+    if (this.decoded !== undefined) return this.decoded;
+    const r = this.reader;
+    const out = new Array<Label>(this.labelCount);
+    const saved = r.invalidUtf8;
+    r.invalidUtf8 = false;
+    for (let i = 0, k = this.firstLabel * 4; i < this.labelCount; i++, k += 4) {
+      const a = this.ranges;
+      out[i] = { name: r.string(a[k], a[k + 1]), value: r.string(a[k + 2], a[k + 3]) };
+    }
+    this.badUtf8 = r.invalidUtf8;
+    r.invalidUtf8 = saved;
+    this.decoded = out;
+    return out;
+  }
+
   /** A label name or value held bytes that are not UTF-8 (they were decoded as U+FFFD). */
-  invalidUtf8: boolean;
+  get invalidUtf8(): boolean {
+    void this.labels;
+    return this.badUtf8;
+  }
 }
 
 export interface ParsedMetadata extends MetricMetadata {
@@ -57,11 +98,12 @@ export function parseWriteRequest(buf: Uint8Array): ParsedWriteRequest {
   const end = buf.length;
   const series: ParsedSeries[] = [];
   const metadata: ParsedMetadata[] = [];
+  const ranges = new LabelRanges();
   while (r.pos < end) {
     const tag = r.tag(end, 'WriteRequest');
     if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
       const e = r.len(end, 1, 'WriteRequest');
-      series.push(parseSeries(r, e));
+      series.push(parseSeries(r, e, ranges));
     } else if (tag === TAG_WRITE_REQUEST_METADATA) {
       const e = r.len(end, 3, 'WriteRequest');
       const raw = view(r, r.pos, e);
@@ -73,21 +115,61 @@ export function parseWriteRequest(buf: Uint8Array): ParsedWriteRequest {
   return { series, metadata };
 }
 
-function parseSeries(r: ProtoReader, end: number): ParsedSeries {
+/** The byte ranges of a request's labels, 4 entries per label, in one growing array. */
+class LabelRanges {
+  a = new Int32Array(1024);
+  labels = 0;
+
+  /** Reads one Label message body ending at `end` and appends its ranges; a repeated field keeps its last value, as protobuf does. */
+  read(r: ProtoReader, end: number): void {
+    let ns = 0;
+    let ne = 0;
+    let vs = 0;
+    let ve = 0;
+    while (r.pos < end) {
+      const tag = r.tag(end, 'Label');
+      if (tag === TAG_LABEL_NAME) {
+        ne = r.len(end, 1, 'Label');
+        ns = r.pos;
+        r.pos = ne;
+      } else if (tag === TAG_LABEL_VALUE) {
+        ve = r.len(end, 2, 'Label');
+        vs = r.pos;
+        r.pos = ve;
+      } else {
+        r.skip(tag, end, 'Label', WT_LABEL);
+      }
+    }
+    let a = this.a;
+    const k = this.labels * 4;
+    if (k + 4 > a.length) {
+      // Series already parsed keep the old array: their ranges are in it.
+      const grown = new Int32Array(a.length * 2);
+      grown.set(a);
+      this.a = a = grown;
+    }
+    a[k] = ns;
+    a[k + 1] = ne;
+    a[k + 2] = vs;
+    a[k + 3] = ve;
+    this.labels++;
+  }
+}
+
+function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSeries {
   const start = r.pos;
-  const labels: Label[] = [];
+  const firstLabel = ranges.labels;
   let samples = 0;
   let exemplars = 0;
   let histograms = 0;
   let minTimestamp = Infinity;
   let maxTimestamp = -Infinity;
-  r.invalidUtf8 = false;
   while (r.pos < end) {
     const tag = r.tag(end, 'TimeSeries');
     switch (tag) {
       case TAG_TIMESERIES_LABELS: {
         const e = r.len(end, 1, 'TimeSeries');
-        labels.push(readLabel(r, e));
+        ranges.read(r, e);
         break;
       }
       case TAG_TIMESERIES_SAMPLES: {
@@ -136,16 +218,7 @@ function parseSeries(r: ProtoReader, end: number): ParsedSeries {
         r.skip(tag, end, 'TimeSeries', WT_TIMESERIES);
     }
   }
-  return {
-    labels,
-    raw: view(r, start, end),
-    samples,
-    exemplars,
-    histograms,
-    minTimestamp,
-    maxTimestamp,
-    invalidUtf8: r.invalidUtf8,
-  };
+  return new ParsedSeries(r, ranges.a, firstLabel, ranges.labels - firstLabel, view(r, start, end), samples, exemplars, histograms, minTimestamp, maxTimestamp);
 }
 
 // A plain Uint8Array view: Buffer#subarray (species constructor) measured ~40% slower per view.
