@@ -1,6 +1,7 @@
 // The record contract: tenant as key, `v` header always set by the writer, headers decoded to strings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { compressSync } from 'snappy';
 import { RECORD_FORMAT_VERSION, fromMessage, toMessage } from './record.ts';
 
 test('toMessage keys by tenant and sets the format version over any caller header', () => {
@@ -8,9 +9,17 @@ test('toMessage keys by tenant and sets the format version over any caller heade
   assert.deepEqual(m, {
     partition: 2,
     key: 'tenant-1',
-    value: Buffer.from('x'),
+    value: compressSync(Buffer.from('x')),
     headers: { traceparent: 't', v: RECORD_FORMAT_VERSION },
   });
+});
+
+test('a version-2 value is decompressed; version 1 and unknown versions pass as they are', () => {
+  const m = toMessage('t', { partition: 0, value: Buffer.from('series bytes') });
+  const read = (value: Buffer, v: string) => fromMessage({ key: Buffer.from('t'), value, offset: '0', timestamp: '0', headers: { v } }).value.toString();
+  assert.equal(read(m.value, RECORD_FORMAT_VERSION), 'series bytes');
+  assert.equal(read(Buffer.from('raw'), '1'), 'raw');
+  assert.equal(read(Buffer.from([0xff, 0xff, 0xff]), RECORD_FORMAT_VERSION), '\ufffd\ufffd\ufffd', 'corrupt: handed on for the decoder to reject');
 });
 
 test('fromMessage decodes key, offset, timestamp and headers (last value wins)', () => {
