@@ -375,7 +375,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
           continue;
         }
         for (let i = 0; i < t.length; i++) if (t[i] > maxTime) maxTime = t[i];
-        head.append(ts.labels, t, ts.values, stats, ts.exemplars);
+        head.append(ts, t, ts.values, stats, ts.exemplars);
       }
       if (seriesLimited > 0) this.seriesLimitReached(record.tenant, maxSeries, seriesLimited);
       for (const m of req.metadata) head.appendMetadata(m);

@@ -1,4 +1,4 @@
-export type { Label, Labels } from './labels.ts';
+export type { Label, Labels, EncodedLabels } from './labels.ts';
 export {
   METRIC_NAME,
   metricName,

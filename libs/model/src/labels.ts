@@ -9,6 +9,20 @@ export interface Label {
 /** Sorted by name, names unique, no empty values. */
 export type Labels = Label[];
 
+/**
+ * A series' labels still in the bytes they arrived in, so hot paths can hash
+ * and compare them without making strings: label i's name is
+ * bytes[ranges[k]..ranges[k+1]) and its value bytes[ranges[k+2]..ranges[k+3]),
+ * k = (firstLabel + i) * 4. `labels` decodes them (once).
+ */
+export interface EncodedLabels {
+  readonly bytes: Uint8Array;
+  readonly ranges: Int32Array;
+  readonly firstLabel: number;
+  readonly labelCount: number;
+  readonly labels: Labels;
+}
+
 export const METRIC_NAME = '__name__';
 
 export function metricName(labels: Labels): string | undefined {

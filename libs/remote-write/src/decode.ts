@@ -1,6 +1,6 @@
-// The ingester's view of a record value (a remote write 1.0 WriteRequest):
-// everything materialised, sample values copied byte for byte so NaN payloads
-// such as the stale marker survive. Must never turn a value into a JS number on the way.
+// The ingester's view of a record value (a remote write 1.0 WriteRequest): labels
+// as byte ranges (decoded on demand), sample values copied byte for byte so NaN
+// payloads such as the stale marker survive. Must never turn a value into a JS number on the way.
 
 import type { Label } from '@strata/model';
 import {
@@ -24,6 +24,7 @@ import {
   type MetricMetadata,
 } from './messages.ts';
 import { LITTLE_ENDIAN, ProtoReader } from './wire.ts';
+import { LabelRanges, RangedLabels } from './label-ranges.ts';
 
 export interface DecodedExemplar {
   labels: Label[];
@@ -31,18 +32,25 @@ export interface DecodedExemplar {
   timestamp: number;
 }
 
-export interface DecodedSeries {
-  /** As sent (the distributor accepted them sorted). */
-  labels: Label[];
-  /**
-   * Views into one ArrayBuffer shared by every series of the request (one
-   * allocation per request, not two per series); copy them to keep them long.
-   */
-  timestamps: Float64Array;
-  values: Float64Array;
-  exemplars: DecodedExemplar[];
-  /** Native histograms are not decoded yet; counted so the caller can report them dropped. */
-  histograms: number;
+/** One series; its labels are byte ranges of the record, decoded on first use (`labels`). */
+export class DecodedSeries extends RangedLabels {
+  constructor(
+    reader: ProtoReader,
+    ranges: Int32Array,
+    firstLabel: number,
+    labelCount: number,
+    /**
+     * Views into one ArrayBuffer shared by every series of the request (one
+     * allocation per request, not two per series); copy them to keep them long.
+     */
+    readonly timestamps: Float64Array,
+    readonly values: Float64Array,
+    readonly exemplars: DecodedExemplar[],
+    /** Native histograms are not decoded yet; counted so the caller can report them dropped. */
+    readonly histograms: number,
+  ) {
+    super(reader, ranges, firstLabel, labelCount);
+  }
 }
 
 export interface DecodedWriteRequest {
@@ -84,6 +92,7 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
   // Pass 2: decode.
   const timeseries: DecodedSeries[] = [];
   const metadata: MetricMetadata[] = [];
+  const ranges = new LabelRanges();
   let seriesIndex = 0;
   let offset = 0;
   r.pos = 0;
@@ -92,7 +101,7 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
     if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
       const seriesEnd = r.len(end, 1, 'WriteRequest');
       const n = counts[seriesIndex++];
-      const labels: Label[] = [];
+      const firstLabel = ranges.labels;
       const exemplars: DecodedExemplar[] = [];
       let histograms = 0;
       let i = offset;
@@ -101,7 +110,7 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
         switch (t) {
           case TAG_TIMESERIES_LABELS: {
             const e = r.len(seriesEnd, 1, 'TimeSeries');
-            labels.push(readLabel(r, e));
+            ranges.read(r, e);
             break;
           }
           case TAG_TIMESERIES_SAMPLES: {
@@ -142,13 +151,18 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
             r.skip(t, seriesEnd, 'TimeSeries', WT_TIMESERIES);
         }
       }
-      timeseries.push({
-        labels,
-        timestamps: new Float64Array(store, offset * 8, n),
-        values: new Float64Array(store, (total + offset) * 8, n),
-        exemplars,
-        histograms,
-      });
+      timeseries.push(
+        new DecodedSeries(
+          r,
+          ranges.a,
+          firstLabel,
+          ranges.labels - firstLabel,
+          new Float64Array(store, offset * 8, n),
+          new Float64Array(store, (total + offset) * 8, n),
+          exemplars,
+          histograms,
+        ),
+      );
       offset += n;
     } else if (tag === TAG_WRITE_REQUEST_METADATA) {
       const e = r.len(end, 3, 'WriteRequest');

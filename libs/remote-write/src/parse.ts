@@ -2,7 +2,6 @@
 // shard on, plus each TimeSeries' own bytes to route on unchanged. Samples are
 // only counted and scanned for their time bounds, never materialised.
 
-import type { Label } from '@strata/model';
 import {
   TAG_EXEMPLAR_LABELS,
   TAG_HISTOGRAM_TIMESTAMP,
@@ -20,29 +19,23 @@ import {
   WT_SAMPLE,
   WT_TIMESERIES,
   WT_WRITE_REQUEST,
-  TAG_LABEL_NAME,
-  TAG_LABEL_VALUE,
   readMetadata,
   type MetricMetadata,
 } from './messages.ts';
 import { ProtoReader } from './wire.ts';
+import { LabelRanges, RangedLabels } from './label-ranges.ts';
 
 /**
  * One TimeSeries of a request. Its labels are kept as byte ranges and decoded
- * to strings only when asked for (`labels`): the distributor validates and
- * shards well-formed ASCII series on the bytes alone.
+ * to strings only when asked for: the distributor validates and shards
+ * well-formed ASCII series on the bytes alone.
  */
-export class ParsedSeries {
-  private decoded: Label[] | undefined;
-  private badUtf8 = false;
-
+export class ParsedSeries extends RangedLabels {
   constructor(
-    private readonly reader: ProtoReader,
-    /** Per label: name start, name end, value start, value end (absolute offsets in `bytes`). */
-    readonly ranges: Int32Array,
-    /** Index of this series' first label in `ranges` (4 entries per label). */
-    readonly firstLabel: number,
-    readonly labelCount: number,
+    reader: ProtoReader,
+    ranges: Int32Array,
+    firstLabel: number,
+    labelCount: number,
     /** The TimeSeries message body: a zero-copy view of the request buffer. */
     readonly raw: Uint8Array,
     readonly samples: number,
@@ -51,34 +44,8 @@ export class ParsedSeries {
     /** Bounds over sample and histogram timestamps (ms); Infinity / -Infinity when there are none. */
     readonly minTimestamp: number,
     readonly maxTimestamp: number,
-  ) {}
-
-  /** The request's bytes the ranges point into. */
-  get bytes(): Uint8Array {
-    return this.reader.bytes;
-  }
-
-  /** As sent: not re-sorted, empty values kept (validation decides). Decoded on first use. */
-  get labels(): Label[] {
-    if (this.decoded !== undefined) return this.decoded;
-    const r = this.reader;
-    const out = new Array<Label>(this.labelCount);
-    const saved = r.invalidUtf8;
-    r.invalidUtf8 = false;
-    for (let i = 0, k = this.firstLabel * 4; i < this.labelCount; i++, k += 4) {
-      const a = this.ranges;
-      out[i] = { name: r.string(a[k], a[k + 1]), value: r.string(a[k + 2], a[k + 3]) };
-    }
-    this.badUtf8 = r.invalidUtf8;
-    r.invalidUtf8 = saved;
-    this.decoded = out;
-    return out;
-  }
-
-  /** A label name or value held bytes that are not UTF-8 (they were decoded as U+FFFD). */
-  get invalidUtf8(): boolean {
-    void this.labels;
-    return this.badUtf8;
+  ) {
+    super(reader, ranges, firstLabel, labelCount);
   }
 }
 
@@ -113,47 +80,6 @@ export function parseWriteRequest(buf: Uint8Array): ParsedWriteRequest {
     }
   }
   return { series, metadata };
-}
-
-/** The byte ranges of a request's labels, 4 entries per label, in one growing array. */
-class LabelRanges {
-  a = new Int32Array(1024);
-  labels = 0;
-
-  /** Reads one Label message body ending at `end` and appends its ranges; a repeated field keeps its last value, as protobuf does. */
-  read(r: ProtoReader, end: number): void {
-    let ns = 0;
-    let ne = 0;
-    let vs = 0;
-    let ve = 0;
-    while (r.pos < end) {
-      const tag = r.tag(end, 'Label');
-      if (tag === TAG_LABEL_NAME) {
-        ne = r.len(end, 1, 'Label');
-        ns = r.pos;
-        r.pos = ne;
-      } else if (tag === TAG_LABEL_VALUE) {
-        ve = r.len(end, 2, 'Label');
-        vs = r.pos;
-        r.pos = ve;
-      } else {
-        r.skip(tag, end, 'Label', WT_LABEL);
-      }
-    }
-    let a = this.a;
-    const k = this.labels * 4;
-    if (k + 4 > a.length) {
-      // Series already parsed keep the old array: their ranges are in it.
-      const grown = new Int32Array(a.length * 2);
-      grown.set(a);
-      this.a = a = grown;
-    }
-    a[k] = ns;
-    a[k + 1] = ne;
-    a[k + 2] = vs;
-    a[k + 3] = ve;
-    this.labels++;
-  }
 }
 
 function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSeries {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelsFromRecord, labelsToRecord, type Matcher } from '@strata/model';
+import { labelsFromRecord, labelsToRecord, type EncodedLabels, type Labels, type Matcher } from '@strata/model';
 import { Head, emptyAppendStats } from './index.ts';
 
 function headWith(series: Record<string, string>[]): Head {
@@ -196,4 +196,46 @@ test('metric metadata keeps distinct entries per family', () => {
   assert.deepEqual(head.metadata('up').get('up'), [{ type: 'gauge', help: 'Up.', unit: '' }]);
   assert.equal(head.metadata().size, 2);
   assert.equal(head.metadata(undefined, 1).size, 1);
+});
+
+/** Labels as a record carries them: bytes with ranges, decoded only on demand. */
+function encoded(labels: Labels): EncodedLabels & { decodes: number } {
+  const parts = labels.flatMap((l) => [Buffer.from(l.name, 'utf8'), Buffer.from(l.value, 'utf8')]);
+  const ranges = new Int32Array(4 + parts.length * 2);
+  let pos = 3; // an unrelated prefix, so offsets are not zero-based
+  parts.forEach((p, i) => {
+    ranges[4 + 2 * i] = pos;
+    ranges[5 + 2 * i] = pos + p.length;
+    pos += p.length;
+  });
+  const out = {
+    bytes: new Uint8Array(Buffer.concat([Buffer.from('xyz'), ...parts])),
+    ranges,
+    firstLabel: 1,
+    labelCount: labels.length,
+    decodes: 0,
+    get labels() {
+      out.decodes++;
+      return labels;
+    },
+  };
+  return out;
+}
+
+test('labels in their bytes find the series made from strings and vice versa; non-ASCII too', () => {
+  const head = new Head();
+  const stats = emptyAppendStats();
+  const ascii = labelsFromRecord({ __name__: 'up', job: 'api' });
+  const utf8 = labelsFromRecord({ __name__: 'up', job: 'apï' });
+  head.append(ascii, new Float64Array([1000]), new Float64Array([1]), stats);
+  const e = encoded(ascii);
+  head.append(e, new Float64Array([2000]), new Float64Array([2]), stats);
+  assert.equal(e.decodes, 0, 'an ASCII series already in the head is found on its bytes');
+  head.append(encoded(utf8), new Float64Array([1000]), new Float64Array([3]), stats);
+  head.append(utf8, new Float64Array([2000]), new Float64Array([4]), stats);
+  const similar = encoded(labelsFromRecord({ __name__: 'up', job: 'apj' }));
+  head.append(similar, new Float64Array([1000]), new Float64Array([5]), stats);
+  assert.equal(similar.decodes, 1, 'a new series is decoded once to be created');
+  assert.equal(head.numSeries, 3);
+  assert.equal(stats.appended, 5);
 });

@@ -4,7 +4,7 @@
 // metadata. It never accepts two values for one timestamp and never takes a
 // sample below what has been cut into blocks.
 
-import type { Labels, Matcher, Series } from '@strata/model';
+import type { EncodedLabels, Labels, Matcher, Series } from '@strata/model';
 import { ChunkArena } from './chunk-arena.ts';
 import { compareLabelSets } from './encoding.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
@@ -12,7 +12,7 @@ import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-se
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import { OooSamples } from './ooo-samples.ts';
 import { Postings } from './postings.ts';
-import { flatEquals, flatToLabels, hashLabels } from './series-hash.ts';
+import { flatEquals, flatEqualsBytes, flatToLabels, hashLabelBytes, hashLabels } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
 
 export interface AppendStats {
@@ -126,8 +126,8 @@ export class Head {
    * Appends one series' samples. Timestamps need not be sorted; each sample is
    * judged against what is stored. Value bits are copied exactly.
    */
-  append(labels: Labels, timestamps: Float64Array, values: Float64Array, stats: AppendStats, exemplars?: readonly ExemplarInput[]): void {
-    const s = this.getOrCreate(labels);
+  append(labels: Labels | EncodedLabels, timestamps: Float64Array, values: Float64Array, stats: AppendStats, exemplars?: readonly ExemplarInput[]): void {
+    const s = Array.isArray(labels) ? this.getOrCreate(labels) : this.getOrCreateEncoded(labels);
     if (values.buffer !== this.wordsBuffer) {
       this.wordsBuffer = values.buffer;
       this.words = new Int32Array(values.buffer, 0, values.buffer.byteLength >>> 2);
@@ -273,8 +273,23 @@ export class Head {
     }
   }
 
-  private getOrCreate(labels: Labels): MemorySeries {
-    const h = hashLabels(labels);
+  /** The series of labels still in their bytes: an ASCII series already in the head is found without decoding them. */
+  private getOrCreateEncoded(l: EncodedLabels): MemorySeries {
+    const h = hashLabelBytes(l);
+    if (h < 0) return this.getOrCreate(l.labels);
+    const found = this.byHash.get(h);
+    if (found !== undefined) {
+      if (!Array.isArray(found)) {
+        if (flatEqualsBytes(found.lbls, l)) return found;
+      } else {
+        for (const s of found) if (flatEqualsBytes(s.lbls, l)) return s;
+      }
+    }
+    return this.getOrCreate(l.labels, h);
+  }
+
+  private getOrCreate(labels: Labels, hash?: number): MemorySeries {
+    const h = hash ?? hashLabels(labels);
     const found = this.byHash.get(h);
     if (found !== undefined) {
       if (!Array.isArray(found)) {
