@@ -34,11 +34,15 @@ export class RedisCacheBackend implements CacheBackend {
     await this.client.connect().catch(() => undefined);
   }
 
+  // While Redis is unreachable the client reconnects in the background; a query
+  // must not wait out a command timeout meanwhile, so it skips the cache at once.
   async get(key: string): Promise<string | null> {
+    if (this.client.status !== 'ready') return null;
     return this.client.get(key);
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
+    if (this.client.status !== 'ready') return;
     await this.client.set(key, value, 'PX', ttlMs);
   }
 
