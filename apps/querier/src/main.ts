@@ -113,7 +113,7 @@ const offsets = new LastProducedOffsetsReader({
   clientId: `${config['ingest-storage.kafka.client-id']}-querier`,
   logger,
 });
-const strongReads = new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'] });
+const strongReads = new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'], blocks: blocksAndIngesters });
 const redisEndpoint = config['query-frontend.results-cache.redis.endpoint'];
 const cacheBackend = redisEndpoint ? new RedisCacheBackend({ endpoint: redisEndpoint }) : undefined;
 const resultsCache = cacheBackend

@@ -271,7 +271,7 @@ await runServices(
           registry,
           prefixes: ['/api/v1', '/prometheus/api/v1'],
           auth,
-          strongReads: new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'] }),
+          strongReads: new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'], blocks: blocksAndIngesters }),
           resultsCache: cacheBackend
             ? new ResultsCache({
                 backend: cacheBackend,

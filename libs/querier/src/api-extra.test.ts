@@ -9,7 +9,7 @@ import { labelsFromRecord } from '@strata/model';
 import { Engine } from '@strata/promql';
 import { createHttpServer, createLogger } from '@strata/service';
 import type { IngesterReplica, PrometheusApiOptions } from './index.ts';
-import { PartitionQuerier, StrongReads, registerPrometheusApi } from './index.ts';
+import { PartitionQuerier, StoreAndIngestersQuerier, StrongReads, registerPrometheusApi } from './index.ts';
 import { MemoryQuerier } from './testing.ts';
 
 const logger = createLogger('test', 'silent');
@@ -165,6 +165,16 @@ test('X-Read-Consistency: strong waits for every partition\'s last produced offs
   const unconfigured = await server().inject({ url: '/api/v1/query?query=up', headers: { ...T1, 'x-read-consistency': 'strong' } });
   assert.equal(unconfigured.statusCode, 400);
   assert.match(unconfigured.json().error, /-ingest-storage.kafka.address/);
+
+  // With the bucket joined in, a strong read sees the blocks' series as an eventual read does.
+  const store = new MemoryQuerier();
+  store.append('t1', labelsFromRecord({ __name__: 'req_total', job: 'api', instance: 'old' }), new Float64Array([0, 15_000, 30_000, 45_000, 60_000]), [1, 2, 3, 4, 5]);
+  const blocks = new StoreAndIngestersQuerier({ ingesters: pq, store, queryIngestersWithinMs: 0, queryStoreAfterMs: 0 });
+  const withBlocks = server({ querier: blocks, strongReads: new StrongReads({ offsets: { fetch: async () => new Map([[0, 7n], [1, 9n]]) }, querier: pq, maxWaitMs: 1000, blocks }) });
+  for (const headers of [{ ...T1, 'x-read-consistency': 'strong' }, T1]) {
+    const r = await withBlocks.inject({ url: '/api/v1/query?query=count(req_total)&time=60', headers });
+    assert.equal(r.json().data.result[0].value[1], '4', `${JSON.stringify(headers)}: ${r.body}`);
+  }
 
   const kafkaDown = new StrongReads({ offsets: { fetch: async () => Promise.reject(new Error('broker down')) }, querier: pq, maxWaitMs: 10 });
   const down = await server({ querier: pq, strongReads: kafkaDown }).inject({ url: '/api/v1/query?query=up', headers: { ...T1, 'x-read-consistency': 'strong' } });

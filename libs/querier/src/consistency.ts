@@ -1,10 +1,12 @@
 // Read-after-write consistency (X-Read-Consistency: strong): before a query
 // reads, fetch every partition's last produced offset and read only from
-// ingesters that consumed up to it (each waits, bounded, if behind).
+// ingesters that consumed up to it (each waits, bounded, if behind), joined with
+// the bucket's blocks like any other read.
 
 import type { ExemplarQuerier, MetadataQuerier, Querier } from '@strata/model';
 import { ApiError } from './errors.ts';
 import type { PartitionQuerier } from './partition-querier.ts';
+import type { StoreAndIngestersQuerier } from './store-and-ingesters.ts';
 
 export type ReadConsistency = 'strong' | 'eventual';
 
@@ -22,6 +24,8 @@ export interface StrongReadsOptions {
   querier: PartitionQuerier;
   /** How long an ingester may take to catch up before the query fails over or fails. */
   maxWaitMs: number;
+  /** The bucket's blocks joined with the ingesters, as eventual reads see them; absent: ingesters only. */
+  blocks?: StoreAndIngestersQuerier;
 }
 
 export class StrongReads {
@@ -38,6 +42,7 @@ export class StrongReads {
         `strong read consistency needs the partitions' last produced offsets, and Kafka did not give them: ${(err as Error).message}`,
       );
     }
-    return this.opts.querier.withMinOffsets(offsets, this.opts.maxWaitMs);
+    const ingesters = this.opts.querier.withMinOffsets(offsets, this.opts.maxWaitMs);
+    return this.opts.blocks ? this.opts.blocks.withIngesters(ingesters) : ingesters;
   }
 }

@@ -40,6 +40,11 @@ export class StoreAndIngestersQuerier implements Querier, ExemplarQuerier, Metad
     this.now = opts.now ?? Date.now;
   }
 
+  /** The same store and windows over other ingesters (e.g. ones caught up for a strong read). */
+  withIngesters(ingesters: StoreAndIngestersOptions['ingesters']): StoreAndIngestersQuerier {
+    return new StoreAndIngestersQuerier({ ...this.opts, ingesters });
+  }
+
   async select(p: SelectParams): Promise<Series[]> {
     return mergeSeries(await this.both(p, (q, r) => q.select({ ...p, ...r })));
   }
