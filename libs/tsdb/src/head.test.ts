@@ -239,3 +239,19 @@ test('labels in their bytes find the series made from strings and vice versa; no
   assert.equal(head.numSeries, 3);
   assert.equal(stats.appended, 5);
 });
+
+test('after series are dropped the survivors keep their labels and are found again on their bytes', () => {
+  const head = new Head({ chunkRangeMs: 7_200_000 });
+  const stats = emptyAppendStats();
+  const keep = labelsFromRecord({ __name__: 'up', job: 'keep', zone: 'eu-1' });
+  for (let i = 0; i < 100; i++) head.append(labelsFromRecord({ __name__: 'up', job: `gone-${i}` }), new Float64Array([1000]), new Float64Array([i]), stats);
+  head.append(keep, new Float64Array([1000, 9_000_000]), new Float64Array([1, 2]), stats);
+  head.truncate(7_200_000);
+  assert.equal(head.numSeries, 1);
+  const e = encoded(keep);
+  head.append(e, new Float64Array([9_015_000]), new Float64Array([3]), stats);
+  assert.equal(e.decodes, 0);
+  assert.equal(head.numSeries, 1);
+  assert.deepEqual(names(head, [{ type: '=', name: 'job', value: 'keep' }], 0, 10_000_000), [JSON.stringify(labelsToRecord(keep))]);
+  assert.deepEqual(head.labelValues('zone', [{ type: '=', name: 'job', value: 'keep' }], 0, 10_000_000), ['eu-1']);
+});
