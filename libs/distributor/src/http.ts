@@ -46,7 +46,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       });
       end({ status: result.status });
       if (result.written) setWrittenHeaders(reply, result.written);
-      if (result.message) return reply.code(result.status).type('text/plain').send(result.message + '\n');
+      if (result.message) return reply.code(result.status).type('text/plain').send(oneLine(result.message) + '\n');
       return reply.code(result.status).send();
     } catch (err) {
       const e = asDistributorError(err);
@@ -54,7 +54,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       log(opts.logger, tenant, e);
       challenge(reply, err);
       if (e.written) setWrittenHeaders(reply, e.written);
-      return reply.code(e.status).type('text/plain').send(e.message + '\n');
+      return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
     }
   };
   const otlpLatency = new Histogram({
@@ -84,7 +84,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       });
       end({ status: result.status });
       reply.code(result.status).type(otlpContentType(format));
-      if (result.message) return reply.send(encodeStatus(format, result.status, result.message));
+      if (result.message) return reply.send(encodeStatus(format, result.status, oneLine(result.message)));
       return reply.send(encodeExportResponse(format));
     } catch (err) {
       const e = asDistributorError(err);
@@ -93,7 +93,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       end({ status });
       log(opts.logger, tenant, e);
       challenge(reply, err);
-      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, e.message));
+      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, oneLine(e.message)));
     }
   };
   // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
@@ -127,6 +127,15 @@ function setWrittenHeaders(reply: FastifyReply, w: WrittenCounts): void {
   reply.header('X-Prometheus-Remote-Write-Samples-Written', String(w.samples));
   reply.header('X-Prometheus-Remote-Write-Histograms-Written', String(w.histograms));
   reply.header('X-Prometheus-Remote-Write-Exemplars-Written', String(w.exemplars));
+}
+
+/**
+ * A reason is one line of text: senders log it as one. Control characters (from
+ * label values or a quoted body) are escaped as JSON would.
+ */
+function oneLine(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  return message.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
 
 function header(v: string | string[] | undefined): string | undefined {
