@@ -53,6 +53,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       end({ status: e.status });
       log(opts.logger, tenant, e);
       challenge(reply, err);
+      retryAfter(reply, e.status, e);
       if (e.written) setWrittenHeaders(reply, e.written);
       return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
     }
@@ -93,6 +94,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       end({ status });
       log(opts.logger, tenant, e);
       challenge(reply, err);
+      retryAfter(reply, status, e);
       return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, oneLine(e.message)));
     }
   };
@@ -120,6 +122,11 @@ function challenge(reply: FastifyReply, err: unknown): void {
 function log(logger: Logger, tenant: string | undefined, e: DistributorError): void {
   const fn = e.status >= 500 ? logger.warn.bind(logger) : logger.debug.bind(logger);
   fn({ tenant, code: e.code, status: e.status }, e.message);
+}
+
+/** 429 and 503 say when to come back (Prometheus and OTLP exporters honour Retry-After). */
+function retryAfter(reply: FastifyReply, status: number, e: DistributorError): void {
+  if (status === 429 || status === 503) reply.header('Retry-After', String(e.retryAfterSeconds ?? 1));
 }
 
 /** Remote write 2.0's required response headers: what was written, also on failure. */

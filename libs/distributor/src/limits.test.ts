@@ -88,6 +88,7 @@ test('over the ingestion rate: 429 naming the limit and what to do, nothing writ
   assert.equal(res.statusCode, 429);
   assert.match(res.body, /^the request has been rejected because tenant "team-a" exceeded its ingestion rate limit of 10 samples\/s with a burst of 100 .*raise ingestion_rate \/ ingestion_burst_size/);
   assert.equal(res.body.trim().split('\n').length, 1, 'one line');
+  assert.equal(res.headers['retry-after'], '6', '60 samples at 10/s fit again after 6s');
   assert.equal(writer.calls.length, writes, 'nothing written');
   assert.equal(await counter(registry, 'strata_distributor_discarded_samples_total', { tenant: 'team-a', reason: 'err-strata-ingestion-rate-limited' }), 60);
 
