@@ -180,6 +180,11 @@ export class Distributor {
     });
   }
 
+  /** Throws a 503 DistributorError if a push of `bodyBytes` is over an instance limit right now (nothing is reserved). */
+  checkInstanceLimits(bodyBytes: number): void {
+    this.inflight.check(bodyBytes);
+  }
+
   /**
    * Remote write 1.0 or 2.0, by Content-Type. Throws DistributorError for
    * whole-request failures; per-series rejections come back as a 400 result.

@@ -98,13 +98,26 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, oneLine(e.message)));
     }
   };
+  // Over an instance limit, refuse before the body is read (the handler checks again, exactly, with the body).
+  const shed = (otlp: boolean) => async (req: { headers: PushHttpRequest['headers'] }, reply: FastifyReply) => {
+    try {
+      opts.distributor.checkInstanceLimits(Number(header(req.headers['content-length'])) || 0);
+    } catch (err) {
+      const e = asDistributorError(err);
+      (otlp ? otlpLatency : latency).observe({ status: e.status }, 0);
+      retryAfter(reply, e.status, e);
+      if (!otlp) return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
+      const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(header(req.headers['content-type']) ?? '') ? 'json' : 'protobuf';
+      return reply.code(e.status).type(otlpContentType(format)).send(encodeStatus(format, e.status, oneLine(e.message)));
+    }
+  };
   // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body));
-    scope.post('/api/v1/push', handler);
-    scope.post('/api/v1/write', handler);
-    scope.post('/otlp/v1/metrics', otlpHandler);
+    scope.post('/api/v1/push', { onRequest: shed(false) }, handler);
+    scope.post('/api/v1/write', { onRequest: shed(false) }, handler);
+    scope.post('/otlp/v1/metrics', { onRequest: shed(true) }, otlpHandler);
   });
 }
 

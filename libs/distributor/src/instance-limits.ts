@@ -52,10 +52,11 @@ export class InflightLimiter {
   }
 
   /**
-   * Runs `fn` counted as in flight, or throws a 503 DistributorError at once when
-   * this request would take the distributor over a limit.
+   * Throws the 503 DistributorError if a request of `bodyBytes` would take the
+   * distributor over a limit now. The HTTP layer asks before reading a body (from
+   * Content-Length), so a refused push costs no body read and no decode.
    */
-  async run<T>(bodyBytes: number, fn: () => Promise<T>): Promise<T> {
+  check(bodyBytes: number): void {
     const { maxInflightPushRequests: maxRequests, maxInflightPushRequestsBytes: maxBytes } = this.limits;
     if (maxRequests > 0 && this.requests + 1 > maxRequests) {
       this.rejected.inc({ reason: 'max_inflight_push_requests' });
@@ -65,6 +66,11 @@ export class InflightLimiter {
       this.rejected.inc({ reason: 'max_inflight_push_requests_bytes' });
       throw errors.maxInflightPushRequestsBytes(maxBytes, this.bytes, bodyBytes);
     }
+  }
+
+  /** Runs `fn` counted as in flight, or throws as check() does when over a limit. */
+  async run<T>(bodyBytes: number, fn: () => Promise<T>): Promise<T> {
+    this.check(bodyBytes);
     this.requests++;
     this.bytes += bodyBytes;
     this.gauges.inflight.set(this.requests);
