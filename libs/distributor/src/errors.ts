@@ -83,13 +83,4 @@ export const errors = {
         `the distributor's limit of ${limit} bytes (err-strata-distributor-max-inflight-push-requests-bytes); nothing was written: ` +
         `retry with backoff, send smaller requests, add distributors, or raise -distributor.instance-limits.max-inflight-push-requests-bytes`,
     ),
-  tooManyHaClusters: (tenant: string, cluster: string, limit: number) =>
-    new DistributorError(
-      'err-strata-too-many-ha-clusters',
-      400,
-      `the write request has been rejected because tenant ${JSON.stringify(tenant)} already has the maximum of ${limit} HA clusters and ` +
-        `"${cluster}" would be one more (err-strata-too-many-ha-clusters); nothing was written: raise ha_max_clusters for the tenant ` +
-        `(-distributor.ha-tracker.max-clusters), or stop sending from unused clusters (they are forgotten 30m after their last push)`,
-      false,
-    ),
 };
