@@ -388,6 +388,38 @@ const WRONG_OTLP_HEADERS: Record<string, string>[] = [
   { 'content-encoding': 'snappy' },
 ];
 
+function frame(tag: number, body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([tag]), varintBytes(BigInt(body.length)), body]);
+}
+
+let hostile: { protocol: Protocol; name: string; body: Buffer }[] | undefined;
+/** Well-formed but hostile bodies (a few MB at most): huge repeated counts and deep nesting. Built once. */
+function hostileBodies(): { protocol: Protocol; name: string; body: Buffer }[] {
+  if (hostile) return hostile;
+  // OTLP: an attribute value nested 20,000 arrays deep.
+  let v = frame(0x0a, Buffer.from('x'));
+  for (let i = 0; i < 20_000; i++) v = frame(0x2a, frame(0x0a, v));
+  const deepOtlp = frame(0x0a, frame(0x0a, frame(0x0a, Buffer.concat([frame(0x0a, Buffer.from('a')), frame(0x12, v)]))));
+  // OTLP: 300,000 gauge points without a value.
+  const points = frame(0x2a, Buffer.concat(Array.from({ length: 300_000 }, () => Buffer.from([0x0a, 0x00]))));
+  const manyPoints = frame(0x0a, frame(0x12, frame(0x12, Buffer.concat([frame(0x0a, Buffer.from('m')), points]))));
+  hostile = [
+    { protocol: 'otlp', name: 'hostile-deep-attribute', body: deepOtlp },
+    { protocol: 'otlp', name: 'hostile-300k-points', body: manyPoints },
+    // 1.0: a million empty series; one series with 300,000 labels.
+    { protocol: 'rw1', name: 'hostile-1M-empty-series', body: Buffer.concat(Array.from({ length: 1_000_000 }, () => Buffer.from([0x0a, 0x00]))) },
+    {
+      protocol: 'rw1',
+      name: 'hostile-300k-labels',
+      body: frame(0x0a, Buffer.concat(Array.from({ length: 300_000 }, () => Buffer.from([0x0a, 0x06, 0x0a, 0x01, 0x61, 0x12, 0x01, 0x62])))),
+    },
+    // 2.0: a million symbols, and a series referencing symbol 2^32-1.
+    { protocol: 'rw2', name: 'hostile-1M-symbols', body: Buffer.concat(Array.from({ length: 1_000_000 }, () => Buffer.from([0x22, 0x01, 0x61]))) },
+    { protocol: 'rw2', name: 'hostile-huge-ref', body: frame(0x2a, frame(0x0a, Buffer.concat([varintBytes(2n ** 32n - 1n), varintBytes(2n ** 63n)]))) },
+  ];
+  return hostile;
+}
+
 let bomb: Buffer | undefined;
 /** 64 MiB of zeros, gzipped once (about 64 KB). */
 function gzipBomb(): Buffer {
@@ -408,6 +440,13 @@ export class FuzzCorpus {
 
   /** A fresh request: about 1 in 8 unmutated (so valid data keeps flowing), the rest mutated. */
   next(rng: Rng, tenant: string): FuzzRequest {
+    // Now and then a hostile body, sent as is.
+    if (rng.int(100) === 0) {
+      const h = rng.pick(hostileBodies());
+      const base = h.protocol === 'otlp' ? OTLP_HEADERS : h.protocol === 'rw1' ? RW1_HEADERS : RW2_HEADERS;
+      const body = h.protocol === 'otlp' ? h.body : compressBody(h.body);
+      return { path: h.protocol === 'otlp' ? '/otlp/v1/metrics' : '/api/v1/push', headers: { ...base, 'x-scope-orgid': tenant }, body, protocol: h.protocol, mutation: h.name };
+    }
     const protocol = rng.pick<Protocol>(['rw1', 'rw1', 'rw2', 'otlp']);
     // Now and then a tenant id that is not one (too long, a path, empty, control characters).
     const badTenant = rng.int(40) === 0 ? rng.pick(['', '..', 'a/b', 'x'.repeat(200), 'tab\tin', 'a|b']) : undefined;

@@ -56,6 +56,7 @@ const distributor = new Distributor({
   writer,
   maxRecvMsgSize: config['distributor.max-recv-msg-size'],
   instanceLimits: instanceLimitsFromConfig(config),
+  maxSeriesPerRequest: config['distributor.max-series-per-request'],
   maxRecordSizeBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
   limits,
   logger,

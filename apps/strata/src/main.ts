@@ -223,6 +223,7 @@ await runServices(
           writer: kafkaWriter,
           maxRecvMsgSize: config['distributor.max-recv-msg-size'],
           instanceLimits: instanceLimitsFromConfig(config),
+          maxSeriesPerRequest: config['distributor.max-series-per-request'],
           maxRecordSizeBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
           limits,
           logger,

@@ -5,6 +5,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Label } from '@strata/model';
 import {
+  countSeries,
   decompressBody,
   encodeMetricMetadata,
   encodeRecordValue,
@@ -25,7 +26,15 @@ import {
   type ParsedWriteRequestV2,
   type RemoteWriteVersion,
 } from '@strata/remote-write';
-import { decodeContentEncoding, decodeExportRequestBody, otlpFormat, translateMetrics, OtlpError } from '@strata/otlp';
+import {
+  countExportRequestSeries,
+  countRequestSeries,
+  decodeContentEncoding,
+  decodeExportRequestBody,
+  otlpFormat,
+  translateMetrics,
+  OtlpError,
+} from '@strata/otlp';
 import { KafkaUnavailableError } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
 import type { Logger } from '@strata/service';
@@ -92,6 +101,8 @@ export interface DistributorOptions {
   haTracker?: HaReplicaChecker;
   /** Per-distributor limits on push requests in flight; absent: none. */
   instanceLimits?: InstanceLimits;
+  /** -distributor.max-series-per-request: more series in one push is 413, checked before decoding; 0 or absent: none. */
+  maxSeriesPerRequest?: number;
 }
 
 /** Metadata to validate and route: a 1.0 request's carries its own bytes. */
@@ -204,6 +215,7 @@ export class Distributor {
 
   private async pushRemoteWrite(req: PushRequest, version: RemoteWriteVersion): Promise<PushResult> {
     const body = decompressBody(req.body, this.opts.maxRecvMsgSize);
+    this.checkSeriesCount(countSeries(body, version), 'series');
     if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
     const parsed = parseWriteRequest(body);
     const o = await this.route(req.tenant, parsed.series, {
@@ -230,7 +242,11 @@ export class Distributor {
 
   private async pushOtlpBody(req: PushRequest, format: ReturnType<typeof otlpFormat>): Promise<PushResult> {
     const body = decodeContentEncoding(req.body, req.contentEncoding, this.opts.maxRecvMsgSize);
-    const t = translateMetrics(decodeExportRequestBody(body, format), { addSuffixes: this.opts.otlpMetricSuffixes ?? true });
+    // Protobuf is counted before it is decoded; JSON (already a tree once parsed) before it is translated.
+    if (format === 'protobuf') this.checkSeriesCount(countExportRequestSeries(body), 'series-producing OTLP data points, buckets and quantiles');
+    const decoded = decodeExportRequestBody(body, format);
+    if (format === 'json') this.checkSeriesCount(countRequestSeries(decoded), 'series-producing OTLP data points, buckets and quantiles');
+    const t = translateMetrics(decoded, { addSuffixes: this.opts.otlpMetricSuffixes ?? true });
     if (t.droppedPoints > 0) this.discarded.inc({ tenant: req.tenant, reason: 'err-strata-otlp-unsupported-metric' }, t.droppedPoints);
     const parsed = parseWriteRequest(encodeWriteRequest({ timeseries: t.timeseries, metadata: t.metadata }));
     const o = await this.route(req.tenant, parsed.series, {
@@ -245,6 +261,11 @@ export class Distributor {
     if (o.rejection !== undefined) reasons.push(o.rejection);
     const message = reasons.length > 0 ? reasons.join('; ') : undefined;
     return { status: message === undefined ? 200 : 400, message, samples: o.samples, series: o.series };
+  }
+
+  private checkSeriesCount(n: number, what: string): void {
+    const max = this.opts.maxSeriesPerRequest ?? 0;
+    if (max > 0 && n > max) throw errors.tooManySeries(n, max, what);
   }
 
   private async pushV2(tenant: string, req: ParsedWriteRequestV2): Promise<PushResult> {

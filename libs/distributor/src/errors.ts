@@ -67,6 +67,15 @@ export const errors = {
         `ingestion burst size of ${burst}, so it can never be accepted (err-strata-ingestion-rate-limited); nothing was written: send smaller ` +
         `requests (remote_write queue_config.max_samples_per_send) or raise ingestion_burst_size for the tenant (-distributor.ingestion-burst-size)`,
     ),
+  tooManySeries: (series: number, limit: number, what: string) =>
+    new DistributorError(
+      'err-strata-too-many-series-per-request',
+      413,
+      `the request holds ${series} ${what}, more than the ${limit} a push may carry (err-strata-too-many-series-per-request); ` +
+        `nothing was written: send smaller batches (remote_write queue_config.max_samples_per_send, the OTLP exporter's batch size) ` +
+        `or raise -distributor.max-series-per-request`,
+      false,
+    ),
   maxInflightPushRequests: (limit: number) =>
     new DistributorError(
       'err-strata-distributor-max-inflight-push-requests',

@@ -4,6 +4,7 @@ export { decompressBody, compressBody } from './snappy.ts';
 export { parseContentType, checkContentEncoding } from './content-type.ts';
 export type { RemoteWriteVersion } from './content-type.ts';
 export { parseWriteRequest } from './parse.ts';
+export { countSeries } from './count.ts';
 export type { ParsedWriteRequest, ParsedSeries, ParsedMetadata } from './parse.ts';
 export { decodeWriteRequest } from './decode.ts';
 export type { DecodedWriteRequest, DecodedSeries, DecodedExemplar } from './decode.ts';
