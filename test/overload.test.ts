@@ -1,8 +1,11 @@
-// Above capacity: 64 concurrent senders against a single-process Strata (real
+// Above capacity, twice. (1) 64 concurrent senders against a single-process Strata (real
 // Kafka) whose distributor takes 4 pushes at once, with a tenant rate limit (5000 samples/s) and a
 // 2s Kafka write timeout. Every answer is 2xx, 429 or 503 (with Retry-After), the
 // distributor sheds load instead of queueing, and every sample of every 2xx
-// answer is read back through PromQL. Latencies are printed, not asserted.
+// answer is read back through PromQL. (2) A frozen Kafka broker (SIGSTOP) behind a
+// distributor process: pushes wait at most the write timeout and get 503, and
+// while they hold every inflight slot the rest are refused at once; after SIGCONT
+// pushes succeed again. Latencies are printed, not asserted.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, freePorts } from '@strata/local-cluster';
+import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 import { api, waitFor, type MatrixSeries } from './support/client.ts';
 
@@ -142,5 +146,97 @@ describe('above capacity: a distributor with small instance limits under 64 conc
     }
     console.log(`overload: ${verified} acknowledged samples read back through PromQL`);
     assert.equal(verified, okCount * SERIES_PER_PUSH);
+  });
+});
+
+describe('a frozen Kafka behind a distributor with 4 inflight slots and a 2s write timeout', { timeout: 300_000 }, () => {
+  let dir: string;
+  let kafka: LocalKafka;
+  let distributor: AppProcess;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'strata-stall-'));
+    kafka = await startKafka({ dataDir: join(dir, 'kafka'), brokers: 1 });
+    await ensureTopic({ brokers: kafka.brokers, topic: 'ingest', partitions: 1, replicationFactor: 1 });
+    const [port] = await freePorts(1);
+    distributor = new AppProcess({
+      name: 'distributor',
+      app: 'distributor',
+      httpPort: port,
+      logFile: join(dir, 'distributor.log'),
+      args: [
+        `-ingest-storage.kafka.address=${kafka.brokers.join(',')}`,
+        `-server.http-listen-port=${port}`,
+        '-auth.multitenancy-enabled=false',
+        '-distributor.instance-limits.max-inflight-push-requests=4',
+        `-ingest-storage.kafka.write-timeout=${WRITE_TIMEOUT_MS}ms`,
+      ],
+    });
+    distributor.start();
+    await distributor.waitReady(120_000);
+  });
+
+  after(async () => {
+    for (const pid of kafka?.pids ?? []) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+    }
+    await distributor?.kill('SIGKILL');
+    await kafka?.stop();
+    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const pushOnce = async (i: number) => {
+    const started = performance.now();
+    const res = await fetch(`${distributor.url}/api/v1/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
+      body: compressBody(encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'stall_metric' }, { name: 'i', value: String(i) }], samples: [{ value: i, timestamp: Date.now() }] }] })),
+      signal: AbortSignal.timeout(60_000),
+    });
+    return { status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after'), ms: performance.now() - started };
+  };
+
+  test('stalled pushes answer 503 after the write timeout, the rest 503 at once; never a 2xx; recovery after SIGCONT', async () => {
+    assert.equal((await pushOnce(0)).status, 200, 'Kafka up: accepted');
+    const [pid] = kafka.pids;
+    process.kill(pid, 'SIGSTOP');
+    let stalled: Awaited<ReturnType<typeof pushOnce>>[];
+    let shed: Awaited<ReturnType<typeof pushOnce>>[];
+    try {
+      const stalledP = Promise.all([1, 2, 3, 4].map(pushOnce));
+      await new Promise((r) => setTimeout(r, 500)); // the four are now waiting on Kafka, holding every slot
+      shed = await Promise.all(Array.from({ length: 20 }, (_, i) => pushOnce(100 + i)));
+      stalled = await stalledP;
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const fmt = (l: { ms: number }[]) => l.map((x) => x.ms.toFixed(0)).join(', ');
+    console.log(`frozen Kafka: 4 stalled pushes answered after ${fmt(stalled)} ms; 20 shed pushes after ${fmt(shed)} ms`);
+    for (const r of stalled) {
+      assert.equal(r.status, 503, r.body);
+      assert.match(r.body, /not acknowledged by Kafka/);
+      assert.ok(r.ms < 10_000, `a stalled push waited ${r.ms.toFixed(0)} ms (write timeout ${WRITE_TIMEOUT_MS} ms)`);
+    }
+    for (const r of shed) {
+      assert.equal(r.status, 503, r.body);
+      assert.match(r.body, /err-strata-distributor-max-inflight-push-requests/);
+    }
+    for (const r of [...stalled, ...shed]) assert.equal(r.retryAfter, '1');
+
+    const t = Date.now();
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      const r = await pushOnce(1000 + attempts);
+      assert.ok(r.status === 200 || r.status === 503, `after SIGCONT: ${r.status} ${r.body}`);
+      if (r.status === 200) break;
+      assert.ok(Date.now() - t < 30_000, `pushes did not recover within 30s of SIGCONT: ${r.body}`);
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    console.log(`frozen Kafka: pushes accepted again ${Date.now() - t} ms after SIGCONT (${attempts} attempt(s))`);
   });
 });
