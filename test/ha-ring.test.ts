@@ -3,7 +3,8 @@
 // ACTIVE on the distributor's ring page; of two HA replicas pushing the same
 // series only the elected one's samples are stored (the other gets 202), the
 // replica label is gone from stored series, and when the elected replica stops
-// for longer than the failover timeout the other one takes over.
+// for longer than the failover timeout the other one takes over; a tenant's HA
+// cluster beyond ha_max_clusters is refused with 400.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalCluster } from '@strata/local-cluster';
+import { RedisKv } from '@strata/ring';
 import { api, push, waitFor, type MatrixSeries } from './support/client.ts';
 
 const TENANT = { 'X-Scope-OrgID': 'team-ha' };
@@ -35,6 +37,7 @@ describe('partition ring and HA tracker in Redis (multi-process)', { timeout: 60
           '-distributor.ha-tracker.update-timeout=1s',
           '-distributor.ha-tracker.update-timeout-jitter-max=0s',
           `-distributor.ha-tracker.failover-timeout=${FAILOVER_MS / 1000}s`,
+          '-distributor.ha-tracker.max-clusters=2',
         ],
       },
     });
@@ -138,6 +141,41 @@ describe('partition ring and HA tracker in Redis (multi-process)', { timeout: 60
       for (const [ts, v] of want) assert.equal(byTime.get(ts), v + i, `${s.metric.instance} at ${ts}: r1's value`);
       for (const ts of sent.r2) assert.ok(byTime.get(ts)! >= 2000 + i, `${s.metric.instance} at ${ts}: r2's value after the takeover`);
       assert.ok(![...byTime.values()].some((v) => v >= 7000 && v < 8000), 'nothing from r1 after it lost the election');
+    }
+  });
+
+  test('ha_max_clusters (2): a third HA cluster of a tenant gets 400 with the reason and is not stored; the first two go on', async () => {
+    const headers = { 'X-Scope-OrgID': 'team-max' };
+    const t = Date.now() - 60_000;
+    const series = (cluster: string, v: number) => [
+      {
+        labels: [
+          { name: '__name__', value: 'ha_max_metric' },
+          { name: '__replica__', value: 'r1' },
+          { name: 'cluster', value: cluster },
+        ],
+        samples: [{ value: v, timestamp: t + v }],
+      },
+    ];
+    assert.equal((await push(cluster.distributorUrl, series('eu', 1), headers)).status, 200);
+    assert.equal((await push(cluster.distributorUrl, series('us', 2), headers)).status, 200);
+    const third = await push(cluster.distributorUrl, series('ap', 3), headers);
+    assert.equal(third.status, 400, third.body);
+    assert.match(third.body, /tenant "team-max" already has the maximum of 2 HA clusters and "ap" would be one more \(err-strata-too-many-ha-clusters\)/);
+    assert.equal((await push(cluster.distributorUrl, series('eu', 4), headers)).status, 200, 'a known cluster still passes');
+    const stored = await waitFor('eu and us stored', async () => {
+      const r = await api<{ result: MatrixSeries[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'ha_max_metric[10m]', time: String(Date.now() / 1000) }, { headers });
+      return r.data.result.length === 2 && r.data.result.every((x) => x.values.length === (x.metric.cluster === 'eu' ? 2 : 1)) ? r : undefined;
+    });
+    assert.deepEqual(stored.data.result.map((x) => x.metric.cluster).sort(), ['eu', 'us'], 'nothing of "ap" stored');
+    // The tenant's cluster list is in Redis, where every distributor reads it.
+    const kv = new RedisKv({ endpoint: cluster.redis!.endpoint, timeoutMs: 2000 });
+    await kv.start();
+    try {
+      const list = await kv.get<{ clusters: Record<string, number> }>('ha-tracker-clusters/team-max');
+      assert.deepEqual(Object.keys(list!.clusters).sort(), ['eu', 'us']);
+    } finally {
+      await kv.stop();
     }
   });
 

@@ -1,7 +1,7 @@
 // Distributor process: remote-write in, one acked Kafka record per partition out.
 
 import { IngestWriter, kafkaConfigShape } from '@strata/kafka';
-import { Distributor, distributorConfigShape, registerPushRoutes } from '@strata/distributor';
+import { Distributor, distributorConfigShape, instanceLimitsFromConfig, registerPushRoutes } from '@strata/distributor';
 import { Overrides, limitsConfigShape, runtimeConfigShape } from '@strata/limits';
 import { PartitionRingWatcher, WritePartitions, createKv, registerRingStatusPage, ringClientConfigShape } from '@strata/ring';
 import { HaTracker, haTrackerConfigShape, haTrackerKv } from '@strata/ha-tracker';
@@ -55,6 +55,8 @@ const writePartitions = new WritePartitions({ watcher: ringWatcher, partitionCou
 const distributor = new Distributor({
   writer,
   maxRecvMsgSize: config['distributor.max-recv-msg-size'],
+  instanceLimits: instanceLimitsFromConfig(config),
+  maxSeriesPerRequest: config['distributor.max-series-per-request'],
   maxRecordSizeBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
   limits,
   logger,

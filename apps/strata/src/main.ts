@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { IngestWriter, LastProducedOffsetsReader, PartitionReader, kafkaConfigShape } from '@strata/kafka';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
-import { Distributor, distributorConfigShape, registerPushRoutes } from '@strata/distributor';
+import { Distributor, distributorConfigShape, instanceLimitsFromConfig, registerPushRoutes } from '@strata/distributor';
 import { Ingester, ingesterConfigShape, parseInstanceId, registerIngesterRoutes } from '@strata/ingester';
 import { Overrides, ingesterLimits, limitsConfigShape, runtimeConfigShape } from '@strata/limits';
 import { bucketConfigShape, createBucket, type Bucket } from '@strata/objstore';
@@ -222,6 +222,8 @@ await runServices(
         const distributor = new Distributor({
           writer: kafkaWriter,
           maxRecvMsgSize: config['distributor.max-recv-msg-size'],
+          instanceLimits: instanceLimitsFromConfig(config),
+          maxSeriesPerRequest: config['distributor.max-series-per-request'],
           maxRecordSizeBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
           limits,
           logger,

@@ -5,6 +5,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Label } from '@strata/model';
 import {
+  countSeries,
   decompressBody,
   encodeMetricMetadata,
   encodeRecordValue,
@@ -26,7 +27,15 @@ import {
   type ParsedWriteRequestV2,
   type RemoteWriteVersion,
 } from '@strata/remote-write';
-import { decodeContentEncoding, decodeExportRequestBody, otlpFormat, translateMetrics, OtlpError } from '@strata/otlp';
+import {
+  countExportRequestSeries,
+  countRequestSeries,
+  decodeContentEncoding,
+  decodeExportRequestBody,
+  otlpFormat,
+  translateMetrics,
+  OtlpError,
+} from '@strata/otlp';
 import { KafkaUnavailableError } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
 import type { Logger } from '@strata/service';
@@ -37,6 +46,7 @@ import { HaDedupe } from './ha-dedupe.ts';
 import { RingError, WritePartitions, type PartitionLookup } from '@strata/ring';
 import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
 import { checkMetadata, checkSampleTimes } from './validate-limits.ts';
+import { InflightLimiter, type InstanceLimits } from './instance-limits.ts';
 
 /** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
 export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
@@ -90,6 +100,10 @@ export interface DistributorOptions {
   partitions?: { lookup(): Promise<PartitionLookup> };
   /** HA dedup for tenants with accept_ha_samples; absent: -distributor.ha-tracker.enable=false. */
   haTracker?: HaReplicaChecker;
+  /** Per-distributor limits on push requests in flight; absent: none. */
+  instanceLimits?: InstanceLimits;
+  /** -distributor.max-series-per-request: more series in one push is 413, checked before decoding; 0 or absent: none. */
+  maxSeriesPerRequest?: number;
 }
 
 /** Metadata to validate and route: a 1.0 request's carries its own bytes. */
@@ -135,8 +149,10 @@ export class Distributor {
   private readonly maxRecordSize: number;
   private readonly writePartitions: { lookup(): Promise<PartitionLookup> };
   private readonly ha: HaDedupe | undefined;
+  private readonly inflight: InflightLimiter;
 
   constructor(private readonly opts: DistributorOptions) {
+    this.inflight = new InflightLimiter(opts.instanceLimits ?? { maxInflightPushRequests: 0, maxInflightPushRequestsBytes: 0 }, opts.registry);
     this.writePartitions = opts.partitions ?? new WritePartitions({ partitionCount: () => opts.writer.partitionCount() });
     this.ha = opts.haTracker ? new HaDedupe(opts.haTracker, opts.registry) : undefined;
     this.limits = opts.limits ?? new Overrides({ defaults: DEFAULT_LIMITS });
@@ -176,6 +192,11 @@ export class Distributor {
     });
   }
 
+  /** Throws a 503 DistributorError if a push of `bodyBytes` is over an instance limit right now (nothing is reserved). */
+  checkInstanceLimits(bodyBytes: number): void {
+    this.inflight.check(bodyBytes);
+  }
+
   /**
    * Remote write 1.0 or 2.0, by Content-Type. Throws DistributorError for
    * whole-request failures; per-series rejections come back as a 400 result.
@@ -185,19 +206,24 @@ export class Distributor {
     let version: RemoteWriteVersion | undefined;
     try {
       version = parseContentType(req.contentType, req.contentEncoding);
-      const body = decompressBody(req.body, this.opts.maxRecvMsgSize);
-      if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
-      const parsed = parseWriteRequest(body);
-      const o = await this.route(req.tenant, parsed.series, {
-        body: v1Body,
-        metadata: () => parsed.metadata,
-      });
-      return { status: o.rejection === undefined ? 200 : 400, message: o.rejection, samples: o.samples, series: o.series };
+      return await this.inflight.run(req.body.length, () => this.pushRemoteWrite(req, version!));
     } catch (err) {
       const e = toDistributorError(err);
       if (version === 'v2') e.written = NOTHING_WRITTEN;
       throw e;
     }
+  }
+
+  private async pushRemoteWrite(req: PushRequest, version: RemoteWriteVersion): Promise<PushResult> {
+    const body = decompressBody(req.body, this.opts.maxRecvMsgSize);
+    this.checkSeriesCount(countSeries(body, version), 'series');
+    if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
+    const parsed = parseWriteRequest(body);
+    const o = await this.route(req.tenant, parsed.series, {
+      body: v1Body,
+      metadata: () => parsed.metadata,
+    });
+    return { status: o.rejection === undefined ? 200 : 400, message: o.rejection, samples: o.samples, series: o.series };
   }
 
   /**
@@ -209,25 +235,38 @@ export class Distributor {
   async pushOtlp(req: PushRequest): Promise<PushResult> {
     try {
       const format = otlpFormat(req.contentType);
-      const body = decodeContentEncoding(req.body, req.contentEncoding, this.opts.maxRecvMsgSize);
-      const t = translateMetrics(decodeExportRequestBody(body, format), { addSuffixes: this.opts.otlpMetricSuffixes ?? true });
-      if (t.droppedPoints > 0) this.discarded.inc({ tenant: req.tenant, reason: 'err-strata-otlp-unsupported-metric' }, t.droppedPoints);
-      const parsed = parseWriteRequest(encodeWriteRequest({ timeseries: t.timeseries, metadata: t.metadata }));
-      const o = await this.route(req.tenant, parsed.series, {
-        body: v1Body,
-        metadata: () => parsed.metadata,
-      });
-      const reasons: string[] = [];
-      if (t.errors.length > 0) {
-        const more = t.errors.length > 1 ? ` (and ${t.errors.length - 1} more metrics)` : '';
-        reasons.push(`${t.droppedPoints} OTLP data points were not ingested: ${t.errors[0]}${more}`);
-      }
-      if (o.rejection !== undefined) reasons.push(o.rejection);
-      const message = reasons.length > 0 ? reasons.join('; ') : undefined;
-      return { status: message === undefined ? 200 : 400, message, samples: o.samples, series: o.series };
+      return await this.inflight.run(req.body.length, () => this.pushOtlpBody(req, format));
     } catch (err) {
       throw toDistributorError(err);
     }
+  }
+
+  private async pushOtlpBody(req: PushRequest, format: ReturnType<typeof otlpFormat>): Promise<PushResult> {
+    const body = decodeContentEncoding(req.body, req.contentEncoding, this.opts.maxRecvMsgSize);
+    // Protobuf is counted before it is decoded; JSON (already a tree once parsed) before it is translated.
+    if (format === 'protobuf') this.checkSeriesCount(countExportRequestSeries(body), 'series-producing OTLP data points, buckets and quantiles');
+    const decoded = decodeExportRequestBody(body, format);
+    if (format === 'json') this.checkSeriesCount(countRequestSeries(decoded), 'series-producing OTLP data points, buckets and quantiles');
+    const t = translateMetrics(decoded, { addSuffixes: this.opts.otlpMetricSuffixes ?? true });
+    if (t.droppedPoints > 0) this.discarded.inc({ tenant: req.tenant, reason: 'err-strata-otlp-unsupported-metric' }, t.droppedPoints);
+    const parsed = parseWriteRequest(encodeWriteRequest({ timeseries: t.timeseries, metadata: t.metadata }));
+    const o = await this.route(req.tenant, parsed.series, {
+      body: v1Body,
+      metadata: () => parsed.metadata,
+    });
+    const reasons: string[] = [];
+    if (t.errors.length > 0) {
+      const more = t.errors.length > 1 ? ` (and ${t.errors.length - 1} more metrics)` : '';
+      reasons.push(`${t.droppedPoints} OTLP data points were not ingested: ${t.errors[0]}${more}`);
+    }
+    if (o.rejection !== undefined) reasons.push(o.rejection);
+    const message = reasons.length > 0 ? reasons.join('; ') : undefined;
+    return { status: message === undefined ? 200 : 400, message, samples: o.samples, series: o.series };
+  }
+
+  private checkSeriesCount(n: number, what: string): void {
+    const max = this.opts.maxSeriesPerRequest ?? 0;
+    if (max > 0 && n > max) throw errors.tooManySeries(n, max, what);
   }
 
   private async pushV2(tenant: string, req: ParsedWriteRequestV2): Promise<PushResult> {

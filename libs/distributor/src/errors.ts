@@ -7,6 +7,9 @@ export class DistributorError extends Error {
   /** Set for remote write 2.0 requests: the Written headers go out on failures too. */
   written?: WrittenCounts;
 
+  /** Seconds for the Retry-After header of a 429 or 503 answer; 1 unless the error knows better. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly code: string,
     readonly status: number,
@@ -15,6 +18,16 @@ export class DistributorError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Whole seconds in [1, 60]: long enough to matter, short enough that a sender keeps up. */
+function retryAfter(seconds: number): number {
+  return Math.min(60, Math.max(1, Math.ceil(seconds)));
+}
+
+function withRetryAfter(e: DistributorError, seconds: number): DistributorError {
+  e.retryAfterSeconds = retryAfter(seconds);
+  return e;
 }
 
 export const errors = {
@@ -34,13 +47,17 @@ export const errors = {
       `the write was not acknowledged by Kafka (${cause}); nothing is lost on retry, retry with backoff`,
     ),
   rateLimited: (tenant: string, items: number, rate: number, burst: number) =>
-    new DistributorError(
-      'err-strata-ingestion-rate-limited',
-      429,
-      `the request has been rejected because tenant ${JSON.stringify(tenant)} exceeded its ingestion rate limit of ${rate} samples/s ` +
-        `with a burst of ${burst} (this request: ${items} samples, exemplars and metadata; the limit applies per distributor) ` +
-        `(err-strata-ingestion-rate-limited); nothing was written: retry later, send less, or raise ingestion_rate / ingestion_burst_size ` +
-        `for the tenant in the runtime config (-distributor.ingestion-rate-limit, -distributor.ingestion-burst-size)`,
+    withRetryAfter(
+      new DistributorError(
+        'err-strata-ingestion-rate-limited',
+        429,
+        `the request has been rejected because tenant ${JSON.stringify(tenant)} exceeded its ingestion rate limit of ${rate} samples/s ` +
+          `with a burst of ${burst} (this request: ${items} samples, exemplars and metadata; the limit applies per distributor) ` +
+          `(err-strata-ingestion-rate-limited); nothing was written: retry later, send less, or raise ingestion_rate / ingestion_burst_size ` +
+          `for the tenant in the runtime config (-distributor.ingestion-rate-limit, -distributor.ingestion-burst-size)`,
+      ),
+      // The bucket refills at `rate`: this request fits again after at most items / rate seconds.
+      rate > 0 ? items / rate : 60,
     ),
   burstExceeded: (tenant: string, items: number, burst: number) =>
     new DistributorError(
@@ -49,5 +66,30 @@ export const errors = {
       `the request has been rejected because its ${items} samples, exemplars and metadata exceed tenant ${JSON.stringify(tenant)}'s ` +
         `ingestion burst size of ${burst}, so it can never be accepted (err-strata-ingestion-rate-limited); nothing was written: send smaller ` +
         `requests (remote_write queue_config.max_samples_per_send) or raise ingestion_burst_size for the tenant (-distributor.ingestion-burst-size)`,
+    ),
+  tooManySeries: (series: number, limit: number, what: string) =>
+    new DistributorError(
+      'err-strata-too-many-series-per-request',
+      413,
+      `the request holds ${series} ${what}, more than the ${limit} a push may carry (err-strata-too-many-series-per-request); ` +
+        `nothing was written: send smaller batches (remote_write queue_config.max_samples_per_send, the OTLP exporter's batch size) ` +
+        `or raise -distributor.max-series-per-request`,
+      false,
+    ),
+  maxInflightPushRequests: (limit: number) =>
+    new DistributorError(
+      'err-strata-distributor-max-inflight-push-requests',
+      503,
+      `the write request has been rejected because the distributor already handles its limit of ${limit} push requests at once ` +
+        `(err-strata-distributor-max-inflight-push-requests); nothing was written: retry with backoff, add distributors, or raise ` +
+        `-distributor.instance-limits.max-inflight-push-requests`,
+    ),
+  maxInflightPushRequestsBytes: (limit: number, inflight: number, body: number) =>
+    new DistributorError(
+      'err-strata-distributor-max-inflight-push-requests-bytes',
+      503,
+      `the write request has been rejected because its ${body} bytes on top of the ${inflight} bytes of push requests in flight exceed ` +
+        `the distributor's limit of ${limit} bytes (err-strata-distributor-max-inflight-push-requests-bytes); nothing was written: ` +
+        `retry with backoff, send smaller requests, add distributors, or raise -distributor.instance-limits.max-inflight-push-requests-bytes`,
     ),
 };

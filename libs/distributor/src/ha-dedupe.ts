@@ -33,8 +33,8 @@ export class HaDedupe {
 
   /**
    * The label to remove from the request's series (undefined: keep them as
-   * sent). Throws a 202 DistributorError for a non-elected replica, 503 when
-   * the tracker cannot reach its KV store.
+   * sent). Throws a 202 DistributorError for a non-elected replica, 400 for a
+   * cluster over the tenant's ha_max_clusters, 503 when the tracker cannot reach its KV store.
    */
   async check(tenant: string, limits: Readonly<TenantLimits>, series: readonly Counted[]): Promise<string | undefined> {
     if (!limits.acceptHaSamples || series.length === 0) return undefined;
@@ -42,7 +42,7 @@ export class HaDedupe {
     if (cluster === '' || replica === '') return undefined;
     let decision;
     try {
-      decision = await this.tracker.checkReplica(tenant, cluster, replica);
+      decision = await this.tracker.checkReplica(tenant, cluster, replica, limits.haMaxClusters);
     } catch (err) {
       if (err instanceof HaTrackerError) throw new DistributorError(err.code, err.status, err.message);
       throw err;

@@ -30,7 +30,7 @@ class FakeWriter implements RecordWriter {
   }
 }
 
-async function setup(opts: { acceptHa?: boolean; kv?: MemoryKv } = {}) {
+async function setup(opts: { acceptHa?: boolean; kv?: MemoryKv; maxClusters?: number } = {}) {
   const clock = { t: T };
   const writer = new FakeWriter();
   const registry = new Registry();
@@ -38,18 +38,18 @@ async function setup(opts: { acceptHa?: boolean; kv?: MemoryKv } = {}) {
   const haTracker = new HaTracker({ kv, updateTimeoutMs: 15_000, updateTimeoutJitterMaxMs: 0, failoverTimeoutMs: 30_000, logger, now: () => clock.t });
   const limits = new Overrides({
     defaults: { ...DEFAULT_LIMITS, acceptHaSamples: false, ingestionRate: 1e9, ingestionBurstSize: 1e9 },
-    runtimeConfig: () => ({ overrides: { 'team-ha': { accept_ha_samples: opts.acceptHa ?? true } } }),
+    runtimeConfig: () => ({ overrides: { 'team-ha': { accept_ha_samples: opts.acceptHa ?? true, ha_max_clusters: opts.maxClusters } } }),
   });
   const distributor = new Distributor({ writer, maxRecvMsgSize: 1 << 20, logger, registry, limits, haTracker, now: () => clock.t });
   const app = createHttpServer({ logger, registry, readiness: { notReadyReason: () => undefined } });
   registerPushRoutes(app, { distributor, multitenancyEnabled: true, logger, registry, maxBodyBytes: 1 << 20 });
   await app.ready();
-  const push = async (replica: string, value: number, tenant = 'team-ha', v2 = false) => {
+  const push = async (replica: string, value: number, tenant = 'team-ha', v2 = false, cluster = 'prod') => {
     const timeseries = [0, 1, 2].map((i) => ({
       labels: [
         { name: '__name__', value: 'up' },
         { name: '__replica__', value: replica },
-        { name: 'cluster', value: 'prod' },
+        { name: 'cluster', value: cluster },
         { name: 'instance', value: `host-${i}` },
       ],
       samples: [{ value, timestamp: clock.t }],
@@ -122,4 +122,23 @@ test('the HA KV unreachable: 503 and nothing written (the sender retries), never
     assert.match(res.body, /HA tracker cannot check the elected replica of cluster "prod".*retry/);
   }
   assert.equal(writer.records.length, 0);
+});
+
+test("ha_max_clusters: a tenant's next cluster over the limit gets 400 with the reason and writes nothing; known clusters keep working", async () => {
+  const { clock, writer, push } = await setup({ maxClusters: 2 });
+  assert.equal((await push('r1', 1, 'team-ha', false, 'eu')).statusCode, 200);
+  assert.equal((await push('r1', 1, 'team-ha', false, 'us')).statusCode, 200);
+  const written = writer.records.length;
+  const refused = await push('r1', 1, 'team-ha', false, 'ap');
+  assert.equal(refused.statusCode, 400);
+  assert.match(refused.body, /^the write request has been rejected because tenant "team-ha" already has the maximum of 2 HA clusters and "ap" would be one more \(err-strata-too-many-ha-clusters\).*ha_max_clusters/);
+  assert.equal(refused.body.trim().split('\n').length, 1);
+  assert.equal(refused.headers['retry-after'], undefined, 'not a retriable answer');
+  assert.equal(writer.records.length, written, 'nothing of the refused cluster written');
+  // Both known clusters, and their other replicas' dedup, still work past the update timeout (KV consulted again).
+  clock.t += 20_000;
+  assert.equal((await push('r1', 2, 'team-ha', false, 'eu')).statusCode, 200);
+  assert.equal((await push('r2', 2, 'team-ha', false, 'us')).statusCode, 202);
+  // A tenant without the HA switch is not counted at all.
+  assert.equal((await push('r1', 1, 'team-other', false, 'ap')).statusCode, 200);
 });

@@ -46,15 +46,16 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       });
       end({ status: result.status });
       if (result.written) setWrittenHeaders(reply, result.written);
-      if (result.message) return reply.code(result.status).type('text/plain').send(result.message + '\n');
+      if (result.message) return reply.code(result.status).type('text/plain').send(oneLine(result.message) + '\n');
       return reply.code(result.status).send();
     } catch (err) {
       const e = asDistributorError(err);
       end({ status: e.status });
       log(opts.logger, tenant, e);
       challenge(reply, err);
+      retryAfter(reply, e.status, e);
       if (e.written) setWrittenHeaders(reply, e.written);
-      return reply.code(e.status).type('text/plain').send(e.message + '\n');
+      return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
     }
   };
   const otlpLatency = new Histogram({
@@ -84,7 +85,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       });
       end({ status: result.status });
       reply.code(result.status).type(otlpContentType(format));
-      if (result.message) return reply.send(encodeStatus(format, result.status, result.message));
+      if (result.message) return reply.send(encodeStatus(format, result.status, oneLine(result.message)));
       return reply.send(encodeExportResponse(format));
     } catch (err) {
       const e = asDistributorError(err);
@@ -93,16 +94,30 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       end({ status });
       log(opts.logger, tenant, e);
       challenge(reply, err);
-      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, e.message));
+      retryAfter(reply, status, e);
+      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, oneLine(e.message)));
+    }
+  };
+  // Over an instance limit, refuse before the body is read (the handler checks again, exactly, with the body).
+  const shed = (otlp: boolean) => async (req: { headers: PushHttpRequest['headers'] }, reply: FastifyReply) => {
+    try {
+      opts.distributor.checkInstanceLimits(Number(header(req.headers['content-length'])) || 0);
+    } catch (err) {
+      const e = asDistributorError(err);
+      (otlp ? otlpLatency : latency).observe({ status: e.status }, 0);
+      retryAfter(reply, e.status, e);
+      if (!otlp) return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
+      const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(header(req.headers['content-type']) ?? '') ? 'json' : 'protobuf';
+      return reply.code(e.status).type(otlpContentType(format)).send(encodeStatus(format, e.status, oneLine(e.message)));
     }
   };
   // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body));
-    scope.post('/api/v1/push', handler);
-    scope.post('/api/v1/write', handler);
-    scope.post('/otlp/v1/metrics', otlpHandler);
+    scope.post('/api/v1/push', { onRequest: shed(false) }, handler);
+    scope.post('/api/v1/write', { onRequest: shed(false) }, handler);
+    scope.post('/otlp/v1/metrics', { onRequest: shed(true) }, otlpHandler);
   });
 }
 
@@ -122,11 +137,25 @@ function log(logger: Logger, tenant: string | undefined, e: DistributorError): v
   fn({ tenant, code: e.code, status: e.status }, e.message);
 }
 
+/** 429 and 503 say when to come back (Prometheus and OTLP exporters honour Retry-After). */
+function retryAfter(reply: FastifyReply, status: number, e: DistributorError): void {
+  if (status === 429 || status === 503) reply.header('Retry-After', String(e.retryAfterSeconds ?? 1));
+}
+
 /** Remote write 2.0's required response headers: what was written, also on failure. */
 function setWrittenHeaders(reply: FastifyReply, w: WrittenCounts): void {
   reply.header('X-Prometheus-Remote-Write-Samples-Written', String(w.samples));
   reply.header('X-Prometheus-Remote-Write-Histograms-Written', String(w.histograms));
   reply.header('X-Prometheus-Remote-Write-Exemplars-Written', String(w.exemplars));
+}
+
+/**
+ * A reason is one line of text: senders log it as one. Control characters (from
+ * label values or a quoted body) are escaped as JSON would.
+ */
+function oneLine(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  return message.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
 
 function header(v: string | string[] | undefined): string | undefined {

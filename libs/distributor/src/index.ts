@@ -4,5 +4,6 @@ export { DistributorError } from './errors.ts';
 export { registerPushRoutes } from './http.ts';
 export type { PushRoutesOptions } from './http.ts';
 export { partitionFor, seriesToken } from './sharding.ts';
-export { distributorConfigShape } from './config.ts';
+export { distributorConfigShape, instanceLimitsFromConfig } from './config.ts';
+export type { InstanceLimits } from './instance-limits.ts';
 export type { DistributorConfig } from './config.ts';

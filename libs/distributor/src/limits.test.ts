@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
 import { compressBody, decodeWriteRequest, encodeWriteRequest, encodeWriteRequestV2, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
-import { encodeExportRequest } from '@strata/otlp';
+import { encodeExportRequest, encodeExportRequestJson } from '@strata/otlp';
 import { DEFAULT_LIMITS, Overrides, type RuntimeConfig } from '@strata/limits';
 import { TokensAuthenticator, createHttpServer, createLogger, tokensFileSchema } from '@strata/service';
 import { Distributor, registerPushRoutes, type RecordWriter } from './index.ts';
@@ -39,7 +39,9 @@ class FakeWriter implements RecordWriter {
   }
 }
 
-async function server(opts: { rc?: () => RuntimeConfig; maxRecordSizeBytes?: number; auth?: TokensAuthenticator; multitenancy?: boolean; now?: () => number } = {}) {
+async function server(
+  opts: { rc?: () => RuntimeConfig; maxRecordSizeBytes?: number; auth?: TokensAuthenticator; multitenancy?: boolean; now?: () => number; maxSeriesPerRequest?: number } = {},
+) {
   const writer = new FakeWriter();
   const logger = createLogger('test', 'silent');
   const registry = new Registry();
@@ -51,6 +53,7 @@ async function server(opts: { rc?: () => RuntimeConfig; maxRecordSizeBytes?: num
     registry,
     limits,
     maxRecordSizeBytes: opts.maxRecordSizeBytes,
+    maxSeriesPerRequest: opts.maxSeriesPerRequest,
     now: opts.now ?? (() => NOW),
   });
   const app = createHttpServer({ logger, registry, readiness: { notReadyReason: () => undefined } });
@@ -88,6 +91,7 @@ test('over the ingestion rate: 429 naming the limit and what to do, nothing writ
   assert.equal(res.statusCode, 429);
   assert.match(res.body, /^the request has been rejected because tenant "team-a" exceeded its ingestion rate limit of 10 samples\/s with a burst of 100 .*raise ingestion_rate \/ ingestion_burst_size/);
   assert.equal(res.body.trim().split('\n').length, 1, 'one line');
+  assert.equal(res.headers['retry-after'], '6', '60 samples at 10/s fit again after 6s');
   assert.equal(writer.calls.length, writes, 'nothing written');
   assert.equal(await counter(registry, 'strata_distributor_discarded_samples_total', { tenant: 'team-a', reason: 'err-strata-ingestion-rate-limited' }), 60);
 
@@ -253,4 +257,47 @@ test('bodies above -distributor.max-recv-msg-size are 413, compressed or decompr
   });
   assert.equal(res.statusCode, 413, res.body);
   assert.equal(writer.calls.length, 0);
+});
+
+test('more series than -distributor.max-series-per-request: 413 before decoding, nothing written; OTLP counts the series its points become', async () => {
+  const { app, writer, push } = await server({ maxSeriesPerRequest: 5 });
+  assert.equal((await push({ timeseries: series(5, 2) })).statusCode, 200, 'at the limit');
+  const over = await push({ timeseries: series(6, 1) });
+  assert.equal(over.statusCode, 413);
+  assert.match(over.body, /^the request holds 6 series, more than the 5 a push may carry \(err-strata-too-many-series-per-request\).*-distributor\.max-series-per-request\n$/);
+  // A million empty TimeSeries (2 bytes each) are refused without building a million objects.
+  const empty = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-scope-orgid': 'team-a' },
+    payload: compressBody(Buffer.alloc(2 << 19, Buffer.from([0x0a, 0x00]))),
+  });
+  assert.equal(empty.statusCode, 413);
+  assert.match(empty.body, /holds 524288 series/);
+  const v2 = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy', 'x-scope-orgid': 'team-a' },
+    payload: compressBody(encodeWriteRequestV2({ timeseries: series(6, 1) })),
+  });
+  assert.equal(v2.statusCode, 413);
+  assert.equal(v2.headers['x-prometheus-remote-write-samples-written'], '0');
+  // One histogram point with 4 buckets is 6 series (buckets, _sum, _count): over 5, in both encodings.
+  const hist = {
+    resourceMetrics: [
+      {
+        scopeMetrics: [
+          { metrics: [{ name: 'h', histogram: { aggregationTemporality: 2 as const, dataPoints: [{ timeUnixNano: BigInt(NOW) * 1_000_000n, count: 4, sum: 1, bucketCounts: [1, 1, 1, 1], explicitBounds: [1, 2, 3] }] } }] },
+        ],
+      },
+    ],
+  };
+  for (const [type, payload] of [
+    ['application/x-protobuf', encodeExportRequest(hist)],
+    ['application/json', encodeExportRequestJson(hist)],
+  ] as const) {
+    const res = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers: { 'content-type': type, 'x-scope-orgid': 'team-a' }, payload });
+    assert.equal(res.statusCode, 413, `${type}: ${res.body}`);
+  }
+  assert.equal(writer.calls.length, 1, 'only the push at the limit was written');
 });

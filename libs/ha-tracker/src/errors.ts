@@ -12,6 +12,15 @@ export class HaTrackerError extends Error {
 }
 
 export const haErrors = {
+  /** Mimir's answer: 400 (not retried), because retrying cannot succeed until the limit or the clusters change. */
+  tooManyClusters: (tenant: string, cluster: string, limit: number) =>
+    new HaTrackerError(
+      'err-strata-too-many-ha-clusters',
+      400,
+      `the write request has been rejected because tenant ${JSON.stringify(tenant)} already has the maximum of ${limit} HA clusters and ` +
+        `${JSON.stringify(cluster)} would be one more (err-strata-too-many-ha-clusters); nothing was written: raise ha_max_clusters for the ` +
+        `tenant (-distributor.ha-tracker.max-clusters), or stop sending from clusters no longer used (they are forgotten 30m after their last push)`,
+    ),
   kvUnavailable: (tenant: string, cluster: string, cause: string) =>
     new HaTrackerError(
       'err-strata-ha-tracker-unavailable',

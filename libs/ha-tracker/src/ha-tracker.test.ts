@@ -77,6 +77,36 @@ test('the KV unreachable: no replica is accepted on a guess (503), only on what 
   await assert.rejects(d.checkReplica('team-a', 'prod', 'r2'), HaTrackerError);
 });
 
+test('ha_max_clusters: a new cluster over the limit is refused (400) on every distributor; known ones pass; silent ones are forgotten after the entry TTL', async () => {
+  const kv = new MemoryKv();
+  let t = 1_700_000_000_000;
+  const d1 = tracker(kv, () => t);
+  const d2 = tracker(kv, () => t);
+  assert.equal((await d1.checkReplica('team-a', 'eu', 'r1', 2)).accepted, true);
+  assert.equal((await d2.checkReplica('team-a', 'us', 'r1', 2)).accepted, true);
+  const tooMany = (e: unknown) => e instanceof HaTrackerError && e.status === 400 && e.code === 'err-strata-too-many-ha-clusters' && /maximum of 2 HA clusters and "ap"/.test(e.message);
+  await assert.rejects(d1.checkReplica('team-a', 'ap', 'r1', 2), tooMany);
+  await assert.rejects(d2.checkReplica('team-a', 'ap', 'r2', 2), tooMany);
+  // A distributor that never saw "eu" still lets it through (the list is in the KV), and its follower is still deduped.
+  const d3 = tracker(kv, () => t);
+  assert.equal((await d3.checkReplica('team-a', 'eu', 'r1', 2)).accepted, true);
+  assert.equal((await d3.checkReplica('team-a', 'eu', 'r2', 2)).accepted, false);
+  // Limits are per tenant; 0 means none.
+  assert.equal((await d1.checkReplica('team-b', 'ap', 'r1', 2)).accepted, true);
+  for (let i = 0; i < 5; i++) assert.equal((await d1.checkReplica('team-c', `c${i}`, 'r1', 0)).accepted, true);
+  // A raised limit applies to the next push.
+  assert.equal((await d1.checkReplica('team-a', 'ap', 'r1', 3)).accepted, true);
+  // "us" and "ap" keep pushing; "eu" goes silent and is forgotten after 30m, making room for "sa".
+  for (let step = 0; step < 31; step++) {
+    t += 60 * S;
+    await d1.checkReplica('team-a', 'us', 'r1', 3);
+    await d2.checkReplica('team-a', 'ap', 'r1', 3);
+  }
+  assert.equal((await d2.checkReplica('team-a', 'sa', 'r1', 3)).accepted, true);
+  const list = await kv.get<{ clusters: Record<string, number> }>('ha-tracker-clusters/team-a');
+  assert.deepEqual(Object.keys(list!.clusters).sort(), ['ap', 'sa', 'us']);
+});
+
 test('timeouts are validated as Mimir does: failover ≥ update + jitter + 1s', () => {
   assert.doesNotThrow(() => validateTimeouts(15 * S, 5 * S, 30 * S));
   assert.throws(() => validateTimeouts(15 * S, 5 * S, 20 * S), /at least 1s greater/);
@@ -130,6 +160,20 @@ describe('HA tracker on a real redis-server', { timeout: 120_000 }, () => {
       const [elected] = electedSeen;
       for (const d of decisions) assert.equal(d.accepted, d.replica === elected, `round ${round}: ${d.replica} accepted=${d.accepted}, elected ${elected}`);
       assert.equal((await kvs[0].get<{ replica: string }>(`ha-tracker/team-a/${cluster}`))!.replica, elected);
+    }
+  });
+
+  test('ha_max_clusters under concurrent new clusters through four distributors: exactly the limit is admitted', async () => {
+    for (let round = 0; round < 5; round++) {
+      const trackers = kvs.map((kv) => tracker(kv, Date.now));
+      const tenant = `tenant-max-${round}`;
+      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => trackers[i % 4].checkReplica(tenant, `c${i}`, 'r1', 5)));
+      const admitted = results.filter((r) => r.status === 'fulfilled').length;
+      const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof HaTrackerError && r.reason.status === 400).length;
+      assert.equal(admitted, 5, `round ${round}: ${admitted} admitted`);
+      assert.equal(refused, 7, `round ${round}: ${refused} refused with 400`);
+      const list = await kvs[0].get<{ clusters: Record<string, number> }>(`ha-tracker-clusters/${tenant}`);
+      assert.equal(Object.keys(list!.clusters).length, 5);
     }
   });
 

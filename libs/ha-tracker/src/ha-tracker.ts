@@ -25,9 +25,14 @@ export interface ReplicaDesc {
 
 export type HaDecision = { accepted: true; elected: string } | { accepted: false; elected: string };
 
-/** The one call the distributor makes. */
+/** The one call the distributor makes. `maxClusters` is the tenant's ha_max_clusters (0: no limit). */
 export interface HaReplicaChecker {
-  checkReplica(tenant: string, cluster: string, replica: string): Promise<HaDecision>;
+  checkReplica(tenant: string, cluster: string, replica: string, maxClusters?: number): Promise<HaDecision>;
+}
+
+/** What the KV holds per tenant: its clusters and when each last pushed (ms), for ha_max_clusters. */
+export interface TenantClusters {
+  clusters: Record<string, number>;
 }
 
 export interface HaTrackerOptions {
@@ -43,6 +48,8 @@ export interface HaTrackerOptions {
   now?: () => number;
   /** KV key prefix (Mimir's default "ha-tracker/"). */
   keyPrefix?: string;
+  /** KV key prefix of the per-tenant cluster lists; default "ha-tracker-clusters/" (apart, so no cluster name can collide). */
+  clustersKeyPrefix?: string;
   /** Idle (tenant, cluster) entries expire from the KV after this long; default 30m, as Mimir's cleanup. */
   entryTtlMs?: number;
 }
@@ -83,9 +90,10 @@ export class HaTracker implements HaReplicaChecker {
 
   /**
    * Accepted when `replica` is (or now becomes) the elected replica of the
-   * tenant's cluster. Throws HaTrackerError (503) when the KV cannot be read or written.
+   * tenant's cluster. Throws HaTrackerError (503) when the KV cannot be read or
+   * written, and (400) when the cluster would be one more than `maxClusters`.
    */
-  async checkReplica(tenant: string, cluster: string, replica: string): Promise<HaDecision> {
+  async checkReplica(tenant: string, cluster: string, replica: string, maxClusters = 0): Promise<HaDecision> {
     const key = `${this.opts.keyPrefix ?? 'ha-tracker/'}${tenant}/${cluster}`;
     const now = this.now();
     const known = this.cache.get(key);
@@ -97,6 +105,7 @@ export class HaTracker implements HaReplicaChecker {
     let decision: HaDecision = { accepted: true, elected: replica };
     let stored: ReplicaDesc | undefined;
     try {
+      await this.admitCluster(tenant, cluster, maxClusters, now);
       stored = await this.opts.kv.cas<ReplicaDesc>(key, (cur) => {
         if (cur && cur.replica === replica && now - cur.receivedAt < this.updateTimeoutMs) {
           decision = { accepted: true, elected: replica };
@@ -118,6 +127,7 @@ export class HaTracker implements HaReplicaChecker {
       });
       this.kvCas?.inc({ result: 'success' });
     } catch (err) {
+      if (err instanceof HaTrackerError) throw err;
       this.kvCas?.inc({ result: 'failure' });
       if (err instanceof KvUnavailableError || err instanceof RingError) throw haErrors.kvUnavailable(tenant, cluster, err.message);
       throw err;
@@ -132,6 +142,38 @@ export class HaTracker implements HaReplicaChecker {
       this.cache.set(key, stored);
     }
     return decision;
+  }
+
+  /**
+   * Records `cluster` in the tenant's cluster list (Mimir's ha_max_clusters): a
+   * known cluster passes (its last-push time refreshed at most once per update
+   * timeout), a new one is added unless the tenant already has `maxClusters`;
+   * then HaTrackerError 400. Clusters silent for the entry TTL drop out, as their
+   * election entries do. The list is kept even without a limit, so one set later applies at once.
+   */
+  private async admitCluster(tenant: string, cluster: string, maxClusters: number, now: number): Promise<void> {
+    const ttlMs = this.opts.entryTtlMs ?? 30 * 60_000;
+    let refused = false;
+    await this.opts.kv.cas<TenantClusters>(`${this.opts.clustersKeyPrefix ?? 'ha-tracker-clusters/'}${tenant}`, (cur) => {
+      refused = false;
+      const clusters: Record<string, number> = {};
+      let expired = false;
+      for (const [name, at] of Object.entries(cur?.clusters ?? {})) {
+        if (now - at < ttlMs) clusters[name] = at;
+        else expired = true;
+      }
+      const seen = clusters[cluster];
+      if (seen !== undefined) {
+        if (now - seen < this.updateTimeoutMs && !expired) return undefined;
+      } else if (maxClusters > 0 && Object.keys(clusters).length >= maxClusters) {
+        refused = true;
+        return expired ? { value: { clusters }, ttlMs } : undefined;
+      }
+      clusters[cluster] = Math.max(now, seen ?? 0);
+      return { value: { clusters }, ttlMs };
+    });
+    this.kvCas?.inc({ result: 'success' });
+    if (refused) throw haErrors.tooManyClusters(tenant, cluster, maxClusters);
   }
 
   /** The replica this distributor last saw elected, if any (for status and tests). */

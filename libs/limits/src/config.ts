@@ -25,6 +25,7 @@ export const limitsConfigShape = {
   'distributor.ha-tracker.enable-for-all-users': boolFlag(false),
   'distributor.ha-tracker.cluster': z.string().min(1).default('cluster'),
   'distributor.ha-tracker.replica': z.string().min(1).default('__replica__'),
+  'distributor.ha-tracker.max-clusters': count(100),
 };
 
 export const runtimeConfigShape = {
@@ -52,6 +53,7 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     acceptHaSamples: c['distributor.ha-tracker.enable-for-all-users'],
     haClusterLabel: c['distributor.ha-tracker.cluster'],
     haReplicaLabel: c['distributor.ha-tracker.replica'],
+    haMaxClusters: c['distributor.ha-tracker.max-clusters'],
   };
 }
 

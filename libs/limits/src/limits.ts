@@ -27,6 +27,8 @@ export interface TenantLimits {
   acceptHaSamples: boolean;
   haClusterLabel: string;
   haReplicaLabel: string;
+  /** HA clusters tracked per tenant; a push from one more is refused (400). 0: no limit. */
+  haMaxClusters: number;
 }
 
 /** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
@@ -57,6 +59,7 @@ const FIELDS = {
   accept_ha_samples: [z.boolean(), 'acceptHaSamples'],
   ha_cluster_label: [z.string().min(1), 'haClusterLabel'],
   ha_replica_label: [z.string().min(1), 'haReplicaLabel'],
+  ha_max_clusters: [count, 'haMaxClusters'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;

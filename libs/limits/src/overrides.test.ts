@@ -35,6 +35,7 @@ test('defaults are Mimir flag defaults (exemplars aside) and tenants without ove
   assert.equal(l.acceptHaSamples, false);
   assert.equal(l.haClusterLabel, 'cluster');
   assert.equal(l.haReplicaLabel, '__replica__');
+  assert.equal(l.haMaxClusters, 100);
   assert.equal(o.forTenant('team-b'), l);
 });
 

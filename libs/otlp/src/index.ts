@@ -13,6 +13,7 @@ export type {
   Temporality,
 } from './model.ts';
 export { decodeExportRequest } from './decode-proto.ts';
+export { countExportRequestSeries, countRequestSeries } from './count.ts';
 export { decodeExportRequestJson } from './decode-json.ts';
 export { encodeExportRequest, encodeExportRequestJson } from './encode.ts';
 export type {

@@ -6,6 +6,7 @@ export type { RemoteWriteVersion } from './content-type.ts';
 export { parseWriteRequest } from './parse.ts';
 export { ParsedSeries } from './parse.ts';
 export type { ParsedWriteRequest, ParsedMetadata } from './parse.ts';
+export { countSeries } from './count.ts';
 export { decodeWriteRequest, DecodedSeries } from './decode.ts';
 export type { DecodedWriteRequest, DecodedExemplar } from './decode.ts';
 export { encodeRecordValue, encodeWriteRequest, encodeMetricMetadata, replaceSeriesLabels, withoutExemplars } from './encode.ts';

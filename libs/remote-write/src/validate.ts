@@ -219,7 +219,9 @@ export function formatSeries(labels: readonly Label[]): string {
   let s = '{';
   for (let i = 0; i < labels.length; i++) {
     if (i > 0) s += ', ';
-    s += labels[i].name + '=' + JSON.stringify(labels[i].value);
+    // A name that is not a valid label name is quoted too, so control characters never reach the one-line reason.
+    const name = labels[i].name;
+    s += (isValidLabelName(name) ? name : JSON.stringify(name)) + '=' + JSON.stringify(labels[i].value);
     if (s.length > SERIES_MAX_CHARS) return s.slice(0, SERIES_MAX_CHARS) + '…}';
   }
   return s + '}';
