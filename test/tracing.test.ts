@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
 import type { FastifyInstance } from 'fastify';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { IngestWriter, PartitionReader } from '@strata/kafka';
@@ -19,7 +19,7 @@ import { Distributor, registerPushRoutes } from '@strata/distributor';
 import { Ingester } from '@strata/ingester';
 import { compressBody, encodeWriteRequest } from '@strata/remote-write';
 import { createHttpServer, createLogger, createMetricsRegistry } from '@strata/service';
-import { Tracing } from '@strata/tracing';
+import { InMemorySpanExporter, Tracing, type ReadableSpan } from '@strata/tracing';
 import { generateSeries, waitFor } from './support/client.ts';
 
 const TOPIC = 'ingest';

@@ -8,3 +8,6 @@ export { extractTraceContext, traceContextHeaders } from './propagation.ts';
 export { inSpan, inSpanSync, markError, currentTraceIds, exemplarLabels } from './spans.ts';
 export { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 export type { Span, Tracer, Context } from '@opentelemetry/api';
+// For tests that collect spans in-process.
+export { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+export type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
