@@ -24,8 +24,8 @@ export interface TracingOptions {
   /** service.name of every span: the app, e.g. "distributor". */
   serviceName: string;
   config?: Partial<TracingConfig>;
-  /** Extra resource attributes (e.g. service.instance.id). */
-  attributes?: Record<string, string>;
+  /** service.instance.id, e.g. the ingester's instance id. */
+  instanceId?: string;
   /** Spans also go here, synchronously as they end (tests: an InMemorySpanExporter). */
   exporter?: SpanExporter;
   env?: NodeJS.ProcessEnv;
@@ -58,7 +58,10 @@ export class Tracing {
         ? new AlwaysOffSampler()
         : new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(opts.config?.['tracing.sample-ratio'] ?? 1) });
     this.provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': opts.serviceName, ...opts.attributes }),
+      resource: resourceFromAttributes({
+        'service.name': opts.serviceName,
+        ...(opts.instanceId !== undefined ? { 'service.instance.id': opts.instanceId } : {}),
+      }),
       sampler,
       spanProcessors: processors,
     });
