@@ -182,7 +182,7 @@ describe('tracing: distributor push → Kafka record traceparent → ingester ap
     assert.doesNotMatch(text.body, / # \{/);
   });
 
-  test('request-scoped log lines carry tenant and trace id: a failed push and an undecodable record', async () => {
+  test('request-scoped log lines carry tenant and trace id: a failed push, an undecodable record, rejected samples', async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     const res = await http.inject({
       method: 'POST',
@@ -206,5 +206,19 @@ describe('tracing: distributor push → Kafka record traceparent → ingester ap
     assert.equal(appendLine.component, 'ingester-zone-a-1');
     const failed = await waitFor('its append span', async () => byName('ingester.append').find((s) => s.spanContext().traceId === recordTrace));
     assert.equal(failed.status.code, 2, 'the append span is marked as an error');
+
+    // Samples older than their series' newest: the ingester says so once, naming tenant and trace.
+    const oooTrace = '11112222333344445555666677778888';
+    const body = compressBody(encodeWriteRequest({ timeseries: generateSeries('traced_metric', SERIES, 1, Date.now() - 120_000, 15_000) }));
+    const ooo = await http.inject({
+      method: 'POST',
+      url: '/api/v1/push',
+      payload: Buffer.from(body),
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-scope-orgid': TENANT, traceparent: `00-${oooTrace}-2222222222222222-01` },
+    });
+    assert.equal(ooo.statusCode, 200, 'the distributor accepts them; the ingesters reject them');
+    const rejectLine = await waitFor('the ingester logs the rejected samples', async () => logs.lines.find((l) => l.trace_id === oooTrace && String(l.component).startsWith('ingester-')));
+    assert.equal(rejectLine.tenant, TENANT);
+    assert.ok((rejectLine.rejected as Record<string, number>)['out-of-order'] > 0, JSON.stringify(rejectLine));
   });
 });

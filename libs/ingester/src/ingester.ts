@@ -111,6 +111,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly exemplarsAppended: Counter<'tenant'>;
   /** When each tenant's series-limit rejection was last logged (one line per tenant per minute). */
   private readonly seriesLimitLoggedAt = new Map<string, number>();
+  /** When each tenant's rejected samples were last logged (one line per tenant per minute). */
+  private readonly rejectionLoggedAt = new Map<string, number>();
   private readonly recordsConsumed: Counter;
   private readonly samplesConsumed: Counter<'tenant'>;
   private readonly receiveDelay: Histogram<'partition'>;
@@ -460,7 +462,26 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     this.tracker.add(record.offset, record.tenant, maxTime);
     if (samples > 0) this.samplesConsumed.inc({ tenant: record.tenant }, samples);
     this.count(record.tenant, stats);
+    this.logRejections(record, stats);
     return stats;
+  }
+
+  /**
+   * Samples a sender should hear about (not idempotent-replay duplicates): one line per tenant per
+   * minute, logged inside the append span so it names the trace of the push that carried them.
+   */
+  private logRejections(record: IngestRecord, stats: AppendStats): void {
+    const rejected = { 'out-of-order': stats.outOfOrder, 'duplicate-timestamp-other-value': stats.conflicting, 'out-of-bounds': this.caughtUp ? stats.outOfBounds : 0 };
+    const total = rejected['out-of-order'] + rejected['duplicate-timestamp-other-value'] + rejected['out-of-bounds'];
+    if (total === 0) return;
+    const now = this.now();
+    if (now - (this.rejectionLoggedAt.get(record.tenant) ?? -Infinity) < 60_000) return;
+    this.rejectionLoggedAt.set(record.tenant, now);
+    this.opts.logger.warn(
+      { tenant: record.tenant, offset: String(record.offset), rejected },
+      `tenant ${record.tenant}: ${total} samples of a record were not appended (${Object.entries(rejected).filter(([, n]) => n > 0).map(([r, n]) => `${n} ${r}`).join(', ')}); ` +
+        'senders overlap or send old samples (strata_ingester_samples_rejected_total); further lines for this tenant are skipped for a minute',
+    );
   }
 
   private seriesLimitReached(tenant: string, maxSeries: number, samples: number): void {
