@@ -68,7 +68,7 @@ const ingester = new Ingester({
     }),
 });
 const grpcAddress = `${config['server.grpc-listen-address']}:${config['server.grpc-listen-port']}`;
-const grpc = new IngesterServer({ querier: ingester, address: grpcAddress });
+const grpc = new IngesterServer({ querier: ingester, address: grpcAddress, tracer: tracing.tracer });
 const http = createHttpServer({ logger, registry, readiness: ingester });
 registerIngesterRoutes(http, { ingester, logger });
 // Owner of partition n in the partition ring (-ring.store): registration, heartbeats, PENDING → ACTIVE, scale-down endpoints.
