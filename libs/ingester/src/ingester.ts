@@ -101,6 +101,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly limits: IngesterLimits;
   private readonly now: () => number;
   private caughtUp = false;
+  /** Between source.start() and stop(): only then may a scrape ask Kafka for the lag. */
+  private consuming = false;
   private warm = false;
   private progress = 'starting';
   private lastCommitted: bigint | null = null;
@@ -149,7 +151,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600],
       registers,
     });
-    const source = (): RecordSource => this.source;
+    const source = (): RecordSource | undefined => (this.consuming ? this.source : undefined);
     let lastLag = 0;
     new Gauge({
       name: 'strata_ingester_kafka_partition_lag_records',
@@ -157,10 +159,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       labelNames: ['partition'],
       registers,
       async collect() {
-        const lag = source().lag;
-        if (lag !== undefined) {
+        const s = source();
+        if (s?.lag !== undefined) {
           const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref());
-          const got = await Promise.race([lag.call(source()).catch(() => undefined), timeout]);
+          const got = await Promise.race([s.lag().catch(() => undefined), timeout]);
           if (got !== undefined) lastLag = Number(got);
         }
         this.set({ partition }, lastLag);
@@ -245,6 +247,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     }
     this.warm = true;
     await this.source.start();
+    this.consuming = true;
     logger.info(
       { partition: identity.partition, from: String(this.source.position()) },
       `${identity.id} consuming partition ${identity.partition} from offset ${this.source.position()}${this.cutter ? ' (the committed offset)' : ''}`,
@@ -278,6 +281,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   }
 
   async stop(): Promise<void> {
+    this.consuming = false;
     if (this.timer) clearInterval(this.timer);
     await this.ticking?.catch(() => undefined);
     await this.source.stop();
