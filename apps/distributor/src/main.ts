@@ -25,7 +25,7 @@ const config = flagsToConfig(
   parseFlags(process.argv.slice(2)),
 );
 const registry = createMetricsRegistry({ component: 'distributor' });
-const tracing = new Tracing({ serviceName: 'distributor', config });
+const tracing = new Tracing({ serviceName: 'distributor', config, logger });
 const limits = Overrides.fromFlags(config, { logger, registry });
 const auth = createAuthenticator(config, { logger, registry });
 // The partition ring (ACTIVE partitions take writes) and the HA tracker, both in the KV store (-ring.store).

@@ -27,7 +27,7 @@ const config = flagsToConfig(
 const identity = parseInstanceId(config['ingester.ring.instance-id']);
 const logger = createLogger(identity.id);
 const registry = createMetricsRegistry({ component: 'ingester', instance_id: identity.id });
-const tracing = new Tracing({ serviceName: 'ingester', config, instanceId: identity.id });
+const tracing = new Tracing({ serviceName: 'ingester', config, instanceId: identity.id, logger });
 const bucket = createBucket(config);
 const overrides = Overrides.fromFlags(config, { logger, registry });
 // Global per-tenant limits are split over the topic's partitions (one ingester per partition and zone).

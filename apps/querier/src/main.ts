@@ -51,7 +51,7 @@ const config = flagsToConfig(
   parseFlags(process.argv.slice(2)),
 );
 const registry = createMetricsRegistry({ component: 'querier' });
-const tracing = new Tracing({ serviceName: 'querier', config });
+const tracing = new Tracing({ serviceName: 'querier', config, logger });
 const auth = createAuthenticator(config, { logger, registry });
 
 const clients = parseIngesterAddresses(config['querier.ingester-addresses']).map(({ id, address }) => ({

@@ -68,3 +68,19 @@ test('with -tracing.otlp-endpoint spans are exported over OTLP/HTTP protobuf wit
   assert.ok(received[0].body.includes(Buffer.from('ingester.append')), 'the span name is in the payload');
   assert.ok(received[0].body.includes(Buffer.from(traceId, 'hex')), 'the trace id (bytes) is in the payload');
 });
+
+test('a failing export is logged through the logger it was given, not swallowed', async () => {
+  const lines: { level: string; msg: string }[] = [];
+  const logger = {
+    warn: (_o: object, msg: string) => lines.push({ level: 'warn', msg }),
+    error: (_o: object, msg: string) => lines.push({ level: 'error', msg }),
+  };
+  // Port 1 on loopback: nothing listens, the connection is refused.
+  const tracing = new Tracing({ serviceName: 'distributor', config: { 'tracing.otlp-endpoint': 'http://127.0.0.1:1' }, env: {}, logger });
+  await inSpan(tracing.tracer, 'distributor.push', {}, undefined, async () => undefined);
+  // The batch processor exports on its own schedule (every 5s); its failure goes to the logger.
+  const deadline = Date.now() + 15_000;
+  while (!lines.some((l) => l.level === 'error' && /ECONNREFUSED/.test(l.msg)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  assert.ok(lines.some((l) => l.level === 'error' && /^tracing: .*ECONNREFUSED/.test(l.msg)), JSON.stringify(lines));
+  await tracing.stop().catch(() => undefined);
+});

@@ -3,7 +3,7 @@
 // endpoint is configured (or a test hands in its own exporter). Never installs a global tracer
 // provider: components get their Tracer passed in.
 
-import { context, trace, type Tracer } from '@opentelemetry/api';
+import { DiagLogLevel, context, diag, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -29,6 +29,8 @@ export interface TracingOptions {
   /** Spans also go here, synchronously as they end (tests: an InMemorySpanExporter). */
   exporter?: SpanExporter;
   env?: NodeJS.ProcessEnv;
+  /** Where the SDK's own warnings and errors go (a failing export, say); default: nowhere. */
+  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 let contextManagerInstalled = false;
@@ -48,6 +50,20 @@ export class Tracing {
 
   constructor(opts: TracingOptions) {
     installContextManager();
+    if (opts.logger !== undefined) {
+      const logger = opts.logger;
+      // The SDK reports through the process-wide diag logger; the last Tracing given a logger owns it.
+      diag.setLogger(
+        {
+          error: (msg, ...args) => logger.error({ source: 'opentelemetry', args: args.map(String) }, `tracing: ${msg}`),
+          warn: (msg, ...args) => logger.warn({ source: 'opentelemetry', args: args.map(String) }, `tracing: ${msg}`),
+          info: () => undefined,
+          debug: () => undefined,
+          verbose: () => undefined,
+        },
+        { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+      );
+    }
     this.otlpUrl = otlpTracesUrl({ 'tracing.otlp-endpoint': opts.config?.['tracing.otlp-endpoint'] ?? '' }, opts.env ?? process.env);
     const processors: SpanProcessor[] = [];
     if (this.otlpUrl !== undefined) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: this.otlpUrl })));
