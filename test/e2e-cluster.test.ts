@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { LocalCluster } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest } from '@strata/remote-write';
 import { api, generateSeries, push, pushRaw, type MatrixSeries, type VectorSample } from './support/client.ts';
+import { scrape, type MetricsPage } from './support/metrics.ts';
 
 const INTERVAL = 15_000;
 const TENANT = { 'X-Scope-OrgID': 'team-e2e' };
@@ -171,6 +172,59 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
     assert.equal(status, 200, 'distributor recovered after the broker returned');
     await pushAndRecord(3, 10);
     await assertEverySampleReadable('after broker restart');
+  });
+
+  test('/metrics of every app has the operational metrics, with values that match the traffic', async () => {
+    const ingesters = cluster.ingesters();
+    const pages = async () => Promise.all(ingesters.map((p) => scrape(p.url)));
+    const outOfOrder = (ms: MetricsPage[]) => ms.reduce((n, m) => n + (m.sum('strata_ingester_samples_rejected_total', { reason: 'out-of-order' }) ?? 0), 0);
+    const before = outOfOrder(await pages());
+    // One sample behind its series' newest: both zones' ingesters of its partition reject it as out of order.
+    const late = generateSeries('e2e_metrics_probe', 1, 2, T0 + 60 * INTERVAL, INTERVAL);
+    assert.equal((await push(cluster.distributorUrl, late, TENANT)).status, 200);
+    assert.equal((await push(cluster.distributorUrl, generateSeries('e2e_metrics_probe', 1, 1, T0 + 59 * INTERVAL, INTERVAL), TENANT)).status, 200);
+    let ing: MetricsPage[] = [];
+    const deadline = Date.now() + 30_000;
+    do {
+      ing = await pages();
+      if (outOfOrder(ing) >= before + 2) break;
+      await new Promise((r) => setTimeout(r, 500));
+    } while (Date.now() < deadline);
+
+    const dist = await scrape(cluster.distributorUrl);
+    assert.ok(dist.sum('strata_distributor_received_samples_total', { tenant: 'team-e2e' })! > 0, 'distributor: samples received');
+    assert.ok(dist.sum('strata_distributor_push_duration_seconds_count', { status: '200' })! > 0, 'distributor: push latency histogram');
+    assert.ok(dist.sum('strata_distributor_push_duration_seconds_bucket', { le: '+Inf' })! > 0);
+    assert.ok(dist.sum('strata_distributor_kafka_produce_duration_seconds_count')! > 0, 'distributor: produce latency histogram');
+
+    for (const [i, m] of ing.entries()) {
+      const name = ingesters[i].name;
+      const partition = name.slice(name.lastIndexOf('-') + 1);
+      const lag = m.sum('strata_ingester_kafka_partition_lag_records', { partition });
+      assert.ok(lag !== undefined && lag >= 0 && lag < 100, `${name}: partition lag ${lag}`);
+      assert.ok(m.sum('strata_ingester_kafka_receive_delay_seconds_count', { partition })! > 0, `${name}: receive delay histogram`);
+      assert.ok(m.sum('strata_ingester_kafka_records_consumed_total')! > 0, `${name}: records consumed`);
+      const consumed = m.sum('strata_ingester_samples_consumed_total', { tenant: 'team-e2e' })!;
+      const appended = m.sum('strata_ingester_samples_appended_total', { tenant: 'team-e2e' })!;
+      assert.ok(consumed > 0 && appended > 0 && appended <= consumed, `${name}: samples consumed ${consumed}, appended ${appended}`);
+      assert.ok(m.sum('strata_ingester_active_series', { tenant: 'team-e2e' })! > 0, `${name}: active series of the tenant`);
+      assert.ok(m.declares('strata_ingester_samples_rejected_total'), `${name}: rejected samples by reason`);
+      for (const family of ['strata_ingester_blocks_cut_total', 'strata_ingester_blocks_shipped_total']) {
+        assert.ok(m.sum(family) !== undefined, `${name}: ${family}`);
+      }
+    }
+    assert.equal(outOfOrder(ing), before + 2, 'the late sample was rejected once per zone, reason out-of-order');
+
+    // A flush cuts and ships the head: the block counters move.
+    const zoneA0 = cluster.process('ingester-zone-a-0');
+    const flushed = await fetch(`${zoneA0.url}/ingester/flush?wait=true`, { method: 'POST' });
+    assert.equal(flushed.status, 204, await flushed.text());
+    const after = await scrape(zoneA0.url);
+    assert.ok(after.sum('strata_ingester_blocks_cut_total')! > 0, 'blocks cut after a flush');
+    assert.ok(after.sum('strata_ingester_blocks_shipped_total')! > 0, 'blocks shipped after a flush');
+
+    const q = await scrape(cluster.querierUrl);
+    assert.ok(q.sum('strata_querier_request_duration_seconds_count', { endpoint: 'query_range', status: '200' })! > 0, 'querier: query latency histogram');
   });
 });
 

@@ -18,6 +18,10 @@ import { createHttpServer, createLogger, flagsToConfig, parseFlags } from '@stra
 import { parseInstanceId } from '@strata/ingester';
 import { parseIngesterAddresses } from '@strata/querier';
 import { KAFKA_VERSION } from '@strata/local-kafka';
+import { MemoryKv, PartitionInstanceLifecycler, registerIngesterRingRoutes } from '@strata/ring';
+import { runtimeConfigSchema } from '@strata/limits';
+import { parse as parseYaml } from 'yaml';
+import { dirname as posixDirname, basename as posixBasename } from 'node:path/posix';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OVERLAYS_DIR = join(ROOT, 'k8s', 'overlays');
@@ -58,11 +62,19 @@ interface Container {
   livenessProbe?: Probe;
   startupProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  lifecycle?: { preStop?: { exec?: { command: string[] }; httpGet?: { path: string; port: string | number } } };
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 
 interface PodTemplate {
   metadata: { labels: Record<string, string> };
-  spec: { containers: Container[]; initContainers?: Container[]; affinity?: Affinity };
+  spec: {
+    containers: Container[];
+    initContainers?: Container[];
+    affinity?: Affinity;
+    volumes?: { name: string; configMap?: { name: string } }[];
+    terminationGracePeriodSeconds?: number;
+  };
 }
 
 interface AffinityTerm {
@@ -570,6 +582,87 @@ describe('k8s manifests', () => {
       const got = new Map(parseIngesterAddresses(config['querier.ingester-addresses'] as string).map((a) => [a.id, a.address]));
       assert.deepEqual(got, want);
       assert.ok(sets.has(config['querier.prefer-availability-zone'] as string), 'the preferred zone exists');
+    });
+    test('every distributor, ingester and querier shares the partition ring in a Redis that never evicts', () => {
+      const endpoints = new Set<string>();
+      for (const { owner, container } of strataContainers(objs())) {
+        const { app, config } = strataConfig(container, firstPodName(owner));
+        assert.equal(config['ring.store'], 'redis', `${owner.metadata.name} (${app}): -ring.store=redis`);
+        endpoints.add(config['ring.redis.endpoint'] as string);
+        if ('query-frontend.results-cache.redis.endpoint' in config) {
+          assert.notEqual(config['ring.redis.endpoint'], config['query-frontend.results-cache.redis.endpoint'], 'the ring is not in the evicting results cache');
+        }
+      }
+      assert.equal(endpoints.size, 1, `one ring KV for all: ${[...endpoints].join(', ')}`);
+      const [host] = [...endpoints][0].split(':');
+      const svc = find(objs(), 'Service', host);
+      const kv = workloads(objs()).find((w) => matches(svc.spec.selector, template(w).metadata.labels))!;
+      const args = template(kv).spec.containers[0].args ?? [];
+      assert.equal(args[args.indexOf('--maxmemory-policy') + 1], 'noeviction', `${kv.metadata.name}: an evicted ring key would leave distributors without a ring`);
+    });
+
+    test('distributors and ingesters read per-tenant limits from the runtime overrides ConfigMap', () => {
+      let checked = 0;
+      for (const { owner, container } of strataContainers(objs())) {
+        const { app, config } = strataConfig(container, firstPodName(owner));
+        if (!('runtime-config.file' in config)) continue;
+        const where = `${owner.metadata.name} (${app})`;
+        const file = config['runtime-config.file'] as string;
+        assert.ok(file !== '', `${where}: -runtime-config.file`);
+        const mount = container.volumeMounts?.find((m) => m.mountPath === posixDirname(file));
+        assert.ok(mount, `${where}: nothing mounted at ${posixDirname(file)}`);
+        const volume = template(owner).spec.volumes?.find((v) => v.name === mount.name);
+        assert.ok(volume?.configMap, `${where}: volume ${mount.name} is no ConfigMap`);
+        const cm = find(objs(), 'ConfigMap', volume.configMap.name) as K8sObject & { data?: Record<string, string> };
+        const text = cm.data?.[posixBasename(file)];
+        assert.ok(text !== undefined, `ConfigMap ${cm.metadata.name} has no key ${posixBasename(file)}`);
+        const parsed = runtimeConfigSchema.safeParse(parseYaml(text));
+        assert.ok(parsed.success, `ConfigMap ${cm.metadata.name}: ${parsed.success ? '' : parsed.error.message}`);
+        checked++;
+      }
+      const apps = strataContainers(objs()).map(({ owner, container }) => strataConfig(container, firstPodName(owner)));
+      assert.equal(checked, apps.filter((a) => a.app === 'distributor' || a.app === 'ingester').length, 'every distributor and ingester has it');
+    });
+
+    test('ingesters leave the ring before they stop: preStop POSTs /ingester/prepare-shutdown on their HTTP port, a route they serve', async () => {
+      // The route as apps/ingester registers it (libs/ring), answering a POST.
+      const http = createHttpServer({ logger: createLogger('k8s-manifests-test', 'silent'), registry: new Registry(), readiness: { notReadyReason: () => undefined } });
+      const lifecycler = new PartitionInstanceLifecycler({
+        kv: new MemoryKv(),
+        instanceId: 'ingester-zone-a-0',
+        zone: 'a',
+        partition: 0,
+        address: () => '127.0.0.1:9095',
+        heartbeatPeriodMs: 60_000,
+        heartbeatTimeoutMs: 60_000,
+        minOwnersCount: 1,
+        minOwnersDurationMs: 0,
+        deleteInactivePartitionAfterMs: 0,
+        pollIntervalMs: 3_600_000,
+        logger: createLogger('k8s-manifests-test', 'silent'),
+      });
+      registerIngesterRingRoutes(http, { lifecycler, logger: createLogger('k8s-manifests-test', 'silent') });
+      await lifecycler.start();
+      try {
+        for (const [zone, ss] of zoneSets()) {
+          const c = template(ss).spec.containers[0];
+          const command = c.lifecycle?.preStop?.exec?.command ?? [];
+          assert.equal(command[0], 'node', `zone ${zone}: preStop runs node (the image has no curl)`);
+          const script = command.slice(1).join(' ');
+          const m = /fetch\('http:\/\/127\.0\.0\.1:(\d+)(\/[^']*)', \{ method: 'POST'/.exec(script);
+          assert.ok(m, `zone ${zone}: preStop POSTs to the pod's own HTTP port: ${script}`);
+          assert.match(script, /process\.exit\(r\.ok \? 0 : 1\)/, `zone ${zone}: a failed call fails the hook (it is logged as an event)`);
+          const { config } = strataConfig(c, `${ss.metadata.name}-0`);
+          assert.equal(Number(m[1]), config['server.http-listen-port'], `zone ${zone}: preStop port`);
+          assert.equal(m[2], '/ingester/prepare-shutdown');
+          assert.equal((await http.inject({ method: 'POST', url: m[2] })).statusCode, 204, `POST ${m[2]} is served`);
+          assert.equal((await http.inject({ method: 'GET', url: m[2] })).body, 'set\n');
+          assert.ok((template(ss).spec.terminationGracePeriodSeconds ?? 30) > 10, 'the grace period outlasts the hook\'s 10s timeout');
+        }
+      } finally {
+        await lifecycler.stop();
+        await http.close();
+      }
     });
   });
 

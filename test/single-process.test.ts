@@ -1,11 +1,15 @@
 // `npm start`'s single-process mode as a user meets it: one process on one
 // port with its own Kafka; a 1000-series push reads back exactly, and a real
-// Prometheus 2.42 scrapes and remote-writes into it.
+// Prometheus 2.42 scrapes and remote-writes into it. Tracing is on (an OTLP
+// receiver in the test), so Prometheus also scrapes exemplars (OpenMetrics)
+// and remote-writes them back, where they link to exported traces.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, freePorts } from '@strata/local-cluster';
@@ -14,16 +18,28 @@ import { api, generateSeries, push, waitFor, type MatrixSeries, type VectorSampl
 describe('single-process mode', { timeout: 600_000 }, () => {
   let strata: AppProcess;
   let dir: string;
+  // What Strata exported over OTLP/HTTP: request paths and bodies.
+  const otlp: { url: string; body: Buffer }[] = [];
+  let otlpReceiver: Server;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'strata-single-'));
+    otlpReceiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        otlp.push({ url: req.url ?? '', body: Buffer.concat(chunks) });
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => otlpReceiver.listen(0, '127.0.0.1', resolve));
     const [port] = await freePorts(1);
     strata = new AppProcess({
       name: 'strata',
       app: 'strata',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
-      args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${port}`],
+      args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${port}`, `-tracing.otlp-endpoint=http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}`],
     });
     strata.start();
     await strata.waitReady(180_000);
@@ -31,6 +47,7 @@ describe('single-process mode', { timeout: 600_000 }, () => {
 
   after(async () => {
     await strata?.kill('SIGTERM');
+    await new Promise<void>((resolve) => (otlpReceiver ? otlpReceiver.close(() => resolve()) : resolve()));
     if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -69,7 +86,7 @@ describe('single-process mode', { timeout: 600_000 }, () => {
     }
   });
 
-  test('a real Prometheus 2.42 scrapes a target and remote-writes it; the scraped series are queryable', async (t) => {
+  test('a real Prometheus 2.42 scrapes a target and remote-writes it; the scraped series and exemplars are queryable', async (t) => {
     const prometheus = findPrometheus();
     if (!prometheus) {
       assert.fail('prometheus binary not found: install Debian package "prometheus" (.ci/run does)');
@@ -90,13 +107,14 @@ describe('single-process mode', { timeout: 600_000 }, () => {
         `    static_configs: [{ targets: ["127.0.0.1:${promPort}"] }]`,
         'remote_write:',
         `  - url: ${strata.url}/api/v1/push`,
+        '    send_exemplars: true',
         '    queue_config: { batch_send_deadline: 1s, min_backoff: 100ms, max_backoff: 1s }',
         '',
       ].join('\n'),
     );
     const child: ChildProcess = spawn(
       prometheus,
-      [`--config.file=${config}`, `--storage.tsdb.path=${promDir}`, `--web.listen-address=127.0.0.1:${promPort}`],
+      [`--config.file=${config}`, `--storage.tsdb.path=${promDir}`, `--web.listen-address=127.0.0.1:${promPort}`, '--enable-feature=exemplar-storage'],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
@@ -120,6 +138,34 @@ describe('single-process mode', { timeout: 600_000 }, () => {
     assert.equal(scraped.data.result.length, 1, 'Strata\'s own histogram, scraped by Prometheus, is queryable');
     const series = await api<Record<string, string>[]>(strata.url, '/prometheus/api/v1/series', { 'match[]': 'prometheus_build_info' });
     assert.ok(series.data.length >= 1 && series.data[0].version.startsWith('2.'), JSON.stringify(series.data));
+
+    // Strata's push latency exemplars (trace ids of Prometheus' own remote-write pushes) went
+    // Strata /metrics (OpenMetrics) → Prometheus scrape → remote write → Strata's exemplar storage.
+    type ExemplarData = { seriesLabels: Record<string, string>; exemplars: { labels: Record<string, string>; value: string; timestamp: number }[] }[];
+    const exemplars = await waitFor(
+      'push latency exemplars in Strata',
+      async () => {
+        const r = await api<ExemplarData>(strata.url, '/prometheus/api/v1/query_exemplars', {
+          query: 'strata_distributor_push_duration_seconds_bucket{job="strata"}',
+          start: String(Date.now() / 1000 - 600),
+          end: String(Date.now() / 1000 + 60),
+        });
+        const found = r.data.flatMap((s) => s.exemplars);
+        return found.length > 0 ? found : undefined;
+      },
+      60_000,
+    ).catch((err: Error) => assert.fail(`${err.message}\nprometheus stderr: ${stderr}`));
+    const traceId = exemplars[0].labels.trace_id;
+    assert.match(traceId, /^[0-9a-f]{32}$/, JSON.stringify(exemplars[0]));
+    // The trace it names was exported over OTLP/HTTP (batched every few seconds).
+    await waitFor(
+      `trace ${traceId} exported over OTLP`,
+      async () => (otlp.some((o) => o.url === '/v1/traces' && o.body.includes(Buffer.from(traceId, 'hex'))) ? true : undefined),
+      30_000,
+    );
+    for (const span of ['distributor.push', 'distributor.produce', 'ingester.append', 'querier.query']) {
+      assert.ok(otlp.some((o) => o.body.includes(Buffer.from(span))), `${span} spans exported`);
+    }
   });
 
   test('POST /ingester/flush lands blocks in <data-dir>/bucket/anonymous/<ULID>/ and queries still answer from them', async () => {

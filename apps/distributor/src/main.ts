@@ -17,13 +17,15 @@ import {
   runServices,
   serverConfigShape,
 } from '@strata/service';
+import { Tracing, tracingConfigShape } from '@strata/tracing';
 
 const logger = createLogger('distributor');
 const config = flagsToConfig(
-  { ...serverConfigShape, ...kafkaConfigShape, ...distributorConfigShape, ...limitsConfigShape, ...runtimeConfigShape, ...authConfigShape, ...ringClientConfigShape, ...haTrackerConfigShape },
+  { ...serverConfigShape, ...kafkaConfigShape, ...distributorConfigShape, ...limitsConfigShape, ...runtimeConfigShape, ...authConfigShape, ...ringClientConfigShape, ...haTrackerConfigShape, ...tracingConfigShape },
   parseFlags(process.argv.slice(2)),
 );
 const registry = createMetricsRegistry({ component: 'distributor' });
+const tracing = new Tracing({ serviceName: 'distributor', config, logger });
 const limits = Overrides.fromFlags(config, { logger, registry });
 const auth = createAuthenticator(config, { logger, registry });
 // The partition ring (ACTIVE partitions take writes) and the HA tracker, both in the KV store (-ring.store).
@@ -63,6 +65,7 @@ const distributor = new Distributor({
   registry,
   partitions: writePartitions,
   haTracker,
+  tracer: tracing.tracer,
 });
 let writerReady = false;
 const http = createHttpServer({
@@ -78,6 +81,7 @@ registerPushRoutes(http, {
   registry,
   maxBodyBytes: config['distributor.max-recv-msg-size'],
   auth,
+  tracer: tracing.tracer,
 });
 registerRingStatusPage(http, {
   snapshot: () => writePartitions.snapshot(),
@@ -87,6 +91,7 @@ registerRingStatusPage(http, {
 
 await runServices(
   [
+    { name: 'tracing', start: () => tracing.start(), stop: () => tracing.stop() },
     { name: 'runtime-config', start: () => limits.start(), stop: () => limits.stop() },
     { name: 'auth-tokens', start: async () => auth?.start(), stop: async () => auth?.stop() },
     {

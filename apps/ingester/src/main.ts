@@ -18,14 +18,16 @@ import {
   runServices,
   serverConfigShape,
 } from '@strata/service';
+import { Tracing, tracingConfigShape } from '@strata/tracing';
 
 const config = flagsToConfig(
-  { ...serverConfigShape, ...kafkaConfigShape, ...ingesterConfigShape, ...bucketConfigShape, ...limitsConfigShape, ...runtimeConfigShape, ...ingesterRingConfigShape },
+  { ...serverConfigShape, ...kafkaConfigShape, ...ingesterConfigShape, ...bucketConfigShape, ...limitsConfigShape, ...runtimeConfigShape, ...ingesterRingConfigShape, ...tracingConfigShape },
   parseFlags(process.argv.slice(2)),
 );
 const identity = parseInstanceId(config['ingester.ring.instance-id']);
 const logger = createLogger(identity.id);
 const registry = createMetricsRegistry({ component: 'ingester', instance_id: identity.id });
+const tracing = new Tracing({ serviceName: 'ingester', config, instanceId: identity.id, logger });
 const bucket = createBucket(config);
 const overrides = Overrides.fromFlags(config, { logger, registry });
 // Global per-tenant limits are split over the topic's partitions (one ingester per partition and zone).
@@ -52,6 +54,7 @@ const ingester = new Ingester({
   },
   // Runtime overrides per tenant; series and exemplar limits are this partition's share.
   limits: ingesterLimits(overrides, () => partitions.value),
+  tracer: tracing.tracer,
   createSource: (onRecords) =>
     new PartitionReader({
       brokers: config['ingest-storage.kafka.address'].split(','),
@@ -65,7 +68,7 @@ const ingester = new Ingester({
     }),
 });
 const grpcAddress = `${config['server.grpc-listen-address']}:${config['server.grpc-listen-port']}`;
-const grpc = new IngesterServer({ querier: ingester, address: grpcAddress });
+const grpc = new IngesterServer({ querier: ingester, address: grpcAddress, tracer: tracing.tracer });
 const http = createHttpServer({ logger, registry, readiness: ingester });
 registerIngesterRoutes(http, { ingester, logger });
 // Owner of partition n in the partition ring (-ring.store): registration, heartbeats, PENDING → ACTIVE, scale-down endpoints.
@@ -89,6 +92,7 @@ registerIngesterRingRoutes(http, { lifecycler, logger });
 
 await runServices(
   [
+    { name: 'tracing', start: () => tracing.start(), stop: () => tracing.stop() },
     { name: 'runtime-config', start: () => overrides.start(), stop: () => overrides.stop() },
     {
       name: 'partition-count',

@@ -32,6 +32,7 @@ import {
   runServices,
   serverConfigShape,
 } from '@strata/service';
+import { Tracing, tracingConfigShape } from '@strata/tracing';
 
 const logger = createLogger('querier');
 const config = flagsToConfig(
@@ -44,11 +45,13 @@ const config = flagsToConfig(
     ...bucketConfigShape,
     ...bucketStoreConfigShape,
     ...ringClientConfigShape,
+    ...tracingConfigShape,
     'auth.multitenancy-enabled': boolFlag(true),
   },
   parseFlags(process.argv.slice(2)),
 );
 const registry = createMetricsRegistry({ component: 'querier' });
+const tracing = new Tracing({ serviceName: 'querier', config, logger });
 const auth = createAuthenticator(config, { logger, registry });
 
 const clients = parseIngesterAddresses(config['querier.ingester-addresses']).map(({ id, address }) => ({
@@ -136,10 +139,12 @@ registerPrometheusApi(http, {
   strongReads,
   resultsCache,
   auth,
+  tracer: tracing.tracer,
 });
 
 await runServices(
   [
+    { name: 'tracing', start: () => tracing.start(), stop: () => tracing.stop() },
     { name: 'auth-tokens', start: async () => auth?.start(), stop: async () => auth?.stop() },
     {
       name: 'ingester-discovery',

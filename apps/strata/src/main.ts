@@ -39,6 +39,7 @@ import {
   runServices,
   serverConfigShape,
 } from '@strata/service';
+import { Tracing, tracingConfigShape } from '@strata/tracing';
 
 const shape = {
   ...serverConfigShape,
@@ -54,12 +55,14 @@ const shape = {
   ...runtimeConfigShape,
   ...authConfigShape,
   ...haTrackerConfigShape,
+  ...tracingConfigShape,
   'auth.multitenancy-enabled': boolFlag(false),
   'data-dir': z.string().default('./data'),
 };
 const config = flagsToConfig(shape, parseFlags(process.argv.slice(2)));
 const logger = createLogger('strata');
 const registry = createMetricsRegistry({ component: 'all' });
+const tracing = new Tracing({ serviceName: 'strata', config, logger });
 const limits = Overrides.fromFlags(config, { logger, registry });
 const auth = createAuthenticator(config, { logger, registry });
 const dataDir = resolve(config['data-dir']);
@@ -123,6 +126,7 @@ const http = createHttpServer({
 
 await runServices(
   [
+    { name: 'tracing', start: () => tracing.start(), stop: () => tracing.stop() },
     { name: 'runtime-config', start: () => limits.start(), stop: () => limits.stop() },
     { name: 'auth-tokens', start: async () => auth?.start(), stop: async () => auth?.stop() },
     {
@@ -164,6 +168,7 @@ await runServices(
           limits: ingesterLimits(limits, () => 1),
           createSource: (onRecords) =>
             new PartitionReader({ brokers, topic, partition: 0, consumerGroup: identity.id, startFrom: 'committed', logger, onRecords }),
+          tracer: tracing.tracer,
         });
         registerIngesterRoutes(http, { ingester, logger });
         await ingester.start();
@@ -230,6 +235,7 @@ await runServices(
           registry,
           partitions: writePartitions,
           haTracker,
+          tracer: tracing.tracer,
         });
         registerRingStatusPage(http, {
           snapshot: () => writePartitions.snapshot(),
@@ -243,6 +249,7 @@ await runServices(
           registry,
           maxBodyBytes: config['distributor.max-recv-msg-size'],
           auth,
+          tracer: tracing.tracer,
         });
         const querier = new PartitionQuerier({
           replicas: [{ id: identity.id, zone: identity.zone, partition: identity.partition, querier: ingester, waiter: ingester }],
@@ -273,6 +280,7 @@ await runServices(
           registry,
           prefixes: ['/api/v1', '/prometheus/api/v1'],
           auth,
+          tracer: tracing.tracer,
           strongReads: new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'], blocks: blocksAndIngesters }),
           resultsCache: cacheBackend
             ? new ResultsCache({

@@ -38,7 +38,7 @@ import {
 } from '@strata/otlp';
 import { KafkaUnavailableError } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
-import type { Logger } from '@strata/service';
+import { exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
 import { DistributorError, errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
 import { seriesTokenFrom, seriesTokenFromBytes, tenantSeed } from './sharding.ts';
@@ -47,13 +47,14 @@ import { RingError, WritePartitions, type PartitionLookup } from '@strata/ring';
 import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
 import { checkMetadata, checkSampleTimes } from './validate-limits.ts';
 import { InflightLimiter, type InstanceLimits } from './instance-limits.ts';
+import { defaultTracer, exemplarLabels, inSpan, traceContextHeaders, type Tracer } from '@strata/tracing';
 
 /** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
 export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
 
 /** What the distributor needs from Kafka: acked writes and the partition count. */
 export interface RecordWriter {
-  write(tenant: string, records: { partition: number; value: Buffer }[]): Promise<void>;
+  write(tenant: string, records: { partition: number; value: Buffer; headers?: Record<string, string> }[]): Promise<void>;
   partitionCount(): Promise<number>;
 }
 
@@ -104,6 +105,8 @@ export interface DistributorOptions {
   instanceLimits?: InstanceLimits;
   /** -distributor.max-series-per-request: more series in one push is 413, checked before decoding; 0 or absent: none. */
   maxSeriesPerRequest?: number;
+  /** Spans for produce; each record carries the caller's trace context (`traceparent`). Default: the global (no-op) tracer. */
+  tracer?: Tracer;
 }
 
 /** Metadata to validate and route: a 1.0 request's carries its own bytes. */
@@ -150,6 +153,7 @@ export class Distributor {
   private readonly writePartitions: { lookup(): Promise<PartitionLookup> };
   private readonly ha: HaDedupe | undefined;
   private readonly inflight: InflightLimiter;
+  private readonly tracer: Tracer;
 
   constructor(private readonly opts: DistributorOptions) {
     this.inflight = new InflightLimiter(opts.instanceLimits ?? { maxInflightPushRequests: 0, maxInflightPushRequestsBytes: 0 }, opts.registry);
@@ -157,6 +161,7 @@ export class Distributor {
     this.ha = opts.haTracker ? new HaDedupe(opts.haTracker, opts.registry) : undefined;
     this.limits = opts.limits ?? new Overrides({ defaults: DEFAULT_LIMITS });
     this.now = opts.now ?? Date.now;
+    this.tracer = opts.tracer ?? defaultTracer();
     this.rateLimiter = new LocalRateLimiter(this.now);
     this.maxRecordSize = opts.maxRecordSizeBytes ?? DEFAULT_MAX_RECORD_SIZE_BYTES;
     const registers = [opts.registry];
@@ -188,6 +193,7 @@ export class Distributor {
       name: 'strata_distributor_kafka_produce_duration_seconds',
       help: 'Time from produce to acknowledgement of all records of a push (acks=all).',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      enableExemplars: registryTakesExemplars(opts.registry),
       registers,
     });
   }
@@ -397,15 +403,19 @@ export class Distributor {
 
   private async produce(tenant: string, byPartition: Map<number, Uint8Array[]>, metadata: Uint8Array[]): Promise<void> {
     if (byPartition.size === 0) return;
-    const records: { partition: number; value: Buffer }[] = [];
+    // The caller's span (the push), not the produce span, is what ingesters continue from.
+    const headers = traceContextHeaders();
+    const records: { partition: number; value: Buffer; headers?: Record<string, string> }[] = [];
     for (const [partition, series] of byPartition) {
       for (const r of packRecords(series, partition === 0 ? metadata : [], this.maxRecordSize)) {
-        records.push({ partition, value: encodeRecordValue(r.series, r.metadata) });
+        records.push({ partition, value: encodeRecordValue(r.series, r.metadata), headers });
       }
     }
-    const end = this.produceLatency.startTimer();
-    await this.opts.writer.write(tenant, records);
-    end();
+    await inSpan(this.tracer, 'distributor.produce', { attributes: { tenant, 'kafka.records': records.length, 'kafka.partitions': byPartition.size } }, undefined, async () => {
+      const end = this.produceLatency.startTimer({}, {});
+      await this.opts.writer.write(tenant, records);
+      end({}, exemplarLabels());
+    });
   }
 
   private partitions(): Promise<PartitionLookup> {

@@ -5,7 +5,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
 import { encodeExportResponse, encodeStatus, otlpContentType, type OtlpFormat } from '@strata/otlp';
-import { TenantError, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Span, type Tracer } from '@strata/tracing';
 import { DistributorError } from './errors.ts';
 import type { Distributor, WrittenCounts } from './distributor.ts';
 
@@ -19,6 +20,8 @@ export interface PushRoutesOptions {
   maxBodyBytes: number;
   /** Per-tenant credentials (-auth.tokens-file); checked before the body is looked at. None: no auth. */
   auth?: Authenticator;
+  /** The push span continues an incoming `traceparent`; default: the global (no-op) tracer. */
+  tracer?: Tracer;
 }
 
 export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions): void {
@@ -27,13 +30,25 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     help: 'Push request latency by status code.',
     labelNames: ['status'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    enableExemplars: exemplarsEnabled(opts.registry),
     registers: [opts.registry],
   });
-  const handler = async (req: PushHttpRequest, reply: FastifyReply) => {
-    const end = latency.startTimer();
+  const tracer = opts.tracer ?? defaultTracer();
+  // Each push runs in a server span that continues the sender's trace, if it sent one.
+  const traced =
+    (name: string, fn: (req: PushHttpRequest, reply: FastifyReply, span: Span) => Promise<unknown>) => (req: PushHttpRequest, reply: FastifyReply) =>
+      inSpan(tracer, name, { kind: SpanKind.SERVER }, extractTraceContext(req.headers), async (span) => {
+        const out = await fn(req, reply, span);
+        span.setAttribute('http.response.status_code', reply.statusCode);
+        if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${reply.statusCode}` });
+        return out;
+      });
+  const handler = async (req: PushHttpRequest, reply: FastifyReply, span: Span) => {
+    const end = latency.startTimer({}, {});
     let tenant: string | undefined;
     try {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
+      span.setAttribute('tenant', tenant);
       opts.auth?.authenticate(tenant, header(req.headers.authorization));
       if (!Buffer.isBuffer(req.body)) {
         throw new DistributorError('err-strata-bad-request', 400, 'expected a snappy-compressed protobuf body (Content-Type: application/x-protobuf)');
@@ -44,13 +59,14 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
         contentType: header(req.headers['content-type']),
         contentEncoding: header(req.headers['content-encoding']),
       });
-      end({ status: result.status });
+      end({ status: result.status }, exemplarLabels());
+      span.setAttributes({ samples: result.samples, series: result.series });
       if (result.written) setWrittenHeaders(reply, result.written);
       if (result.message) return reply.code(result.status).type('text/plain').send(oneLine(result.message) + '\n');
       return reply.code(result.status).send();
     } catch (err) {
       const e = asDistributorError(err);
-      end({ status: e.status });
+      end({ status: e.status }, exemplarLabels());
       log(opts.logger, tenant, e);
       challenge(reply, err);
       retryAfter(reply, e.status, e);
@@ -63,16 +79,18 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     help: 'OTLP metrics push latency by status code.',
     labelNames: ['status'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    enableExemplars: exemplarsEnabled(opts.registry),
     registers: [opts.registry],
   });
-  const otlpHandler = async (req: PushHttpRequest, reply: FastifyReply) => {
-    const end = otlpLatency.startTimer();
+  const otlpHandler = async (req: PushHttpRequest, reply: FastifyReply, span: Span) => {
+    const end = otlpLatency.startTimer({}, {});
     const contentType = header(req.headers['content-type']);
     // Errors are answered in the request's encoding when it has a known one.
     const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(contentType ?? '') ? 'json' : 'protobuf';
     let tenant: string | undefined;
     try {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
+      span.setAttribute('tenant', tenant);
       opts.auth?.authenticate(tenant, header(req.headers.authorization));
       if (!Buffer.isBuffer(req.body)) {
         throw new DistributorError('err-strata-bad-request', 400, 'expected an OTLP ExportMetricsServiceRequest body (Content-Type: application/x-protobuf)');
@@ -83,7 +101,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
         contentType,
         contentEncoding: header(req.headers['content-encoding']),
       });
-      end({ status: result.status });
+      end({ status: result.status }, exemplarLabels());
       reply.code(result.status).type(otlpContentType(format));
       if (result.message) return reply.send(encodeStatus(format, result.status, oneLine(result.message)));
       return reply.send(encodeExportResponse(format));
@@ -91,7 +109,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       const e = asDistributorError(err);
       // OTLP exporters retry only 429, 502, 503 and 504: every server-side failure is a 503, as Mimir answers.
       const status = e.status >= 500 ? 503 : e.status;
-      end({ status });
+      end({ status }, exemplarLabels());
       log(opts.logger, tenant, e);
       challenge(reply, err);
       retryAfter(reply, status, e);
@@ -115,9 +133,10 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body));
-    scope.post('/api/v1/push', { onRequest: shed(false) }, handler);
-    scope.post('/api/v1/write', { onRequest: shed(false) }, handler);
-    scope.post('/otlp/v1/metrics', { onRequest: shed(true) }, otlpHandler);
+    const push = traced('distributor.push', handler);
+    scope.post('/api/v1/push', { onRequest: shed(false) }, push);
+    scope.post('/api/v1/write', { onRequest: shed(false) }, push);
+    scope.post('/otlp/v1/metrics', { onRequest: shed(true) }, traced('distributor.push-otlp', otlpHandler));
   });
 }
 

@@ -24,6 +24,7 @@ import {
   type WireSeries,
 } from './proto.ts';
 import type { OffsetWaiter } from './server.ts';
+import { traceContextHeaders } from '@strata/tracing';
 
 export interface IngesterClientOptions {
   /** Instance id, e.g. ingester-zone-a-0; used in error messages. */
@@ -47,7 +48,7 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
   select(p: SelectParams): Promise<Series[]> {
     return new Promise((resolve, reject) => {
       const out: Series[] = [];
-      const stream = this.client.QueryStream(queryToWire(p), { deadline: this.deadline() }) as grpc.ClientReadableStream<{
+      const stream = this.client.QueryStream(queryToWire(p), traceMetadata(), { deadline: this.deadline() }) as grpc.ClientReadableStream<{
         series: WireSeries[];
       }>;
       stream.on('data', (msg) => {
@@ -96,7 +97,7 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
 
   private unary<T>(method: string, req: unknown, timeoutMs = this.opts.timeoutMs): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.client[method](req, { deadline: new Date(Date.now() + timeoutMs) }, (err: Error | null, res: T) =>
+      this.client[method](req, traceMetadata(), { deadline: new Date(Date.now() + timeoutMs) }, (err: Error | null, res: T) =>
         err ? reject(this.wrap(err)) : resolve(res),
       );
     });
@@ -109,4 +110,11 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
   private wrap(err: Error): Error {
     return new Error(`${this.opts.id} (${this.opts.address}): ${err.message}`, { cause: err });
   }
+}
+
+/** The caller's trace context (`traceparent`) as gRPC metadata, so the ingester's span joins the query's trace. */
+function traceMetadata(): grpc.Metadata {
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(traceContextHeaders())) md.set(k, v);
+  return md;
 }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord } from '@strata/model';
 import { TenantHeads, emptyAppendStats } from '@strata/tsdb';
+import { InMemorySpanExporter, Tracing, inSpan } from '@strata/tracing';
 import { IngesterClient, IngesterServer } from './index.ts';
 
 test('a client reads what the served head holds, bit-exact, per tenant', async () => {
@@ -118,5 +119,39 @@ test('native histogram samples cross the wire with their float counts and layout
   } finally {
     client.close();
     await server.stop();
+  }
+});
+
+test('a call continues the caller\'s trace: the ingester\'s span is a child of the querier\'s', async () => {
+  const spans = new InMemorySpanExporter();
+  const querierTracing = new Tracing({ serviceName: 'querier', exporter: spans });
+  const ingesterTracing = new Tracing({ serviceName: 'ingester', exporter: spans });
+  const heads = new TenantHeads();
+  heads.head('t1').append(labelsFromRecord({ __name__: 'up', job: 'a' }), new Float64Array([10]), new Float64Array([1]), emptyAppendStats());
+  const server = new IngesterServer({ querier: heads, address: '127.0.0.1:0', tracer: ingesterTracing.tracer });
+  await server.start();
+  const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
+  try {
+    const parent = await inSpan(querierTracing.tracer, 'querier.query', {}, undefined, async (span) => {
+      assert.equal((await client.select({ tenant: 't1', matchers: [], mint: 0, maxt: 100 })).length, 1);
+      assert.deepEqual(await client.labelNames({ tenant: 't1', matchers: [], mint: 0, maxt: 100 }), ['__name__', 'job']);
+      return span.spanContext();
+    });
+    const served = spans.getFinishedSpans().filter((s) => s.resource.attributes['service.name'] === 'ingester');
+    assert.deepEqual(served.map((s) => s.name).sort(), ['ingester.LabelNames', 'ingester.QueryStream']);
+    for (const s of served) {
+      assert.equal(s.spanContext().traceId, parent.traceId);
+      assert.equal(s.parentSpanContext?.spanId, parent.spanId);
+      assert.equal(s.attributes.tenant, 't1');
+    }
+    // Without a caller's span the call still works and the ingester starts its own trace.
+    await client.select({ tenant: 't1', matchers: [], mint: 0, maxt: 100 });
+    const root = spans.getFinishedSpans().filter((s) => s.name === 'ingester.QueryStream').at(-1)!;
+    assert.equal(root.parentSpanContext, undefined);
+  } finally {
+    client.close();
+    await server.stop();
+    await querierTracing.stop();
+    await ingesterTracing.stop();
   }
 });

@@ -14,6 +14,7 @@ import {
   type WireExemplarsQuery,
   type WireQuery,
 } from './proto.ts';
+import { SpanKind, defaultTracer, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
 const SERIES_PER_MESSAGE = 256;
 
@@ -29,6 +30,8 @@ export interface IngesterServerOptions {
   querier: ServedQuerier;
   /** host:port; port 0 picks a free one. */
   address: string;
+  /** A span per call, child of the querier's span (gRPC metadata `traceparent`). Default: the global (no-op) tracer. */
+  tracer?: Tracer;
 }
 
 export class IngesterServer {
@@ -38,55 +41,94 @@ export class IngesterServer {
   constructor(private readonly opts: IngesterServerOptions) {
     const service = loadIngesterService();
     const q = opts.querier;
+    const tracer = opts.tracer ?? defaultTracer();
+    // Each call runs in an `ingester.<Method>` span continuing the caller's trace; it ends when the answer is sent.
+    const traced = <T>(method: string, call: { metadata: grpc.Metadata }, tenant: string | undefined, fn: () => Promise<T>): void => {
+      void inSpan(tracer, `ingester.${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.method': method, ...(tenant ? { tenant } : {}) } }, extractTraceContext(call.metadata.getMap()), fn).catch(
+        () => undefined,
+      );
+    };
     this.server.addService(service.service, {
       QueryStream: (call: grpc.ServerWritableStream<WireQuery, unknown>) => {
-        q.select(queryFromWire(call.request))
-          .then((series) => {
+        traced('QueryStream', call, call.request.tenant, async () => {
+          try {
+            const series = await q.select(queryFromWire(call.request));
             for (let i = 0; i < series.length && !call.cancelled; i += SERIES_PER_MESSAGE) {
               call.write({ series: series.slice(i, i + SERIES_PER_MESSAGE).map(seriesToWire) });
             }
             call.end();
-          })
-          .catch((err: Error) => call.destroy(Object.assign(new Error(err.message), toStatus(err))));
+          } catch (err) {
+            call.destroy(Object.assign(new Error((err as Error).message), toStatus(err as Error)));
+            throw err;
+          }
+        });
       },
       LabelNames: (call: grpc.ServerUnaryCall<WireQuery, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-        q.labelNames(queryFromWire(call.request)).then(
-          (names) => cb(null, { names }),
-          (err: Error) => cb(toStatus(err)),
+        traced('LabelNames', call, call.request.tenant, () =>
+          q.labelNames(queryFromWire(call.request)).then(
+            (names) => cb(null, { names }),
+            (err: Error) => {
+              cb(toStatus(err));
+              throw err;
+            },
+          ),
         );
       },
       LabelValues: (
         call: grpc.ServerUnaryCall<{ query: WireQuery; label_name: string }, unknown>,
         cb: grpc.sendUnaryData<unknown>,
       ) => {
-        q.labelValues({ ...queryFromWire(call.request.query), name: call.request.label_name }).then(
-          (values) => cb(null, { values }),
-          (err: Error) => cb(toStatus(err)),
+        traced('LabelValues', call, call.request.query?.tenant, () =>
+          q.labelValues({ ...queryFromWire(call.request.query), name: call.request.label_name }).then(
+            (values) => cb(null, { values }),
+            (err: Error) => {
+              cb(toStatus(err));
+              throw err;
+            },
+          ),
         );
       },
       Exemplars: (call: grpc.ServerUnaryCall<WireExemplarsQuery, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         // An ingester without exemplar storage has none to give: an empty answer, not an error.
         if (!q.exemplars) return cb(null, { series: [] });
-        q.exemplars(exemplarsQueryFromWire(call.request)).then(
-          (series) => cb(null, { series: series.map(exemplarSeriesToWire) }),
-          (err: Error) => cb(toStatus(err)),
+        const exemplars = q.exemplars.bind(q);
+        traced('Exemplars', call, call.request.tenant, () =>
+          exemplars(exemplarsQueryFromWire(call.request)).then(
+            (series) => cb(null, { series: series.map(exemplarSeriesToWire) }),
+            (err: Error) => {
+              cb(toStatus(err));
+              throw err;
+            },
+          ),
         );
       },
       Metadata: (call: grpc.ServerUnaryCall<{ tenant: string; metric: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         if (!q.metadata) return cb(null, { metadata: [] });
-        q.metadata({ tenant: call.request.tenant, metric: call.request.metric || undefined }).then(
-          (entries) =>
-            cb(null, {
-              metadata: entries.map((m) => ({ metric_family_name: m.metricFamilyName, type: m.type, help: m.help, unit: m.unit })),
-            }),
-          (err: Error) => cb(toStatus(err)),
+        const metadata = q.metadata.bind(q);
+        traced('Metadata', call, call.request.tenant, () =>
+          metadata({ tenant: call.request.tenant, metric: call.request.metric || undefined }).then(
+            (entries) =>
+              cb(null, {
+                metadata: entries.map((m) => ({ metric_family_name: m.metricFamilyName, type: m.type, help: m.help, unit: m.unit })),
+              }),
+            (err: Error) => {
+              cb(toStatus(err));
+              throw err;
+            },
+          ),
         );
       },
       WaitForOffset: (call: grpc.ServerUnaryCall<{ offset: number; timeout_ms: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         if (!q.waitForOffset) return cb({ code: grpc.status.UNIMPLEMENTED, details: 'this server cannot wait for Kafka offsets' });
-        q.waitForOffset(BigInt(call.request.offset), Number(call.request.timeout_ms)).then(
-          (consumed) => cb(null, { consumed_offset: Number(consumed) }),
-          (err: Error) => cb({ code: err.name === 'TimeoutError' ? grpc.status.DEADLINE_EXCEEDED : grpc.status.UNAVAILABLE, details: err.message }),
+        const wait = q.waitForOffset.bind(q);
+        traced('WaitForOffset', call, undefined, () =>
+          wait(BigInt(call.request.offset), Number(call.request.timeout_ms)).then(
+            (consumed) => cb(null, { consumed_offset: Number(consumed) }),
+            (err: Error) => {
+              cb({ code: err.name === 'TimeoutError' ? grpc.status.DEADLINE_EXCEEDED : grpc.status.UNAVAILABLE, details: err.message });
+              throw err;
+            },
+          ),
         );
       },
     });

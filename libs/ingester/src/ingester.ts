@@ -5,7 +5,7 @@
 // replays from the committed offset and blocks + replay hold everything.
 // It serves queries (head + local blocks) only once caught up and warm.
 
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { join } from 'node:path';
 import { decodeWriteRequest } from '@strata/remote-write';
 import { Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
@@ -29,11 +29,16 @@ import { ConsumedOffset } from './consumed-offset.ts';
 import type { IngesterIdentity } from './instance-id.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { TenantDB } from './tenant-db.ts';
+import { SpanStatusCode, defaultTracer, extractTraceContext, inSpanSync, type Tracer } from '@strata/tracing';
 
 export interface IngestRecord {
   tenant: string;
   value: Buffer;
   offset: bigint;
+  /** Kafka record headers; `traceparent` makes the append span a child of the distributor's push span. */
+  headers?: Record<string, string>;
+  /** When Kafka received the record (ms since the epoch), for the receive delay. */
+  timestamp?: number;
 }
 
 /** What the ingester needs from Kafka (a PartitionReader in production). */
@@ -45,6 +50,8 @@ export interface RecordSource {
   commit(nextOffset: bigint): Promise<void>;
   /** The next offset to consume. */
   position(): bigint;
+  /** Records in the partition not yet consumed (asks Kafka); absent: lag is not reported. */
+  lag?(): Promise<bigint>;
 }
 
 /** Per-tenant limits, read at use so runtime overrides apply. */
@@ -77,6 +84,8 @@ export interface IngesterOptions {
   blocksStorage?: BlocksStorageOptions;
   limits?: IngesterLimits;
   now?: () => number;
+  /** An `ingester.append` span per record, child of the span that produced it. Default: the global (no-op) tracer. */
+  tracer?: Tracer;
 }
 
 export class NotReadyError extends Error {}
@@ -92,6 +101,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly limits: IngesterLimits;
   private readonly now: () => number;
   private caughtUp = false;
+  /** Between source.start() and stop(): only then may a scrape ask Kafka for the lag. */
+  private consuming = false;
   private warm = false;
   private progress = 'starting';
   private lastCommitted: bigint | null = null;
@@ -102,15 +113,22 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly exemplarsAppended: Counter<'tenant'>;
   /** When each tenant's series-limit rejection was last logged (one line per tenant per minute). */
   private readonly seriesLimitLoggedAt = new Map<string, number>();
+  /** When each tenant's rejected samples were last logged (one line per tenant per minute). */
+  private readonly rejectionLoggedAt = new Map<string, number>();
   private readonly recordsConsumed: Counter;
+  private readonly samplesConsumed: Counter<'tenant'>;
+  private readonly receiveDelay: Histogram<'partition'>;
   private readonly committedOffset: Gauge;
+  private readonly tracer: Tracer;
 
   constructor(private readonly opts: IngesterOptions) {
     this.limits = opts.limits ?? DEFAULT_LIMITS;
     // Records grouped by an eighth of a block range of data time: few entries, a commit at most that far behind.
     this.tracker = new OffsetTracker((opts.blocksStorage?.blockRangeMs ?? 0) / 8);
     this.now = opts.now ?? Date.now;
+    this.tracer = opts.tracer ?? defaultTracer();
     const registers = [opts.registry];
+    const partition = String(opts.identity.partition);
     this.samplesAppended = new Counter({ name: 'strata_ingester_samples_appended_total', help: 'Samples appended to the head.', labelNames: ['tenant'], registers });
     this.samplesRejected = new Counter({
       name: 'strata_ingester_samples_rejected_total',
@@ -120,10 +138,50 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     });
     this.exemplarsAppended = new Counter({ name: 'strata_ingester_exemplars_appended_total', help: 'Exemplars stored.', labelNames: ['tenant'], registers });
     this.recordsConsumed = new Counter({ name: 'strata_ingester_kafka_records_consumed_total', help: 'Kafka records consumed from the owned partition.', registers });
+    this.samplesConsumed = new Counter({
+      name: 'strata_ingester_samples_consumed_total',
+      help: 'Samples in consumed Kafka records, appended or not (see strata_ingester_samples_appended_total and _rejected_total).',
+      labelNames: ['tenant'],
+      registers,
+    });
+    this.receiveDelay = new Histogram({
+      name: 'strata_ingester_kafka_receive_delay_seconds',
+      help: 'Time from Kafka accepting a record (its timestamp) to this ingester consuming it; high during replay.',
+      labelNames: ['partition'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600],
+      registers,
+    });
+    const source = (): RecordSource | undefined => (this.consuming ? this.source : undefined);
+    let lastLag = 0;
+    new Gauge({
+      name: 'strata_ingester_kafka_partition_lag_records',
+      help: 'Records acknowledged in the owned partition and not consumed yet (asked from Kafka at scrape; the last answer if Kafka is slow).',
+      labelNames: ['partition'],
+      registers,
+      async collect() {
+        const s = source();
+        if (s?.lag !== undefined) {
+          const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref());
+          const got = await Promise.race([s.lag().catch(() => undefined), timeout]);
+          if (got !== undefined) lastLag = Number(got);
+        }
+        this.set({ partition }, lastLag);
+      },
+    });
     this.committedOffset = new Gauge({ name: 'strata_ingester_kafka_committed_offset', help: 'Offset committed for the owned partition (everything before it is in shipped blocks).', registers });
     const dbs = this.dbs;
     new Gauge({
       name: 'strata_ingester_active_series',
+      help: 'Series in the in-memory head, per tenant.',
+      labelNames: ['tenant'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [tenant, db] of dbs) this.set({ tenant }, db.head.numSeries);
+      },
+    });
+    new Gauge({
+      name: 'strata_ingester_memory_series',
       help: 'Series in the in-memory head, all tenants.',
       registers,
       collect() {
@@ -189,6 +247,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     }
     this.warm = true;
     await this.source.start();
+    this.consuming = true;
     logger.info(
       { partition: identity.partition, from: String(this.source.position()) },
       `${identity.id} consuming partition ${identity.partition} from offset ${this.source.position()}${this.cutter ? ' (the committed offset)' : ''}`,
@@ -222,6 +281,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   }
 
   async stop(): Promise<void> {
+    this.consuming = false;
     if (this.timer) clearInterval(this.timer);
     await this.ticking?.catch(() => undefined);
     await this.source.stop();
@@ -350,41 +410,82 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
 
   private consume(batch: IngestRecord[]): void {
     const now = this.now();
+    const partition = String(this.opts.identity.partition);
     for (const record of batch) {
-      let req: ReturnType<typeof decodeWriteRequest>;
-      try {
-        req = decodeWriteRequest(record.value);
-      } catch (err) {
-        // A record the distributor would never write; skip it rather than stall the partition.
-        this.samplesRejected.inc({ tenant: record.tenant, reason: 'corrupt-record' });
-        this.opts.logger.error({ offset: String(record.offset), err: (err as Error).message }, 'skipping undecodable record');
-        this.tracker.add(record.offset, record.tenant, -Infinity);
-        continue;
-      }
-      const stats = emptyAppendStats();
-      const db = this.db(record.tenant);
-      const head = db.head;
-      let maxTime = -Infinity;
-      const maxSeries = this.limits.maxSeries?.(record.tenant) ?? 0;
-      let seriesLimited = 0;
-      for (const ts of req.timeseries) {
-        const t = ts.timestamps;
-        // Only a new series counts against the limit; the lookup runs only once the head is full.
-        if (maxSeries > 0 && head.numSeries >= maxSeries && !head.hasSeries(ts.labels)) {
-          seriesLimited += t.length;
-          continue;
-        }
-        for (let i = 0; i < t.length; i++) if (t[i] > maxTime) maxTime = t[i];
-        head.append(ts, t, ts.values, stats, ts.exemplars);
-      }
-      if (seriesLimited > 0) this.seriesLimitReached(record.tenant, maxSeries, seriesLimited);
-      for (const m of req.metadata) head.appendMetadata(m);
-      db.lastAppendAt = now;
-      this.tracker.add(record.offset, record.tenant, maxTime);
-      this.count(record.tenant, stats);
+      if (record.timestamp !== undefined) this.receiveDelay.observe({ partition }, Math.max(0, now - record.timestamp) / 1000);
+      // The append continues the trace of the push that produced the record.
+      inSpanSync(
+        this.tracer,
+        'ingester.append',
+        { attributes: { tenant: record.tenant, 'kafka.partition': this.opts.identity.partition, 'kafka.offset': String(record.offset) } },
+        extractTraceContext(record.headers),
+        (span) => {
+          const stats = this.append(record, now);
+          if (stats === undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: 'undecodable record skipped' });
+          else span.setAttributes({ 'samples.appended': stats.appended, 'samples.rejected': stats.duplicates + stats.outOfOrder + stats.conflicting + stats.outOfBounds });
+        },
+      );
     }
     this.recordsConsumed.inc(batch.length);
     if (batch.length > 0) this.consumed.advance(batch[batch.length - 1].offset);
+  }
+
+  /** Appends one record's series and metadata to its tenant's head; undefined for a record that cannot be decoded. */
+  private append(record: IngestRecord, now: number): AppendStats | undefined {
+    let req: ReturnType<typeof decodeWriteRequest>;
+    try {
+      req = decodeWriteRequest(record.value);
+    } catch (err) {
+      // A record the distributor would never write; skip it rather than stall the partition.
+      this.samplesRejected.inc({ tenant: record.tenant, reason: 'corrupt-record' });
+      this.opts.logger.error({ tenant: record.tenant, offset: String(record.offset), err: (err as Error).message }, 'skipping undecodable record');
+      this.tracker.add(record.offset, record.tenant, -Infinity);
+      return undefined;
+    }
+    const stats = emptyAppendStats();
+    const db = this.db(record.tenant);
+    const head = db.head;
+    let maxTime = -Infinity;
+    const maxSeries = this.limits.maxSeries?.(record.tenant) ?? 0;
+    let seriesLimited = 0;
+    let samples = 0;
+    for (const ts of req.timeseries) {
+      const t = ts.timestamps;
+      samples += t.length;
+      // Only a new series counts against the limit; the lookup runs only once the head is full.
+      if (maxSeries > 0 && head.numSeries >= maxSeries && !head.hasSeries(ts.labels)) {
+        seriesLimited += t.length;
+        continue;
+      }
+      for (let i = 0; i < t.length; i++) if (t[i] > maxTime) maxTime = t[i];
+      head.append(ts, t, ts.values, stats, ts.exemplars);
+    }
+    if (seriesLimited > 0) this.seriesLimitReached(record.tenant, maxSeries, seriesLimited);
+    for (const m of req.metadata) head.appendMetadata(m);
+    db.lastAppendAt = now;
+    this.tracker.add(record.offset, record.tenant, maxTime);
+    if (samples > 0) this.samplesConsumed.inc({ tenant: record.tenant }, samples);
+    this.count(record.tenant, stats);
+    this.logRejections(record, stats);
+    return stats;
+  }
+
+  /**
+   * Samples a sender should hear about (not idempotent-replay duplicates): one line per tenant per
+   * minute, logged inside the append span so it names the trace of the push that carried them.
+   */
+  private logRejections(record: IngestRecord, stats: AppendStats): void {
+    const rejected = { 'out-of-order': stats.outOfOrder, 'duplicate-timestamp-other-value': stats.conflicting, 'out-of-bounds': this.caughtUp ? stats.outOfBounds : 0 };
+    const total = rejected['out-of-order'] + rejected['duplicate-timestamp-other-value'] + rejected['out-of-bounds'];
+    if (total === 0) return;
+    const now = this.now();
+    if (now - (this.rejectionLoggedAt.get(record.tenant) ?? -Infinity) < 60_000) return;
+    this.rejectionLoggedAt.set(record.tenant, now);
+    this.opts.logger.warn(
+      { tenant: record.tenant, offset: String(record.offset), rejected },
+      `tenant ${record.tenant}: ${total} samples of a record were not appended (${Object.entries(rejected).filter(([, n]) => n > 0).map(([r, n]) => `${n} ${r}`).join(', ')}); ` +
+        'senders overlap or send old samples (strata_ingester_samples_rejected_total); further lines for this tenant are skipped for a minute',
+    );
   }
 
   private seriesLimitReached(tenant: string, maxSeries: number, samples: number): void {

@@ -10,12 +10,13 @@ import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata
 import { labelsToRecord } from '@strata/model';
 import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
 import { formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
-import { TenantError, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { parseReadConsistency, type StrongReads } from './consistency.ts';
 import { ApiError, badData } from './errors.ts';
 import { MAX_TIME, MIN_TIME, parseDurationParam, parseStep, parseTime } from './params.ts';
 import { PartitionUnavailableError } from './partition-querier.ts';
 import type { ResultsCache } from './results-cache.ts';
+import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
 const MAX_POINTS_PER_SERIES = 11_000;
 
@@ -46,6 +47,8 @@ export interface PrometheusApiOptions {
   buildInfo?: Partial<BuildInfo>;
   /** Per-tenant credentials (-auth.tokens-file), checked before anything is read. None: no auth. */
   auth?: Authenticator;
+  /** A span per API request, continuing an incoming `traceparent`. Default: the global (no-op) tracer. */
+  tracer?: Tracer;
 }
 
 interface RequestContext {
@@ -64,8 +67,10 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     help: 'Query API latency by endpoint and status code.',
     labelNames: ['endpoint', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    enableExemplars: exemplarsEnabled(opts.registry),
     registers: [opts.registry],
   });
+  const tracer = opts.tracer ?? defaultTracer();
   const { engine } = opts;
   const buildInfo: BuildInfo = {
     version: '0.1.0',
@@ -174,15 +179,26 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     return { data: limit([...values].sort(), p) };
   };
 
-  const run = async (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler) => {
-    const end = latency.startTimer({ endpoint });
+  const run = (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler) =>
+    inSpan(tracer, `querier.${endpoint}`, { kind: SpanKind.SERVER, attributes: { endpoint } }, extractTraceContext(req.headers), async (span) => {
+      const out = await runTraced(endpoint, req, reply, fn, (tenant) => span.setAttribute('tenant', tenant));
+      span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${reply.statusCode}` });
+      return out;
+    });
+
+  const runTraced = async (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler, onTenant: (tenant: string) => void) => {
+    const end = latency.startTimer({ endpoint }, {});
+    let tenant: string | undefined;
+    const query = () => requestParams(req).get('query') ?? undefined;
     const abort = new AbortController();
     // The client went away before the answer: stop evaluating. (The request's own 'close' fires once its body is read.)
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
     try {
-      const tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
+      tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
+      onTenant(tenant);
       opts.auth?.authenticate(tenant, req.headers.authorization);
       const strong = parseReadConsistency(req.headers['x-read-consistency']) === 'strong';
       let querier: ApiQuerier = opts.querier;
@@ -193,12 +209,14 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
         querier = await opts.strongReads.querier();
       }
       const body = (await fn({ params: requestParams(req), tenant, signal: abort.signal, querier, strong })) as Envelope;
-      end({ status: 200 });
+      end({ status: 200 }, exemplarLabels());
       return reply.code(200).send({ status: 'success', ...body });
     } catch (err) {
       const e = toApiError(err);
-      end({ status: e.status });
-      if (e.status >= 500) opts.logger.warn({ endpoint, err: e.message }, 'query failed');
+      end({ status: e.status }, exemplarLabels());
+      // Inside the request's span: the line carries its trace id.
+      if (e.status >= 500) opts.logger.warn({ tenant, endpoint, status: e.status, query: query(), err: e.message }, 'query failed');
+      else opts.logger.debug({ tenant, endpoint, status: e.status, query: query(), err: e.message }, 'query rejected');
       if (err instanceof TenantError && err.challenge !== undefined) reply.header('WWW-Authenticate', err.challenge);
       return reply.code(e.status).send({ status: 'error', errorType: e.errorType, error: e.message });
     }

@@ -4,6 +4,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import { OPENMETRICS_CONTENT_TYPE, PROMETHEUS_TEXT_CONTENT_TYPE, negotiateFormat, renderMetrics } from './exposition.ts';
 
 export interface Readiness {
   /** undefined when ready, otherwise why not. */
@@ -22,9 +23,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   for (const type of ['application/x-protobuf', 'application/octet-stream']) {
     app.addContentTypeParser(type, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   }
-  app.get('/metrics', async (_req, reply) => {
-    reply.header('content-type', opts.registry.contentType);
-    return opts.registry.metrics();
+  // OpenMetrics (with exemplars) for scrapers that ask for it, as Prometheus does; Prometheus text otherwise.
+  app.get('/metrics', async (req, reply) => {
+    const format = negotiateFormat(req.headers.accept);
+    reply.header('content-type', format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_TEXT_CONTENT_TYPE);
+    return renderMetrics(opts.registry, format);
   });
   app.get('/ready', async (_req, reply) => {
     const reason = opts.readiness.notReadyReason();

@@ -3,6 +3,8 @@ export type { FlagValues } from './flags.ts';
 export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { createMetricsRegistry } from './metrics.ts';
+export { renderMetrics, negotiateFormat, OPENMETRICS_CONTENT_TYPE, PROMETHEUS_TEXT_CONTENT_TYPE, exemplarsEnabled } from './exposition.ts';
+export type { ExpositionFormat } from './exposition.ts';
 export { createHttpServer, listen } from './http.ts';
 export type { Readiness, HttpServerOptions } from './http.ts';
 export { runServices } from './lifecycle.ts';
