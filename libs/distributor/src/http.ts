@@ -122,7 +122,8 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       opts.distributor.checkInstanceLimits(Number(header(req.headers['content-length'])) || 0);
     } catch (err) {
       const e = asDistributorError(err);
-      (otlp ? otlpLatency : latency).observe({ status: e.status }, 0);
+      // With exemplars on, prom-client's histograms take only the object form of observe.
+      (otlp ? otlpLatency : latency).startTimer({}, {})({ status: e.status }, exemplarLabels());
       retryAfter(reply, e.status, e);
       if (!otlp) return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
       const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(header(req.headers['content-type']) ?? '') ? 'json' : 'protobuf';
