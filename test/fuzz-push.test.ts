@@ -5,11 +5,11 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import type { AppProcess } from '@strata/local-cluster';
+import { startDistributorWithKafka, type DistributorWithKafka } from './support/distributor.ts';
+import { scrape } from './support/metrics.ts';
 import { FuzzCorpus, Rng, type FuzzRequest } from './support/fuzz-bodies.ts';
 
 const REQUESTS = Number(process.env.STRATA_FUZZ_REQUESTS ?? 10_000);
@@ -17,32 +17,22 @@ const CONCURRENCY = 8;
 const MAX_RECV = 10 << 20;
 
 async function rssBytes(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-  const m = /^process_resident_memory_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text);
-  assert.ok(m, 'process_resident_memory_bytes missing from /metrics');
-  return Number(m[1]);
+  const rss = (await scrape(url)).sum('process_resident_memory_bytes');
+  assert.ok(rss !== undefined, 'process_resident_memory_bytes missing from /metrics');
+  return rss;
 }
 
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
 
 describe('write-path fuzz against a real distributor and Kafka', { timeout: 600_000 }, () => {
-  let dir: string;
-  let kafka: LocalKafka;
+  let env: DistributorWithKafka;
   let distributor: AppProcess;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'strata-fuzz-'));
-    kafka = await startKafka({ dataDir: join(dir, 'kafka'), brokers: 1 });
-    await ensureTopic({ brokers: kafka.brokers, topic: 'ingest', partitions: 2, replicationFactor: 1 });
-    const [port] = await freePorts(1);
-    distributor = new AppProcess({
-      name: 'distributor',
-      app: 'distributor',
-      httpPort: port,
-      logFile: join(dir, 'distributor.log'),
+    env = await startDistributorWithKafka({
+      name: 'fuzz',
+      partitions: 2,
       args: [
-        `-ingest-storage.kafka.address=${kafka.brokers.join(',')}`,
-        `-server.http-listen-port=${port}`,
         `-distributor.max-recv-msg-size=${MAX_RECV}`,
         // As a careful operator would set them: the hostile bodies (a million empty series, 300,000 points) are refused before decoding.
         '-distributor.max-series-per-request=100000',
@@ -51,14 +41,11 @@ describe('write-path fuzz against a real distributor and Kafka', { timeout: 600_
         '-distributor.ingestion-burst-size=100000000',
       ],
     });
-    distributor.start();
-    await distributor.waitReady(120_000);
+    distributor = env.distributor;
   });
 
   after(async () => {
-    await distributor?.kill('SIGKILL');
-    await kafka?.stop();
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+    await env?.stop();
   });
 
   test(`${REQUESTS} mutated RW 1.0, RW 2.0 and OTLP requests: 2xx or 4xx with a one-line reason, process up, memory bounded`, async () => {
@@ -137,7 +124,7 @@ describe('write-path fuzz against a real distributor and Kafka', { timeout: 600_
     console.log(`fuzz: by protocol ${JSON.stringify(Object.fromEntries([...byProtocol].sort()))}`);
     console.log(`fuzz: resident memory start ${mb(rss.start)}, middle ${mb(rss.middle)}, end ${mb(rss.end)}`);
     if (failures.length > 0) {
-      const log = readFileSync(join(dir, 'distributor.log'), 'utf8').split('\n').slice(-20).join('\n');
+      const log = readFileSync(join(env.dir, 'distributor.log'), 'utf8').split('\n').slice(-20).join('\n');
       assert.fail(`${failures.length} bad answers (seed ${seed}), first ones:\n${failures.slice(0, 15).join('\n')}\n--- distributor log tail ---\n${log}`);
     }
     assert.equal(ready.status, 200, 'the distributor is still ready');

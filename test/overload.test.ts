@@ -13,19 +13,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, freePorts } from '@strata/local-cluster';
-import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
+import type { LocalKafka } from '@strata/local-kafka';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 import { api, waitFor, type MatrixSeries } from './support/client.ts';
+import { startDistributorWithKafka, type DistributorWithKafka } from './support/distributor.ts';
+import { percentile } from './bench/latency.ts';
 
 const CLIENTS = 64;
 const SERIES_PER_PUSH = 25;
 const LOAD_MS = 15_000;
 const WRITE_TIMEOUT_MS = 2_000;
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 describe('above capacity: a distributor with small instance limits under 64 concurrent senders', { timeout: 600_000 }, () => {
   let strata: AppProcess;
@@ -150,30 +147,17 @@ describe('above capacity: a distributor with small instance limits under 64 conc
 });
 
 describe('a frozen Kafka behind a distributor with 4 inflight slots and a 2s write timeout', { timeout: 300_000 }, () => {
-  let dir: string;
+  let env: DistributorWithKafka;
   let kafka: LocalKafka;
   let distributor: AppProcess;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'strata-stall-'));
-    kafka = await startKafka({ dataDir: join(dir, 'kafka'), brokers: 1 });
-    await ensureTopic({ brokers: kafka.brokers, topic: 'ingest', partitions: 1, replicationFactor: 1 });
-    const [port] = await freePorts(1);
-    distributor = new AppProcess({
-      name: 'distributor',
-      app: 'distributor',
-      httpPort: port,
-      logFile: join(dir, 'distributor.log'),
-      args: [
-        `-ingest-storage.kafka.address=${kafka.brokers.join(',')}`,
-        `-server.http-listen-port=${port}`,
-        '-auth.multitenancy-enabled=false',
-        '-distributor.instance-limits.max-inflight-push-requests=4',
-        `-ingest-storage.kafka.write-timeout=${WRITE_TIMEOUT_MS}ms`,
-      ],
+    env = await startDistributorWithKafka({
+      name: 'stall',
+      partitions: 1,
+      args: ['-auth.multitenancy-enabled=false', '-distributor.instance-limits.max-inflight-push-requests=4', `-ingest-storage.kafka.write-timeout=${WRITE_TIMEOUT_MS}ms`],
     });
-    distributor.start();
-    await distributor.waitReady(120_000);
+    ({ kafka, distributor } = env);
   });
 
   after(async () => {
@@ -184,9 +168,7 @@ describe('a frozen Kafka behind a distributor with 4 inflight slots and a 2s wri
         // already gone
       }
     }
-    await distributor?.kill('SIGKILL');
-    await kafka?.stop();
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+    await env?.stop();
   });
 
   const pushOnce = async (i: number) => {

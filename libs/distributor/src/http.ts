@@ -43,19 +43,22 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
         if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${reply.statusCode}` });
         return out;
       });
+  // What both push routes check before the distributor sees a request: credentials, then a byte body.
+  const admit = (req: PushHttpRequest, span: Span, tenant: string, expected: string): Buffer => {
+    span.setAttribute('tenant', tenant);
+    opts.auth?.authenticate(tenant, header(req.headers.authorization));
+    if (!Buffer.isBuffer(req.body)) throw new DistributorError('err-strata-bad-request', 400, `expected ${expected}`);
+    return req.body;
+  };
   const handler = async (req: PushHttpRequest, reply: FastifyReply, span: Span) => {
     const end = latency.startTimer({}, {});
     let tenant: string | undefined;
     try {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
-      span.setAttribute('tenant', tenant);
-      opts.auth?.authenticate(tenant, header(req.headers.authorization));
-      if (!Buffer.isBuffer(req.body)) {
-        throw new DistributorError('err-strata-bad-request', 400, 'expected a snappy-compressed protobuf body (Content-Type: application/x-protobuf)');
-      }
+      const body = admit(req, span, tenant, 'a snappy-compressed protobuf body (Content-Type: application/x-protobuf)');
       const result = await opts.distributor.push({
         tenant,
-        body: req.body,
+        body,
         contentType: header(req.headers['content-type']),
         contentEncoding: header(req.headers['content-encoding']),
       });
@@ -90,14 +93,10 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     let tenant: string | undefined;
     try {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
-      span.setAttribute('tenant', tenant);
-      opts.auth?.authenticate(tenant, header(req.headers.authorization));
-      if (!Buffer.isBuffer(req.body)) {
-        throw new DistributorError('err-strata-bad-request', 400, 'expected an OTLP ExportMetricsServiceRequest body (Content-Type: application/x-protobuf)');
-      }
+      const body = admit(req, span, tenant, 'an OTLP ExportMetricsServiceRequest body (Content-Type: application/x-protobuf)');
       const result = await opts.distributor.pushOtlp({
         tenant,
-        body: req.body,
+        body,
         contentType,
         contentEncoding: header(req.headers['content-encoding']),
       });

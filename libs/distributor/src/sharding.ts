@@ -53,8 +53,3 @@ export function seriesTokenFromBytes(seed: number, bytes: Uint8Array, ranges: In
   }
   return fmix32(h);
 }
-
-/** Modulo sharding, kept for callers that want a partition without a ring; the distributor uses the ring. */
-export function partitionFor(tenant: string, labels: readonly Label[], partitions: number): number {
-  return seriesToken(tenant, labels) % partitions;
-}
