@@ -10,8 +10,9 @@ export {
   compareLabels,
 } from './labels.ts';
 export type { MatchType, Matcher, MatcherFn } from './matchers.ts';
-export { compileRegex, matcherFn, matchesEmpty, formatMatcher } from './matchers.ts';
-export { compileAnchoredRe2 } from './re2.ts';
+export { matcherFn, matcherSetValues, matchesEmpty, formatMatcher } from './matchers.ts';
+export type { Regex, RegexGroups } from './regex.ts';
+export { compileRegex, execRegex } from './regex.ts';
 export type {
   Series,
   HistogramSpan,

@@ -1,7 +1,7 @@
-// Label matchers with Prometheus semantics: regexes are RE2 (translated to JS),
+// Label matchers with Prometheus semantics: regexes are RE2 (linear time),
 // fully anchored, and a missing label matches as the empty string.
 
-import { compileAnchoredRe2 } from './re2.ts';
+import { compileRegex } from './regex.ts';
 
 export type MatchType = '=' | '!=' | '=~' | '!~';
 
@@ -13,34 +13,29 @@ export interface Matcher {
 
 export type MatcherFn = (value: string) => boolean;
 
-const regexCache = new Map<string, RegExp>();
-
-/** Compiles a Prometheus regex, anchored at both ends. Throws on bad syntax. */
-export function compileRegex(source: string): RegExp {
-  let re = regexCache.get(source);
-  if (!re) {
-    re = compileAnchoredRe2(source);
-    if (regexCache.size > 10_000) regexCache.clear();
-    regexCache.set(source, re);
-  }
-  return re;
-}
-
 export function matcherFn(m: Matcher): MatcherFn {
   switch (m.type) {
     case '=':
       return (v) => v === m.value;
     case '!=':
       return (v) => v !== m.value;
-    case '=~': {
-      const re = compileRegex(m.value);
-      return (v) => re.test(v);
-    }
+    case '=~':
+      return compileRegex(m.value).matches;
     case '!~': {
       const re = compileRegex(m.value);
-      return (v) => !re.test(v);
+      return (v) => !re.matches(v);
     }
   }
+}
+
+/**
+ * The exact values a positive matcher can accept (`=`, or `=~` over literal
+ * alternatives), so postings can look them up instead of testing every value.
+ */
+export function matcherSetValues(m: Matcher): readonly string[] | undefined {
+  if (m.type === '=') return [m.value];
+  if (m.type === '=~') return compileRegex(m.value).setMatches;
+  return undefined;
 }
 
 /** True if the matcher accepts the empty string (so it also matches series without the label). */

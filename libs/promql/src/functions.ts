@@ -5,7 +5,7 @@
 
 import type { Labels } from '@strata/model';
 import { compareLabels } from '@strata/model';
-import { METRIC_NAME, compileAnchoredRe2 } from '@strata/model';
+import { METRIC_NAME, execRegex, type RegexGroups } from '@strata/model';
 import type { Expr, FunctionSignature, ValueType } from './ast.ts';
 import { unwrapParens } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
@@ -185,7 +185,7 @@ function stringArg(exprs: Expr[], i: number): string {
 }
 
 /** Go's regexp.Expand: $1, ${1}, $name, ${name}; $$ is a dollar; names are as long as possible. */
-function expandTemplate(template: string, m: RegExpExecArray): string {
+function expandTemplate(template: string, group: RegexGroups): string {
   let out = '';
   for (let i = 0; i < template.length; i++) {
     const c = template[i];
@@ -207,12 +207,7 @@ function expandTemplate(template: string, m: RegExpExecArray): string {
       continue;
     }
     i += braced ? braced[0].length : name.length;
-    if (/^[0-9]+$/.test(name)) {
-      const idx = Number(name);
-      if (idx < m.length && m[idx] !== undefined) out += m[idx];
-    } else {
-      out += m.groups?.[name] ?? '';
-    }
+    out += group(/^[0-9]+$/.test(name) ? Number(name) : name) ?? '';
   }
   return out;
 }
@@ -455,17 +450,16 @@ const labelReplace: SeriesFunction = (input, exprs) => {
   const repl = stringArg(exprs, 2);
   const src = stringArg(exprs, 3);
   const regexStr = stringArg(exprs, 4);
-  let re: RegExp;
   try {
-    re = compileAnchoredRe2(regexStr);
+    execRegex(regexStr, '');
   } catch {
     throw new PromQLExecutionError(`invalid regular expression in label_replace(): ${regexStr}`);
   }
   if (!isValidLabelName(dst)) throw new PromQLExecutionError(`invalid destination label name in label_replace(): ${dst}`);
   return input.map((s) => {
-    const m = re.exec(getLabel(s.metric, src));
-    if (!m) return s;
-    const metric = setLabel(s.metric, dst, expandTemplate(repl, m));
+    const groups = execRegex(regexStr, getLabel(s.metric, src));
+    if (!groups) return s;
+    const metric = setLabel(s.metric, dst, expandTemplate(repl, groups));
     return { ...s, metric, dropName: dst === METRIC_NAME ? false : s.dropName };
   });
 };

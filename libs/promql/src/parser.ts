@@ -4,7 +4,7 @@
 // Prometheus' yacc grammar (promql/parser/generated_parser.y); it evaluates nothing.
 
 import type { Matcher, MatchType } from '@strata/model';
-import { METRIC_NAME, compileAnchoredRe2 } from '@strata/model';
+import { METRIC_NAME, compileRegex } from '@strata/model';
 import type {
   AggregateExpr,
   AggregateOp,
@@ -468,7 +468,7 @@ class Parser {
       const value = this.unquote(v);
       if (op === '=~' || op === '!~') {
         try {
-          compileAnchoredRe2(value);
+          compileRegex(value);
         } catch (err) {
           this.addError({ start: t.pos, end: v.pos + v.val.length }, (err as Error).message);
         }

@@ -3,7 +3,7 @@
 // operators, and non-empty selectors. Reports every error, in Prometheus' order.
 
 import type { Matcher } from '@strata/model';
-import { METRIC_NAME, compileAnchoredRe2, matchesEmpty } from '@strata/model';
+import { METRIC_NAME, matchesEmpty } from '@strata/model';
 import type { BinaryExpr, Call, Expr, ValueType, VectorSelector } from './ast.ts';
 import { documentedType, exprType, isComparisonOp, isSetOp, isTrimOp } from './ast.ts';
 import type { PositionRange } from './errors.ts';
@@ -93,7 +93,7 @@ class TypeChecker {
     }
     const notEmpty = e.matchers.some((m) => {
       try {
-        return !matchesEmptyRe2(m);
+        return !matchesEmpty(m);
       } catch {
         return true;
       }
@@ -171,11 +171,4 @@ class TypeChecker {
       }
     }
   }
-}
-
-/** Whether a matcher accepts the empty string, with RE2 semantics for regexes. */
-function matchesEmptyRe2(m: Matcher): boolean {
-  if (m.type === '=~') return compileAnchoredRe2(m.value).test('');
-  if (m.type === '!~') return !compileAnchoredRe2(m.value).test('');
-  return matchesEmpty(m);
 }

@@ -3,7 +3,7 @@
 // fetches series and postings with coalesced range reads. Never trusts a
 // section whose CRC32C does not match.
 
-import { matcherFn, type Labels, type Matcher } from '@strata/model';
+import { matcherFn, matcherSetValues, type Labels, type Matcher } from '@strata/model';
 import { BlockFormatError, BlockUnsupportedError } from './block-errors.ts';
 import { readExactly, type ByteSource } from './byte-source.ts';
 import { crc32c } from './crc32c.ts';
@@ -136,7 +136,8 @@ export class IndexReader {
         continue;
       }
       if (!e) return EMPTY_POSTINGS;
-      const good = m.type === '=' ? (findValue(e.values, m.value) >= 0 ? [m.value] : []) : e.values.filter(fn);
+      const set = matcherSetValues(m);
+      const good = set ? set.filter((v) => findValue(e.values, v) >= 0) : e.values.filter(fn);
       if (good.length === 0) return EMPTY_POSTINGS;
       const p = await this.postings(m.name, good);
       result = result === null ? p : intersectPostings(result, p);

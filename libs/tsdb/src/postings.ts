@@ -2,7 +2,7 @@
 // matchers follows Prometheus: a matcher that accepts "" also selects series
 // that lack the label, so it is applied by subtraction.
 
-import { matcherFn, type Matcher } from '@strata/model';
+import { matcherFn, matcherSetValues, type Matcher } from '@strata/model';
 
 export class Postings {
   /** A value held by one series maps to its id alone: most unique values (instance, pod) never grow a list. */
@@ -47,10 +47,16 @@ export class Postings {
         if (rejected.length > 0) negative.push(union(rejected));
       } else {
         if (!values) return [];
-        if (m.type === '=') {
-          const ids = values.get(m.value);
-          if (ids === undefined) return [];
-          positive.push(asList(ids));
+        const set = matcherSetValues(m);
+        if (set) {
+          // Look the few accepted values up rather than test every value of the label.
+          const found: number[][] = [];
+          for (const v of set) {
+            const ids = values.get(v);
+            if (ids !== undefined) found.push(asList(ids));
+          }
+          if (found.length === 0) return [];
+          positive.push(union(found));
           continue;
         }
         const accepted: number[][] = [];
