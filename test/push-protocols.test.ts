@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { AppProcess, freePorts } from '@strata/local-cluster';
-import { compressBody, encodeWriteRequestV2 } from '@strata/remote-write';
+import { compressBody, encodeWriteRequest, encodeWriteRequestV2 } from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson, type ExportRequestInput } from '@strata/otlp';
 import { api, waitFor, type MatrixSeries, type VectorSample } from './support/client.ts';
 
@@ -199,4 +199,76 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     const delta = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: '{__name__=~"app_delta.*"}', time: at(start + 60_000) });
     assert.deepEqual(delta.data.result, []);
   });
+
+  test('native histograms are never acknowledged and dropped: remote write 1.0, 2.0 and OTLP answer 400 naming them; the float series beside them are stored', async () => {
+    const t = start + 120_000;
+    const floats = (name: string) => ({ labels: [{ name: '__name__', value: name }], samples: [{ value: 7, timestamp: t }] });
+    const hist = (name: string) => ({ labels: [{ name: '__name__', value: name }], samples: [], histograms: [histogramBody(t)] });
+    const cases: [string, Promise<Response>][] = [
+      [
+        'nh_rw1',
+        fetch(`${strata.url}/api/v1/push`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
+          body: compressBody(encodeWriteRequest({ timeseries: [hist('nh_rw1_hist'), floats('nh_rw1_float')] })),
+          signal: AbortSignal.timeout(30_000),
+        }),
+      ],
+      [
+        'nh_rw2',
+        fetch(`${strata.url}/api/v1/push`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy' },
+          body: compressBody(encodeWriteRequestV2({ timeseries: [hist('nh_rw2_hist'), floats('nh_rw2_float')] })),
+          signal: AbortSignal.timeout(30_000),
+        }),
+      ],
+    ];
+    const otlp = otlpRequest(120_000, 13);
+    otlp.resourceMetrics[0].scopeMetrics[0].metrics.push({
+      name: 'nh_otlp_hist',
+      exponentialHistogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: ns(t), count: 3, scale: 2 }] },
+    });
+    cases.push([
+      'nh_otlp',
+      fetch(`${strata.url}/otlp/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: encodeExportRequest(otlp), signal: AbortSignal.timeout(30_000) }),
+    ]);
+    for (const [name, pending] of cases) {
+      const res = await pending;
+      const body = await res.text();
+      assert.equal(res.status, 400, `${name}: ${body}`);
+      assert.match(body, /native histograms are not supported yet/, name);
+      if (name === 'nh_rw2') assert.equal(res.headers.get('x-prometheus-remote-write-histograms-written'), '0');
+    }
+    for (const name of ['nh_rw1_float', 'nh_rw2_float']) {
+      await waitFor(`${name} stored`, async () => {
+        const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: name, time: at(t) });
+        return r.data.result[0]?.value[1] === '7' ? r : undefined;
+      });
+    }
+    await waitFor('the OTLP request\'s float counter stored', async () => {
+      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'app_requests_total', time: at(t) });
+      return r.data.result[0]?.value[1] === '13' ? r : undefined;
+    });
+    const stored = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/series', { 'match[]': '{__name__=~"nh_.*_hist.*"}' });
+    assert.deepEqual(stored.data, [], 'no histogram series was half-stored');
+  });
 });
+
+/** A prompb Histogram message: count_int = 3 (1), sum = 1.5 (3), schema = 0 (4), one positive span of one bucket (11, 12), timestamp (15). */
+function histogramBody(timestampMs: number): Uint8Array {
+  const varint = (n: number) => {
+    const out: number[] = [];
+    let v = BigInt(n);
+    while (v >= 0x80n) {
+      out.push(Number(v & 0x7fn) | 0x80);
+      v >>= 7n;
+    }
+    out.push(Number(v));
+    return out;
+  };
+  const sum = Buffer.alloc(8);
+  sum.writeDoubleLE(1.5);
+  const span = [0x08, 0x00, 0x10, 0x01]; // offset 0 (sint32), length 1
+  return Uint8Array.from([0x08, 3, 0x19, ...sum, 0x20, 0, 0x5a, span.length, ...span, 0x62, 1, 6, 0x78, ...varint(timestampMs)]);
+}

@@ -226,6 +226,7 @@ export class Distributor {
     if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
     const parsed = parseWriteRequest(body);
     const o = await this.route(req.tenant, parsed.series, {
+      reject: nativeHistogramsUnsupported,
       body: v1Body,
       metadata: () => parsed.metadata,
     });
@@ -278,7 +279,7 @@ export class Distributor {
   private async pushV2(tenant: string, req: ParsedWriteRequestV2): Promise<PushResult> {
     const metadata = new Map<string, MetricMetadata>();
     const o = await this.route<ParsedSeriesV2>(tenant, req.series, {
-      reject: (s) => (s.histograms > 0 ? nativeHistogramsUnsupported(s) : undefined),
+      reject: nativeHistogramsUnsupported,
       body: (s, labels) => seriesV2ToV1(req, s, labels ?? s.labels),
       accepted: (s) => {
         if (s.metadata !== undefined && !metadata.has(s.metadata.metricFamilyName)) metadata.set(s.metadata.metricFamilyName, s.metadata);
@@ -443,7 +444,9 @@ function v1Body(s: ParsedSeries, labels: Label[] | undefined): Uint8Array {
   return labels === undefined ? s.raw : replaceSeriesLabels(s.raw, labels);
 }
 
-function nativeHistogramsUnsupported(s: ParsedSeriesV2): { code: string; message: string } {
+/** Until the head stores native histograms, a series carrying them is refused rather than acknowledged and dropped. */
+function nativeHistogramsUnsupported(s: { histograms: number; labels: readonly Label[] }): { code: string; message: string } | undefined {
+  if (s.histograms === 0) return undefined;
   return {
     code: 'err-strata-native-histograms-unsupported',
     message:

@@ -108,6 +108,8 @@ export interface SeriesInput {
   labels: Label[];
   samples: SampleInput[];
   exemplars?: ExemplarInput[];
+  /** Native histogram messages, already encoded (Histogram bodies, field 4). */
+  histograms?: Uint8Array[];
 }
 
 export interface WriteRequestInput {
@@ -133,6 +135,7 @@ export function encodeWriteRequest(req: WriteRequestInput): Buffer {
       writeValueAndTimestamp(w, e.value, e.timestamp);
       w.end(start);
     }
+    for (const h of ts.histograms ?? []) w.bytes(4, h);
     w.end(seriesStart);
   }
   for (const m of req.metadata ?? []) {
