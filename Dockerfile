@@ -1,7 +1,7 @@
-# The one Strata image: every app, picked at run time by APP (distributor, ingester, querier, or
-# strata = single process). Flags are the container's arguments:
+# The one Strata image and binary: -target picks the modules (all = the single process,
+# distributor, ingester, querier, compactor). Flags are the container's arguments:
 #   docker build -t strata:0.1.0 .
-#   docker run -e APP=querier strata:0.1.0 -server.http-listen-address=0.0.0.0 -querier.ingester-addresses=...
+#   docker run strata:0.1.0 -target=querier -server.http-listen-address=0.0.0.0 -querier.ingester-addresses=...
 # TypeScript runs through tsx (as `npm start` does), so there is no build step.
 FROM node:20-slim
 WORKDIR /app
@@ -11,5 +11,4 @@ COPY apps apps
 # tsx is a devDependency and is needed at run time: a plain `npm ci`, not --omit=dev.
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 USER node
-ENV APP=strata
-ENTRYPOINT ["/bin/sh", "-c", "exec node --import tsx \"apps/${APP}/src/main.ts\" \"$@\"", "strata"]
+ENTRYPOINT ["node", "--import", "tsx", "apps/strata/src/main.ts"]

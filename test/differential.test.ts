@@ -49,11 +49,12 @@ describe('differential: Strata vs Prometheus 2.42', { timeout: 900_000 }, () => 
     const [strataPort, promPort] = await freePorts(2);
     strata = new AppProcess({
       name: 'strata',
-      app: 'strata',
+      target: 'all',
       httpPort: strataPort,
       logFile: join(dir, 'strata.log'),
       // The whole data set arrives in seconds; the default ingestion limits are for steady senders.
       args: [
+        '-auth.multitenancy-enabled=false',
         `-data-dir=${dir}/data`,
         `-server.http-listen-port=${strataPort}`,
         '-distributor.ingestion-rate-limit=10000000',

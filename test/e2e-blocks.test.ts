@@ -74,7 +74,7 @@ for (const backend of backends) {
       const [port] = await freePorts(1);
       storeOnly = new AppProcess({
         name: 'querier-store-only',
-        app: 'querier',
+        target: 'querier',
         httpPort: port,
         logFile: join(dir, 'logs', 'querier-store-only.log'),
         args: [`-server.http-listen-port=${port}`, ...(bucketArgs ?? [`-blocks-storage.filesystem.dir=${join(dir, 'bucket')}`]), ...common, '-querier.query-store-after=0s'],

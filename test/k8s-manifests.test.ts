@@ -1,6 +1,6 @@
 // Renders every overlay under k8s/overlays with `kubectl kustomize` and checks the objects against
-// the code they deploy: every container flag parses with the config shapes the app itself composes
-// (imported from the libs), ports and probe paths are the apps', the two ingester zones are
+// the code they deploy: every container's -target and flags parse as the one binary parses them
+// (apps/strata/src/config.ts), ports and probe paths are the apps', the two ingester zones are
 // symmetric and cover exactly the topic's partitions, one PDB per zone, pinned images, resources.
 // Needs kubectl only (no cluster): `kubectl annotate --local -o json` turns the YAML into JSON.
 // Also keeps the Prometheus config that docs/operations.md calls tested valid (promtool).
@@ -12,9 +12,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import { Registry } from 'prom-client';
-import { createHttpServer, createLogger, flagsToConfig, parseFlags } from '@strata/service';
+import { createHttpServer, createLogger, parseFlags, resolveModules } from '@strata/service';
 import { parseInstanceId } from '@strata/ingester';
 import { parseIngesterAddresses } from '@strata/querier';
 import { KAFKA_VERSION } from '@strata/local-kafka';
@@ -22,6 +21,8 @@ import { MemoryKv, PartitionInstanceLifecycler, registerIngesterRingRoutes } fro
 import { runtimeConfigSchema } from '@strata/limits';
 import { parse as parseYaml } from 'yaml';
 import { dirname as posixDirname, basename as posixBasename } from 'node:path/posix';
+import { parseConfig, strataConfigShape } from '../apps/strata/src/config.ts';
+import { MODULES } from '../apps/strata/src/modules.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OVERLAYS_DIR = join(ROOT, 'k8s', 'overlays');
@@ -130,36 +131,9 @@ function render(overlay: string): K8sObject[] {
   return splitJsonStream(json) as K8sObject[];
 }
 
-// ---------------------------------------------------------------- the apps' own config
+// ---------------------------------------------------------------- the binary's own config
 
-type Shape = z.ZodRawShape;
-
-/**
- * The flags an app accepts: the `*ConfigShape` objects its main.ts composes, imported from the
- * libs it imports them from, plus flags it declares inline (accepted as any string).
- */
-async function appShape(app: string): Promise<Shape> {
-  const main = readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'), 'utf8');
-  const from = new Map<string, string>();
-  for (const m of main.matchAll(/import\s*\{([^}]*)\}\s*from\s*'(@strata\/[\w-]+)'/g)) {
-    for (const name of m[1].split(',')) from.set(name.replace(/^\s*type\s+/, '').trim(), m[2]);
-  }
-  const shape: Record<string, z.ZodTypeAny> = {};
-  const shapeNames = new Set([...main.matchAll(/\b(\w+ConfigShape)\b/g)].map((m) => m[1]));
-  assert.ok(shapeNames.size > 0, `apps/${app}/src/main.ts composes no *ConfigShape; update this test's appShape()`);
-  for (const name of shapeNames) {
-    const lib = from.get(name);
-    assert.ok(lib, `apps/${app}/src/main.ts uses ${name} but does not import it from an @strata lib`);
-    const mod = (await import(lib)) as Record<string, unknown>;
-    const part = mod[name];
-    assert.ok(part !== null && typeof part === 'object', `${lib} exports no ${name}`);
-    Object.assign(shape, part);
-  }
-  for (const m of main.matchAll(/[{,]\s*'([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*)'\s*:/g)) shape[m[1]] ??= z.string();
-  return shape;
-}
-
-const shapes = new Map<string, Shape>();
+const STRATA_ENV = new Set(['STRATA_LOG_LEVEL', ...Object.keys(strataConfigShape).map((k) => 'STRATA_' + k.replace(/[.-]/g, '_').toUpperCase())]);
 
 /** Kubernetes' $(VAR) expansion of args from the container's env ($$ escapes). */
 function expand(arg: string, env: Record<string, string>): string {
@@ -178,19 +152,19 @@ function containerEnv(c: Container, podName: string): Record<string, string> {
   return env;
 }
 
-/** Parses a Strata container's args exactly as its app does: unknown flag or bad value throws. */
+/** Parses a Strata container's args exactly as the binary does: unknown flag, bad value or unknown -target throws. */
 function strataConfig(c: Container, podName: string): { app: string; config: Record<string, unknown> } {
   const env = containerEnv(c, podName);
-  const app = env.APP;
-  assert.ok(app, `container ${c.name}: set APP (the image runs apps/$APP/src/main.ts)`);
-  const shape = shapes.get(app);
-  assert.ok(shape, `container ${c.name}: APP=${app} but apps/${app}/src/main.ts does not exist`);
   const args = (c.args ?? []).map((a) => expand(a, env));
   for (const a of args) assert.doesNotMatch(a, /\$\(/, `container ${c.name}: ${a} refers to a variable the container does not set`);
+  assert.ok(args.some((a) => a.startsWith('-target=')), `container ${c.name}: name the module with -target= (the image runs the one binary)`);
   try {
-    return { app, config: flagsToConfig(shape, parseFlags(args, env)) };
+    const { config, targets } = parseConfig(parseFlags(args, env));
+    resolveModules(MODULES, targets);
+    assert.equal(targets.length, 1, `container ${c.name}: one module per workload`);
+    return { app: targets[0], config };
   } catch (err) {
-    throw new Error(`container ${c.name} (apps/${app}): ${(err as Error).message}`);
+    throw new Error(`container ${c.name}: ${(err as Error).message}`);
   }
 }
 
@@ -272,9 +246,6 @@ const servedPaths = new Map<string, number>();
 
 describe('k8s manifests', () => {
   before(async () => {
-    for (const app of readdirSync(join(ROOT, 'apps'))) {
-      if (existsSync(join(ROOT, 'apps', app, 'src', 'main.ts'))) shapes.set(app, await appShape(app));
-    }
     // Probe paths are checked against the HTTP server every app builds (libs/service).
     const http = createHttpServer({
       logger: createLogger('k8s-manifests-test', 'silent'),
@@ -339,9 +310,8 @@ describe('k8s manifests', () => {
           const { app, config } = strataConfig(container, firstPodName(owner));
           assert.equal(config['server.http-listen-address'], '0.0.0.0', `${app}: HTTP must listen beyond loopback in a pod`);
           if (app === 'ingester') assert.equal(config['server.grpc-listen-address'], '0.0.0.0', 'ingester gRPC address');
-          const allowedEnv = new Set(['STRATA_LOG_LEVEL', ...Object.keys(shapes.get(app)!).map((k) => 'STRATA_' + k.replace(/[.-]/g, '_').toUpperCase())]);
           for (const e of container.env ?? []) {
-            if (e.name.startsWith('STRATA_')) assert.ok(allowedEnv.has(e.name), `${owner.metadata.name}: env ${e.name} is no flag of ${app}`);
+            if (e.name.startsWith('STRATA_')) assert.ok(STRATA_ENV.has(e.name), `${owner.metadata.name}: env ${e.name} is no flag of Strata`);
           }
         }
       });
@@ -404,11 +374,11 @@ describe('k8s manifests', () => {
         checkAddress('kafka-create-topic', envOf(job, 'KAFKA_BOOTSTRAP'));
         for (const { owner, container } of strataContainers(objs())) {
           const { app, config } = strataConfig(container, firstPodName(owner));
-          if (!('ingest-storage.kafka.address' in config)) continue;
+          if (app === 'compactor') continue; // the only module without Kafka
           const where = `${owner.metadata.name} (${app})`;
           checkAddress(where, config['ingest-storage.kafka.address'] as string);
           assert.equal(config['ingest-storage.kafka.topic'], topic, `${where}: topic`);
-          if ('distributor.max-recv-msg-size' in config) {
+          if (app === 'distributor' || app === 'all') {
             // A record holds at most one request's series; leave room for its framing.
             const max = config['distributor.max-recv-msg-size'] as number;
             assert.ok(max + (64 << 10) <= brokerMax, `${where}: -distributor.max-recv-msg-size ${max} must stay below message.max.bytes ${brokerMax}`);
@@ -589,7 +559,7 @@ describe('k8s manifests', () => {
         const { app, config } = strataConfig(container, firstPodName(owner));
         assert.equal(config['ring.store'], 'redis', `${owner.metadata.name} (${app}): -ring.store=redis`);
         endpoints.add(config['ring.redis.endpoint'] as string);
-        if ('query-frontend.results-cache.redis.endpoint' in config) {
+        if (config['query-frontend.results-cache.redis.endpoint'] !== '') {
           assert.notEqual(config['ring.redis.endpoint'], config['query-frontend.results-cache.redis.endpoint'], 'the ring is not in the evicting results cache');
         }
       }
@@ -605,7 +575,7 @@ describe('k8s manifests', () => {
       let checked = 0;
       for (const { owner, container } of strataContainers(objs())) {
         const { app, config } = strataConfig(container, firstPodName(owner));
-        if (!('runtime-config.file' in config)) continue;
+        if (app !== 'distributor' && app !== 'ingester') continue;
         const where = `${owner.metadata.name} (${app})`;
         const file = config['runtime-config.file'] as string;
         assert.ok(file !== '', `${where}: -runtime-config.file`);
@@ -673,7 +643,7 @@ describe('k8s manifests', () => {
       const strata = find(objs(), 'Deployment', 'strata');
       assert.equal(strata.spec.replicas, 1);
       assert.equal(strata.spec.strategy?.type, 'Recreate', 'two copies would compete for partition 0');
-      assert.equal(strataConfig(template(strata).spec.containers[0], 'strata-0').app, 'strata');
+      assert.equal(strataConfig(template(strata).spec.containers[0], 'strata-0').app, 'all');
       // apps/strata consumes partition 0 only (as ingester-zone-a-0).
       assert.equal(envOf(topicJob(objs()), 'PARTITIONS'), '1');
       assert.ok(!objs().some((o) => o.metadata.name.startsWith('ingester-zone-')), 'no separate ingesters');

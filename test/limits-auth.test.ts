@@ -28,7 +28,7 @@ describe('per-tenant limits and auth in single-process mode', { timeout: 300_000
     const [port] = await freePorts(1);
     strata = new AppProcess({
       name: 'strata',
-      app: 'strata',
+      target: 'all',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
       args: [

@@ -33,10 +33,11 @@ describe('above capacity: a distributor with small instance limits under 64 conc
     const [port] = await freePorts(1);
     strata = new AppProcess({
       name: 'strata',
-      app: 'strata',
+      target: 'all',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
       args: [
+        '-auth.multitenancy-enabled=false',
         `-data-dir=${dir}/data`,
         `-server.http-listen-port=${port}`,
         '-distributor.instance-limits.max-inflight-push-requests=4',

@@ -23,10 +23,10 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     const [port] = await freePorts(1);
     strata = new AppProcess({
       name: 'strata',
-      app: 'strata',
+      target: 'all',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
-      args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${port}`],
+      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${port}`],
     });
     strata.start();
     await strata.waitReady(180_000);

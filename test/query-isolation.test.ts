@@ -42,7 +42,7 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
     const [port] = await freePorts(1);
     strata = new AppProcess({
       name: 'strata',
-      app: 'strata',
+      target: 'all',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
       args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${port}`, '-auth.multitenancy-enabled=true'],

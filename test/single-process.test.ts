@@ -36,10 +36,10 @@ describe('single-process mode', { timeout: 600_000 }, () => {
     const [port] = await freePorts(1);
     strata = new AppProcess({
       name: 'strata',
-      app: 'strata',
+      target: 'all',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
-      args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${port}`, `-tracing.otlp-endpoint=http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}`],
+      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${port}`, `-tracing.otlp-endpoint=http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}`],
     });
     strata.start();
     await strata.waitReady(180_000);

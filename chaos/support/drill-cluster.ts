@@ -94,7 +94,7 @@ export class DrillCluster {
         const own = addresses.filter((a) => a.startsWith(`ingester-zone-${zone}-`));
         const p = new AppProcess({
           name,
-          app: 'querier',
+          target: 'querier',
           httpPort: ports[i],
           logFile: join(opts.dataDir, 'logs', `${name}.log`),
           args: [
@@ -125,7 +125,7 @@ export class DrillCluster {
   }
 
   distributors(): AppProcess[] {
-    return [...this.local.processes.values()].filter((p) => p.opts.app === 'distributor');
+    return [...this.local.processes.values()].filter((p) => p.opts.target === 'distributor');
   }
 
   ingesters(zone?: string): AppProcess[] {

@@ -125,10 +125,11 @@ const dir = mkdtempSync(join(tmpdir(), 'strata-bench-'));
 const [strataPort, promPort] = await freePorts(2);
 const strata = new AppProcess({
   name: 'strata',
-  app: 'strata',
+  target: 'all',
   httpPort: strataPort,
   logFile: join(dir, 'strata.log'),
   args: [
+        '-auth.multitenancy-enabled=false',
     `-data-dir=${dir}/data`,
     `-server.http-listen-port=${strataPort}`,
     '-querier.max-samples=500000000',

@@ -22,7 +22,7 @@ export async function startDistributorWithKafka(opts: { name: string; partitions
   const [port] = await freePorts(1);
   const distributor = new AppProcess({
     name: 'distributor',
-    app: 'distributor',
+    target: 'distributor',
     httpPort: port,
     logFile: join(dir, 'distributor.log'),
     args: [`-ingest-storage.kafka.address=${kafka.brokers.join(',')}`, `-server.http-listen-port=${port}`, ...opts.args],

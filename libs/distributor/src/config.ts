@@ -1,10 +1,8 @@
 // Distributor flags (Mimir's names where Mimir has the setting).
 
 import { z } from 'zod';
-import { boolFlag } from '@strata/service';
 
 export const distributorConfigShape = {
-  'auth.multitenancy-enabled': boolFlag(true),
   'distributor.max-recv-msg-size': z.coerce.number().int().positive().default(100 << 20),
   /**
    * Strata's own (Mimir has none): series one push may carry (remote write: TimeSeries; OTLP: the series its

@@ -10,8 +10,8 @@ const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export interface AppProcessOptions {
   /** e.g. distributor, querier, ingester-zone-a-0. */
   name: string;
-  /** apps/<app>/src/main.ts */
-  app: 'distributor' | 'ingester' | 'querier' | 'strata' | 'compactor';
+  /** The one binary's -target: all (the single process), distributor, ingester, querier, compactor, or a comma list. */
+  target: string;
   args: string[];
   httpPort: number;
   logFile: string;
@@ -42,8 +42,8 @@ export class AppProcess {
   start(): void {
     if (this.running) throw new Error(`${this.name} is already running (pid ${this.pid})`);
     const fd = openSync(this.opts.logFile, 'a');
-    const main = `${REPO_ROOT}apps/${this.opts.app}/src/main.ts`;
-    const child = spawn(process.execPath, ['--import', 'tsx', main, ...this.opts.args], {
+    const main = `${REPO_ROOT}apps/strata/src/main.ts`;
+    const child = spawn(process.execPath, ['--import', 'tsx', main, `-target=${this.opts.target}`, ...this.opts.args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', fd, fd],
       env: { ...process.env, STRATA_LOG_LEVEL: process.env.STRATA_LOG_LEVEL ?? 'info' },

@@ -79,7 +79,7 @@ export class LocalCluster {
           id,
           new AppProcess({
             name: id,
-            app: 'ingester',
+            target: 'ingester',
             httpPort,
             logFile: logFile(id),
             args: [
@@ -102,7 +102,7 @@ export class LocalCluster {
           name,
           new AppProcess({
             name,
-            app: 'distributor',
+            target: 'distributor',
             httpPort,
             logFile: logFile(name),
             args: [...kafkaArgs, `-server.http-listen-port=${httpPort}`, ...ringArgs, ...(opts.extraArgs?.distributor ?? [])],
@@ -114,7 +114,7 @@ export class LocalCluster {
         'querier',
         new AppProcess({
           name: 'querier',
-          app: 'querier',
+          target: 'querier',
           httpPort: querierPort,
           logFile: logFile('querier'),
           args: [
@@ -134,7 +134,7 @@ export class LocalCluster {
           'compactor',
           new AppProcess({
             name: 'compactor',
-            app: 'compactor',
+            target: 'compactor',
             httpPort,
             logFile: logFile('compactor'),
             args: [
@@ -196,7 +196,7 @@ export class LocalCluster {
   }
 
   ingesters(zone?: string): AppProcess[] {
-    return [...this.processes.values()].filter((p) => p.opts.app === 'ingester' && (zone === undefined || p.name.startsWith(`ingester-zone-${zone}-`)));
+    return [...this.processes.values()].filter((p) => p.opts.target === 'ingester' && (zone === undefined || p.name.startsWith(`ingester-zone-${zone}-`)));
   }
 
   async stop(): Promise<void> {

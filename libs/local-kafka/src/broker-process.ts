@@ -1,8 +1,13 @@
 // One Kafka node as an OS process: spawn (detached, output to its log file), signal, wait for exit.
-// Processes are only ever addressed by their own pid, never by name or process group.
+// Processes are only ever addressed by their own pid, never by name or process group. A node never
+// outlives its owner: it gets SIGKILL when the owning process dies (PR_SET_PDEATHSIG via setpriv),
+// and a node left over by an owner that could not arrange that (its pid file) is killed before a new start.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { classpath } from './jvm-args.ts';
+
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
 
 export interface BrokerProcessSpec {
   nodeId: number;
@@ -10,6 +15,8 @@ export interface BrokerProcessSpec {
   propsFile: string;
   logFile: string;
   jvmArgs: string[];
+  /** Told of every exit, wanted or not (the owner decides whether it was a failure). */
+  onExit?: (info: ExitInfo) => void;
 }
 
 export interface ExitInfo {
@@ -38,13 +45,20 @@ export class BrokerProcess {
     return this.exitInfo;
   }
 
+  private get pidFile(): string {
+    return join(dirname(this.spec.propsFile), 'broker.pid');
+  }
+
   start(): number {
     if (this.running) throw new Error(`kafka node ${this.spec.nodeId} is already running (pid ${this.pid})`);
+    killStale(this.pidFile, this.spec.propsFile);
     const fd = openSync(this.spec.logFile, 'a');
     let child: ChildProcess;
     try {
-      const args = [...this.spec.jvmArgs, '-cp', classpath(this.spec.libsDir), 'kafka.Kafka', this.spec.propsFile];
-      child = spawn('java', args, { detached: true, stdio: ['ignore', fd, fd] });
+      const java = ['java', ...this.spec.jvmArgs, '-cp', classpath(this.spec.libsDir), 'kafka.Kafka', this.spec.propsFile];
+      // Detached, so a Ctrl-C in the terminal reaches the owner, which stops the broker cleanly.
+      const [cmd, ...args] = SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', ...java] : java;
+      child = spawn(cmd, args, { detached: true, stdio: ['ignore', fd, fd] });
     } finally {
       closeSync(fd);
     }
@@ -57,7 +71,9 @@ export class BrokerProcess {
       });
       child.once('exit', (code, signal) => {
         this.exitInfo = { code, signal };
+        rmSync(this.pidFile, { force: true });
         resolve(this.exitInfo);
+        this.spec.onExit?.(this.exitInfo);
       });
     });
     // The broker must not keep the node process alive by itself; owners stop it explicitly.
@@ -67,6 +83,7 @@ export class BrokerProcess {
       throw new Error(`cannot start java for kafka node ${this.spec.nodeId}; is Java 17+ on PATH?`);
     }
     this.child = child;
+    writeFileSync(this.pidFile, `${child.pid}\n`);
     return child.pid;
   }
 
@@ -105,6 +122,33 @@ export class BrokerProcess {
   /** Synchronous SIGKILL for process-exit hooks, where nothing async runs any more. */
   killNow(): void {
     this.signal('SIGKILL');
+  }
+}
+
+/** Kills the node a dead owner left running on these files: its pid file names it, its command line names the same config. */
+function killStale(pidFile: string, propsFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return; // gone already
+  }
+  if (!cmdline.split('\0').includes(propsFile)) return; // the pid was reused by something else
+  sendSignal(pid, 'SIGKILL');
+  // Its exit releases the data directory's lock; a new broker started before that fails.
+  const deadline = Date.now() + 10_000;
+  while (existsSync(`/proc/${pid}`) && !isZombie(pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 }
 

@@ -26,6 +26,8 @@ export interface StartKafkaOptions {
   heapMb?: number;
   /** Extra JVM flags appended after the defaults. */
   jvmArgs?: string[];
+  /** A node exited that nobody stopped (crash, OOM, kill -9); `startBroker(i)` brings it back. */
+  onUnexpectedExit?: (node: number, exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
 }
 
 export interface LocalKafka {
@@ -56,17 +58,20 @@ export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
   await mkdir(opts.dataDir, { recursive: true });
   const layout = await planCluster(opts.dataDir, count);
   const args = jvmArgs({ heapMb: opts.heapMb, extra: [...classDataArgs(libsDir), ...(opts.jvmArgs ?? [])] });
-  const procs = layout.nodes.map((node) => {
+  // Nodes stopped on purpose (stopBroker) are not a reason to abort a wait, nor an unexpected exit.
+  const wanted = layout.nodes.map(() => true);
+  const procs = layout.nodes.map((node, i) => {
     const files = nodeFiles(node);
-    return new BrokerProcess({ nodeId: node.nodeId, libsDir, propsFile: files.props, logFile: files.log, jvmArgs: args });
+    const onExit = (exit: { code: number | null; signal: NodeJS.Signals | null }) => {
+      if (wanted[i]) opts.onUnexpectedExit?.(i, exit);
+    };
+    return new BrokerProcess({ nodeId: node.nodeId, libsDir, propsFile: files.props, logFile: files.log, jvmArgs: args, onExit });
   });
   const killAll = (): void => procs.forEach((p) => p.killNow());
   process.on('exit', killAll);
 
   const brokers = layout.nodes.map((n) => `127.0.0.1:${n.brokerPort}`);
   const rf = Math.min(3, count);
-  // Nodes stopped on purpose (stopBroker) are not a reason to abort a wait.
-  const wanted = procs.map(() => true);
   const abort = abortCheck(layout.nodes, procs, wanted);
   try {
     await prepareNodes(layout, libsDir);
@@ -76,6 +81,7 @@ export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
     log(`kafka: listening after ${Date.now() - started}ms`);
     await waitUntilWritable(brokers, rf, { deadline, abort });
   } catch (err) {
+    wanted.fill(false);
     await Promise.all(procs.map((p) => p.stop('SIGKILL')));
     process.off('exit', killAll);
     throw new Error(`starting local kafka in ${opts.dataDir} failed: ${(err as Error).message}`, { cause: err });

@@ -6,12 +6,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { z } from 'zod';
-import { duration } from './flags.ts';
+import { boolFlag, duration } from './flags.ts';
 import type { Logger } from './logger.ts';
 import { ReloadingYamlFile } from './reloading-file.ts';
 import { TenantError, validateTenantId } from './tenant.ts';
 
 export const authConfigShape = {
+  /** Tenant from X-Scope-OrgID; off: every request is tenant "anonymous" (Mimir's flag and default). */
+  'auth.multitenancy-enabled': boolFlag(true),
   /** YAML: `tenants: { <tenant>: { bearer_token, basic_auth: { username, password } } }`; empty: no auth. */
   'auth.tokens-file': z.string().default(''),
   'auth.tokens-reload-period': duration('10s'),

@@ -28,6 +28,11 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
   return { args: out, env: fromEnv };
 }
 
+/** Whether the command line or the environment sets the flag (so a derived default must not replace it). */
+export function isFlagSet(values: FlagValues, name: string): boolean {
+  return lookup(values, name) !== undefined;
+}
+
 /** Looks a flag up by its dotted name or its env form. */
 function lookup(values: FlagValues, name: string): string | undefined {
   return values.args[name] ?? values.env[name.replace(/[.-]/g, '_')];
@@ -45,12 +50,33 @@ export function flagsToConfig<S extends z.ZodRawShape>(shape: S, values: FlagVal
   }
   const unknown = Object.keys(values.args).filter((k) => !(k in shape));
   const parsed = z.object(shape).safeParse(raw);
-  if (unknown.length > 0) throw new Error(`unknown flag -${unknown[0]}; known flags: ${Object.keys(shape).map((n) => '-' + n).join(' ')}`);
+  if (unknown.length > 0) throw new Error(`unknown flag -${unknown[0]}${closest(unknown[0], Object.keys(shape))}`);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid flag -${String(issue.path[0])}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/** "; did you mean -x?" for the known flag nearest by edit distance, when one is near. */
+function closest(name: string, known: string[]): string {
+  let best = '';
+  let bestDistance = Infinity;
+  for (const k of known) {
+    const d = editDistance(name, k);
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return bestDistance <= Math.max(3, name.length / 3) ? `; did you mean -${best}?` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000 };

@@ -1,4 +1,4 @@
-export { parseFlags, flagsToConfig, parseDuration, duration, boolFlag } from './flags.ts';
+export { parseFlags, flagsToConfig, isFlagSet, parseDuration, duration, boolFlag } from './flags.ts';
 export type { FlagValues } from './flags.ts';
 export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
@@ -7,7 +7,9 @@ export { renderMetrics, negotiateFormat, OPENMETRICS_CONTENT_TYPE, PROMETHEUS_TE
 export type { ExpositionFormat } from './exposition.ts';
 export { createHttpServer, listen } from './http.ts';
 export type { Readiness, HttpServerOptions } from './http.ts';
-export { runServices } from './lifecycle.ts';
+export { ServiceManager, runServices } from './lifecycle.ts';
+export { resolveModules } from './modules.ts';
+export type { ModuleSpec } from './modules.ts';
 export type { Service } from './lifecycle.ts';
 export { tenantFromHeader, validateTenantId, TenantError, ANONYMOUS_TENANT } from './tenant.ts';
 export { serverConfigShape } from './config.ts';

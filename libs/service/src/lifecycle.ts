@@ -1,41 +1,94 @@
-// Starts services in dependency order, stops them in reverse on SIGTERM/SIGINT.
-// A service that fails to start brings the process down loudly.
+// Starts services in dependency order and stops them in reverse on SIGTERM/SIGINT,
+// as dskit's service manager does. A service that fails to start, or fails
+// while running, turns /ready false and brings the process down with exit 1:
+// a process never answers ready while it cannot serve.
 
 import type { Logger } from 'pino';
+import type { Readiness } from './http.ts';
 
 export interface Service {
   name: string;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Called once, after a successful start, with the function the service calls
+   * if it fails while running (its consumer died, its child process exited for good).
+   */
+  watch?(failed: (err: Error) => void): void;
 }
 
-export async function runServices(services: Service[], logger: Logger): Promise<void> {
-  const started: Service[] = [];
-  let stopping = false;
-  const stopAll = async (why: string, code: number) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ reason: why }, 'stopping');
-    for (const s of started.reverse()) {
+type State = { phase: 'starting'; service: string } | { phase: 'running' } | { phase: 'stopping'; reason: string };
+
+export class ServiceManager implements Readiness {
+  private state: State = { phase: 'starting', service: '' };
+  private readonly started: Service[] = [];
+  private readonly failures = new Map<string, string>();
+  private done: ((code: number) => void) | undefined;
+
+  constructor(
+    private readonly services: readonly Service[],
+    private readonly logger: Logger,
+  ) {}
+
+  notReadyReason(): string | undefined {
+    const failed = [...this.failures].map(([name, msg]) => `${name} failed: ${msg}`).join('; ');
+    if (failed !== '') return failed;
+    if (this.state.phase === 'starting') return `starting ${this.state.service}`.trim();
+    if (this.state.phase === 'stopping') return `stopping (${this.state.reason})`;
+    return undefined;
+  }
+
+  /** Starts every service; resolves with the exit code once they were stopped (signal or failure). */
+  run(): Promise<number> {
+    const exited = new Promise<number>((resolve) => (this.done = resolve));
+    process.on('SIGTERM', () => void this.stopAll('SIGTERM', 0));
+    process.on('SIGINT', () => void this.stopAll('SIGINT', 0));
+    void this.startAll();
+    return exited;
+  }
+
+  private async startAll(): Promise<void> {
+    for (const s of this.services) {
+      if (this.state.phase === 'stopping') return;
+      this.state = { phase: 'starting', service: s.name };
+      try {
+        await s.start();
+      } catch (err) {
+        this.logger.fatal({ err: (err as Error).message, service: s.name }, `${s.name} failed to start: ${(err as Error).message}`);
+        this.failures.set(s.name, (err as Error).message);
+        await this.stopAll(`${s.name} failed to start`, 1);
+        return;
+      }
+      this.started.push(s);
+      s.watch?.((err) => this.failed(s, err));
+    }
+    if (this.state.phase === 'starting') this.state = { phase: 'running' };
+  }
+
+  private failed(s: Service, err: Error): void {
+    if (this.state.phase === 'stopping' || this.failures.has(s.name)) return;
+    this.failures.set(s.name, err.message);
+    this.logger.fatal({ err: err.message, service: s.name }, `${s.name} failed: ${err.message}; stopping`);
+    void this.stopAll(`${s.name} failed`, 1);
+  }
+
+  private async stopAll(reason: string, code: number): Promise<void> {
+    if (this.state.phase === 'stopping') return;
+    this.state = { phase: 'stopping', reason };
+    this.logger.info({ reason }, 'stopping');
+    for (const s of [...this.started].reverse()) {
       try {
         await s.stop();
       } catch (err) {
-        logger.error({ err, service: s.name }, 'service failed to stop cleanly');
+        this.logger.error({ err: (err as Error).message, service: s.name }, 'service failed to stop cleanly');
       }
     }
-    logger.info('stopped');
-    process.exit(code);
-  };
-  process.on('SIGTERM', () => void stopAll('SIGTERM', 0));
-  process.on('SIGINT', () => void stopAll('SIGINT', 0));
-  for (const s of services) {
-    try {
-      await s.start();
-      started.push(s);
-    } catch (err) {
-      logger.fatal({ err: (err as Error).message, service: s.name }, `${s.name} failed to start`);
-      await stopAll(`${s.name} failed to start`, 1);
-      return;
-    }
+    this.logger.info('stopped');
+    this.done?.(code);
   }
+}
+
+/** Runs the services until a signal or a failure, then exits the process with the manager's code. */
+export async function runServices(services: Service[], logger: Logger): Promise<void> {
+  process.exit(await new ServiceManager(services, logger).run());
 }

@@ -1,0 +1,26 @@
+// The compactor module: merges the zones' blocks, compacts levels, applies
+// retention and deletions, and keeps every tenant's bucket index current.
+
+import { Compactor, retentionByTenant } from '@strata/compactor';
+import type { Service } from '@strata/service';
+import type { Strata } from '../../strata/src/strata.ts';
+
+export function initCompactor(t: Strata): Service[] {
+  const { config } = t;
+  const compactor = new Compactor({
+    bucket: t.bucket,
+    logger: t.logger,
+    registry: t.registry,
+    dataDir: config['compactor.data-dir'],
+    ranges: config['compactor.block-ranges'],
+    compactionIntervalMs: config['compactor.compaction-interval'],
+    cleanupIntervalMs: config['compactor.cleanup-interval'],
+    deletionDelayMs: config['compactor.deletion-delay'],
+    firstLevelWaitMs: config['compactor.first-level-compaction-wait-period'],
+    retentionMs: retentionByTenant(config['compactor.blocks-retention-period'], config['compactor.tenant-blocks-retention-periods']),
+    partialBlockDeletionDelayMs: config['compactor.partial-block-deletion-delay'],
+    enabledTenants: config['compactor.enabled-tenants'].split(',').map((t) => t.trim()).filter((t) => t !== ''),
+  });
+  t.endpoints.push(`compactor on bucket ${t.bucket.name}`);
+  return [{ name: 'compactor', start: () => compactor.start(), stop: () => compactor.stop() }];
+}

@@ -1,0 +1,90 @@
+// The distributor module: remote write and OTLP in, one acked Kafka record per
+// partition out, sharded over the partition ring's ACTIVE partitions.
+
+import { IngestWriter } from '@strata/kafka';
+import { Distributor, instanceLimitsFromConfig, registerPushRoutes } from '@strata/distributor';
+import { PartitionRingWatcher, WritePartitions, registerRingStatusPage } from '@strata/ring';
+import { HaTracker, haTrackerKv } from '@strata/ha-tracker';
+import type { Service } from '@strata/service';
+import type { Strata } from '../../strata/src/strata.ts';
+
+export function initDistributor(t: Strata): Service[] {
+  const { config, logger, registry } = t;
+  const ringWatcher = new PartitionRingWatcher({ kv: t.kv, logger, registry });
+  const haKv = haTrackerKv(config, t.kv);
+  const haTracker = config['distributor.ha-tracker.enable']
+    ? new HaTracker({
+        kv: haKv,
+        updateTimeoutMs: config['distributor.ha-tracker.update-timeout'],
+        updateTimeoutJitterMaxMs: config['distributor.ha-tracker.update-timeout-jitter-max'],
+        failoverTimeoutMs: config['distributor.ha-tracker.failover-timeout'],
+        logger,
+        registry,
+      })
+    : undefined;
+  if (haTracker && haKv.description === 'memory' && !t.runs('all')) {
+    logger.warn('the HA tracker uses the in-process KV: each distributor elects on its own; set -ring.store=redis or -distributor.ha-tracker.redis.endpoint');
+  }
+  const writer = new IngestWriter({
+    brokers: t.brokers,
+    topic: config['ingest-storage.kafka.topic'],
+    clientId: `${config['ingest-storage.kafka.client-id']}-distributor`,
+    timeoutMs: config['ingest-storage.kafka.write-timeout'],
+    logger,
+  });
+  const writePartitions = new WritePartitions({ watcher: ringWatcher, partitionCount: () => writer.partitionCount(), logger });
+  const distributor = new Distributor({
+    writer,
+    maxRecvMsgSize: config['distributor.max-recv-msg-size'],
+    instanceLimits: instanceLimitsFromConfig(config),
+    maxSeriesPerRequest: config['distributor.max-series-per-request'],
+    maxRecordSizeBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
+    limits: t.overrides,
+    logger,
+    registry,
+    partitions: writePartitions,
+    haTracker,
+    tracer: t.tracing.tracer,
+  });
+  let writerReady = false;
+  t.readiness.push(() => (writerReady ? undefined : 'connecting to Kafka'));
+  registerPushRoutes(t.http, {
+    distributor,
+    multitenancyEnabled: config['auth.multitenancy-enabled'],
+    logger,
+    registry,
+    maxBodyBytes: config['distributor.max-recv-msg-size'],
+    auth: t.auth,
+    tracer: t.tracing.tracer,
+  });
+  registerRingStatusPage(t.http, {
+    snapshot: () => writePartitions.snapshot(),
+    heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
+    paths: ['/ingester/partition-ring', '/distributor/ring'],
+  });
+  t.endpoints.push('push $BASE/api/v1/push', 'OTLP $BASE/otlp/v1/metrics', 'partition ring $BASE/ingester/partition-ring');
+  return [
+    {
+      name: 'distributor-ring',
+      start: async () => {
+        if (haKv !== t.kv) await haKv.start();
+        await ringWatcher.start();
+        const s = ringWatcher.status();
+        logger.info({ kv: s.kv, source: s.source, reason: s.reason }, `partition ring from ${s.kv}${haTracker ? `; HA tracker on ${haKv.description}` : ''}`);
+      },
+      stop: async () => {
+        await ringWatcher.stop();
+        if (haKv !== t.kv) await haKv.stop();
+      },
+    },
+    {
+      name: 'kafka-writer',
+      start: async () => {
+        await writer.start();
+        writerReady = true;
+        logger.info({ brokers: t.brokers, topic: config['ingest-storage.kafka.topic'] }, `producing to Kafka ${t.brokers.join(',')} topic "${config['ingest-storage.kafka.topic']}"`);
+      },
+      stop: () => writer.stop(),
+    },
+  ];
+}

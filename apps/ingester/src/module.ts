@@ -1,0 +1,105 @@
+// The ingester module: ingester-zone-<zone>-<n> consumes partition n into its
+// heads, cuts blocks and ships them to the bucket, owns partition n in the
+// partition ring, and serves queries (over gRPC unless the querier is in this
+// process and reads it directly).
+
+import { LastProducedOffsetsReader, PartitionReader } from '@strata/kafka';
+import { Ingester, PartitionCount, parseInstanceId, registerIngesterRoutes } from '@strata/ingester';
+import { ingesterLimits } from '@strata/limits';
+import { IngesterServer } from '@strata/ingester-rpc';
+import { PartitionInstanceLifecycler, instanceHost, registerIngesterRingRoutes } from '@strata/ring';
+import type { Service } from '@strata/service';
+import { failureSignal, type Strata } from '../../strata/src/strata.ts';
+
+export function initIngester(t: Strata): Service[] {
+  const { config, logger, registry } = t;
+  const identity = parseInstanceId(config['ingester.ring.instance-id']);
+  const topic = config['ingest-storage.kafka.topic'];
+  // Global per-tenant limits are split over the topic's partitions (one ingester per partition and zone).
+  const topicMetadata = new LastProducedOffsetsReader({ brokers: t.brokers, topic, clientId: `${identity.id}-metadata`, logger });
+  const partitions = new PartitionCount({ fetch: async () => (await topicMetadata.fetch()).size, logger });
+  const failure = failureSignal();
+  const ingester = new Ingester({
+    identity,
+    maxLagForReady: config['ingester.max-lag-records-for-ready'],
+    logger,
+    registry,
+    blocksStorage: {
+      bucket: t.bucket,
+      dir: config['blocks-storage.tsdb.dir'],
+      blockRangeMs: config['blocks-storage.tsdb.block-ranges-period'],
+      retentionMs: config['blocks-storage.tsdb.retention-period'],
+      headCompactionIntervalMs: config['blocks-storage.tsdb.head-compaction-interval'],
+      headCompactionIdleTimeoutMs: config['blocks-storage.tsdb.head-compaction-idle-timeout'],
+    },
+    // Runtime overrides per tenant; series and exemplar limits are this partition's share.
+    limits: ingesterLimits(t.overrides, () => partitions.value),
+    tracer: t.tracing.tracer,
+    createSource: (onRecords) =>
+      new PartitionReader({
+        brokers: t.brokers,
+        topic,
+        partition: identity.partition,
+        consumerGroup: identity.id,
+        sessionTimeoutMs: config['ingest-storage.kafka.session-timeout'],
+        startFrom: 'committed',
+        logger,
+        onRecords,
+        // A reader that gave up for good leaves the ingester serving stale data: fail loudly instead.
+        onError: (err) => failure.fail(err),
+      }),
+  });
+  t.localIngester = { ingester, identity };
+  t.readiness.push(() => ingester.notReadyReason());
+  registerIngesterRoutes(t.http, { ingester, logger });
+  const grpc = t.runs('querier') ? undefined : new IngesterServer({ querier: ingester, address: `${config['server.grpc-listen-address']}:${config['server.grpc-listen-port']}`, tracer: t.tracing.tracer });
+  const lifecycler = new PartitionInstanceLifecycler({
+    kv: t.kv,
+    instanceId: identity.id,
+    zone: identity.zone,
+    partition: identity.partition,
+    address: () => (grpc ? `${instanceHost(config['ingester.ring.instance-addr'], config['server.grpc-listen-address'])}:${grpc.port}` : 'in-process'),
+    heartbeatPeriodMs: config['ingester.ring.heartbeat-period'],
+    heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
+    minOwnersCount: config['ingester.partition-ring.min-partition-owners-count'],
+    // The wait lets every distributor see the new owner before writes go there; an in-process ring has no other readers.
+    minOwnersDurationMs: t.kv.description === 'memory' ? 0 : config['ingester.partition-ring.min-partition-owners-duration'],
+    deleteInactivePartitionAfterMs: config['ingester.partition-ring.delete-inactive-partition-after'],
+    pollIntervalMs: config['ingester.partition-ring.polling-interval'],
+    logger,
+    registry,
+  });
+  registerIngesterRingRoutes(t.http, { lifecycler, logger });
+  t.endpoints.push(`${identity.id} on partition ${identity.partition}`, 'flush $BASE/ingester/flush');
+  return [
+    {
+      name: 'partition-count',
+      start: () => partitions.start(),
+      stop: async () => {
+        await partitions.stop();
+        await topicMetadata.stop();
+      },
+    },
+    { name: 'ingester', start: () => ingester.start(), stop: () => ingester.stop(), watch: failure.watch },
+    ...(grpc
+      ? [
+          {
+            name: 'ingester-grpc',
+            start: async () => {
+              await grpc.start();
+              logger.info(`${identity.id} serving queries on grpc://${config['server.grpc-listen-address']}:${grpc.port}`);
+            },
+            stop: () => grpc.stop(),
+          },
+        ]
+      : []),
+    {
+      name: 'ingester-ring',
+      start: async () => {
+        await lifecycler.start();
+        logger.info(`${identity.id} owns partition ${identity.partition} in the partition ring (${t.kv.description})`);
+      },
+      stop: () => lifecycler.stop(),
+    },
+  ];
+}

@@ -1,0 +1,140 @@
+// The querier module: the Prometheus HTTP API over one healthy ingester per
+// partition (in this process, listed by -querier.ingester-addresses, or found
+// in the partition ring) joined with the bucket's blocks.
+
+import { Engine } from '@strata/promql';
+import { IngesterClient } from '@strata/ingester-rpc';
+import { parseInstanceId } from '@strata/ingester';
+import { LastProducedOffsetsReader } from '@strata/kafka';
+import { BucketStore } from '@strata/storegateway';
+import {
+  PartitionQuerier,
+  RingIngesterDiscovery,
+  StoreAndIngestersQuerier,
+  RedisCacheBackend,
+  ResultsCache,
+  StrongReads,
+  parseIngesterAddresses,
+  registerPrometheusApi,
+} from '@strata/querier';
+import { PartitionRingWatcher } from '@strata/ring';
+import type { Service } from '@strata/service';
+import type { Strata } from '../../strata/src/strata.ts';
+
+export function initQuerier(t: Strata): Service[] {
+  const { config, logger, registry } = t;
+  const clients = parseIngesterAddresses(config['querier.ingester-addresses']).map(({ id, address }) => ({
+    ...parseInstanceId(id),
+    address,
+    client: new IngesterClient({ id, address, timeoutMs: config['querier.ingester-timeout'] }),
+  }));
+  const local = t.localIngester;
+  const useRing = config['ring.store'] === 'redis';
+  if (clients.length === 0 && !useRing && !local) logger.warn('no ingesters configured (-querier.ingester-addresses, or -ring.store=redis); every query will be empty');
+  const querier = new PartitionQuerier({
+    replicas: [
+      ...(local ? [{ ...local.identity, querier: local.ingester, waiter: local.ingester }] : []),
+      ...clients.map((c) => ({ id: c.id, zone: c.zone, partition: c.partition, querier: c.client, waiter: c.client })),
+    ],
+    preferredZone: config['querier.prefer-availability-zone'],
+    logger,
+  });
+  // With a shared ring, ingesters are found there (their registered gRPC address); the static list is the fallback.
+  const ringWatcher = useRing ? new PartitionRingWatcher({ kv: t.kv, logger, registry }) : undefined;
+  const discovery = ringWatcher
+    ? new RingIngesterDiscovery({
+        ring: ringWatcher,
+        staticIngesters: clients,
+        connect: (id, address) => {
+          const known = clients.find((c) => c.id === id && c.address === address);
+          const client = known?.client ?? new IngesterClient({ id, address, timeoutMs: config['querier.ingester-timeout'] });
+          return { querier: client, waiter: client, close: () => (known ? undefined : client.close()) };
+        },
+        querier,
+        heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
+        logger,
+      })
+    : undefined;
+  // Older data from the bucket's blocks, joined with the ingesters by time (-querier.query-store-after).
+  const store = new BucketStore({
+    bucket: t.bucket,
+    logger,
+    registry,
+    syncIntervalMs: config['blocks-storage.bucket-store.sync-interval'],
+    ignoreDeletionMarksDelayMs: config['blocks-storage.bucket-store.ignore-deletion-marks-delay'],
+    bucketIndexEnabled: config['blocks-storage.bucket-store.bucket-index.enabled'],
+    warmStartPeriodMs: config['blocks-storage.bucket-store.warm-start-period'],
+  });
+  const blocksAndIngesters = new StoreAndIngestersQuerier({
+    ingesters: querier,
+    store,
+    queryIngestersWithinMs: config['querier.query-ingesters-within'],
+    queryStoreAfterMs: config['querier.query-store-after'],
+  });
+  const engine = new Engine({
+    querier: blocksAndIngesters,
+    lookbackDeltaMs: config['querier.lookback-delta'],
+    maxSamples: config['querier.max-samples'],
+    maxFetchedSeries: config['querier.max-fetched-series-per-query'],
+    timeoutMs: config['querier.timeout'],
+    enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
+    enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],
+  });
+  // Read-after-write: the partitions' last produced offsets, through one long-lived admin client.
+  const offsets = new LastProducedOffsetsReader({
+    brokers: t.brokers,
+    topic: config['ingest-storage.kafka.topic'],
+    clientId: `${config['ingest-storage.kafka.client-id']}-querier`,
+    logger,
+  });
+  const redisEndpoint = config['query-frontend.results-cache.redis.endpoint'];
+  const cacheBackend = redisEndpoint ? new RedisCacheBackend({ endpoint: redisEndpoint }) : undefined;
+  registerPrometheusApi(t.http, {
+    querier: blocksAndIngesters,
+    engine,
+    multitenancyEnabled: config['auth.multitenancy-enabled'],
+    logger,
+    registry,
+    prefixes: ['/api/v1', '/prometheus/api/v1'],
+    strongReads: new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'], blocks: blocksAndIngesters }),
+    resultsCache: cacheBackend
+      ? new ResultsCache({
+          backend: cacheBackend,
+          splitIntervalMs: config['query-frontend.split-queries-by-interval'],
+          maxFreshnessMs: config['query-frontend.max-cache-freshness'],
+          ttlMs: config['query-frontend.results-cache-ttl'],
+          registry,
+        })
+      : undefined,
+    auth: t.auth,
+    tracer: t.tracing.tracer,
+  });
+  // /ready stays 503 until the recent blocks' index headers are loaded.
+  t.readiness.push(() => store.notReadyReason());
+  t.endpoints.push('Prometheus API $BASE/prometheus');
+  return [
+    {
+      name: 'ingester-discovery',
+      start: async () => {
+        await ringWatcher?.start();
+        discovery?.start();
+        if (ringWatcher) logger.info({ ring: ringWatcher.status() }, `discovering ingesters in the partition ring (${t.kv.description})`);
+        else logger.info({ ingesters: [...(local ? [local.identity.id] : []), ...clients.map((c) => c.id)] }, 'querying ingesters');
+      },
+      stop: async () => {
+        discovery?.stop();
+        await ringWatcher?.stop();
+        for (const c of clients) c.client.close();
+      },
+    },
+    {
+      name: 'results-cache',
+      start: async () => cacheBackend?.start(),
+      stop: async () => {
+        await offsets.stop();
+        await cacheBackend?.stop();
+      },
+    },
+    { name: 'bucket-store', start: () => store.start(), stop: () => store.stop() },
+  ];
+}

@@ -1,0 +1,108 @@
+// The module registry (Mimir's pkg/mimir/modules.go): every module, what it
+// needs, and the one place each shared part is built from the config.
+
+import { resolve } from 'node:path';
+import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
+import { Overrides } from '@strata/limits';
+import { createBucket } from '@strata/objstore';
+import { createKv } from '@strata/ring';
+import { createAuthenticator, listen, type ModuleSpec, type Service } from '@strata/service';
+import { initCompactor } from '../../compactor/src/module.ts';
+import { initDistributor } from '../../distributor/src/module.ts';
+import { initIngester } from '../../ingester/src/module.ts';
+import { initQuerier } from '../../querier/src/module.ts';
+import { failureSignal, type ModuleInit, type Strata } from './strata.ts';
+
+interface Module extends ModuleSpec {
+  init?: ModuleInit;
+}
+
+export const MODULES: Record<string, Module> = {
+  server: { internal: true, init: initServer },
+  tracing: { internal: true, init: (t) => [{ name: 'tracing', start: () => t.tracing.start(), stop: () => t.tracing.stop() }] },
+  'runtime-config': { internal: true, init: initRuntimeConfig },
+  auth: { internal: true, init: initAuth },
+  'ring-kv': { internal: true, init: initRingKv },
+  kafka: { internal: true, init: initKafka },
+  bucket: { internal: true, init: initBucket },
+  distributor: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'kafka'], init: initDistributor },
+  ingester: { deps: ['server', 'tracing', 'runtime-config', 'ring-kv', 'kafka', 'bucket'], init: initIngester },
+  querier: { deps: ['server', 'tracing', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
+  compactor: { deps: ['server', 'bucket'], init: initCompactor },
+  /** The single process: both zones are one failure domain here, so it runs one ingester (zone a). */
+  all: { deps: ['distributor', 'ingester', 'querier', 'compactor'] },
+};
+
+/** The HTTP server listens first and closes last, so /ready tells the truth from start to exit. */
+function initServer(t: Strata): ReturnType<ModuleInit> {
+  return [
+    {
+      name: 'server',
+      start: async () => {
+        const host = t.config['server.http-listen-address'];
+        const port = await listen(t.http, host, t.config['server.http-listen-port']);
+        const base = `http://${host}:${port}`;
+        t.logger.info({ port, targets: t.targets }, `Strata (${t.targets.join(',')}) listening on ${base}: ${t.endpoints.map((e) => e.replaceAll('$BASE', base)).join(', ')}, ready ${base}/ready, metrics ${base}/metrics`);
+      },
+      stop: () => t.http.close(),
+    },
+  ];
+}
+
+function initRuntimeConfig(t: Strata): ReturnType<ModuleInit> {
+  t.overrides = Overrides.fromFlags(t.config, { logger: t.logger, registry: t.registry });
+  return [{ name: 'runtime-config', start: () => t.overrides.start(), stop: () => t.overrides.stop() }];
+}
+
+function initAuth(t: Strata): ReturnType<ModuleInit> {
+  const auth = createAuthenticator(t.config, { logger: t.logger, registry: t.registry });
+  t.auth = auth;
+  return auth ? [{ name: 'auth-tokens', start: () => auth.start(), stop: () => auth.stop() }] : [];
+}
+
+function initRingKv(t: Strata): ReturnType<ModuleInit> {
+  t.kv = createKv(t.config);
+  return [{ name: 'ring-kv', start: () => t.kv.start(), stop: () => t.kv.stop() }];
+}
+
+function initBucket(t: Strata): ReturnType<ModuleInit> {
+  t.bucket = createBucket(t.config);
+  return [{ name: 'bucket', start: async () => undefined, stop: () => t.bucket.close() }];
+}
+
+/**
+ * Kafka itself only for the single process without -ingest-storage.kafka.address:
+ * a local broker under <data-dir>/kafka, restarted if it dies (/ready is false
+ * meanwhile); if it cannot be restarted the process stops with exit 1.
+ */
+async function initKafka(t: Strata): Promise<Service[]> {
+  const topic = t.config['ingest-storage.kafka.topic'];
+  if (!t.targets.includes('all')) return [];
+  if (t.externalKafka) {
+    t.logger.info({ brokers: t.brokers }, 'using external Kafka');
+    await ensureTopic({ brokers: t.brokers, topic, partitions: 1, replicationFactor: 1 });
+    return [];
+  }
+  const dataDir = resolve(t.config['data-dir'], 'kafka');
+  let restarting: string | undefined;
+  const failure = failureSignal();
+  let kafka: LocalKafka | undefined;
+  const restart = async (exit: { code: number | null; signal: string | null }) => {
+    restarting = `the embedded Kafka broker exited (code ${exit.code}, signal ${exit.signal}); restarting it`;
+    t.logger.error({ exit }, restarting);
+    try {
+      await kafka!.startBroker(0);
+      restarting = undefined;
+      t.logger.info({ brokers: t.brokers }, 'embedded Kafka broker restarted');
+    } catch (err) {
+      failure.fail(new Error(`the embedded Kafka broker exited and could not be restarted: ${(err as Error).message}`));
+    }
+  };
+  t.logger.info(`starting a local Apache Kafka broker (data in ${dataDir})`);
+  kafka = await startKafka({ dataDir, brokers: 1, log: (line) => t.logger.debug(line), onUnexpectedExit: (_node, exit) => void restart(exit) });
+  t.brokers = kafka.brokers;
+  t.logger.info({ brokers: t.brokers }, `local Kafka broker ready at ${t.brokers.join(',')}`);
+  await ensureTopic({ brokers: t.brokers, topic, partitions: 1, replicationFactor: 1 });
+  t.readiness.push(() => restarting);
+  return [{ name: 'kafka', start: async () => undefined, stop: () => kafka.stop(), watch: failure.watch }];
+}

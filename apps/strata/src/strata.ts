@@ -1,0 +1,93 @@
+// What the modules share: the parsed config, the process' logger, metrics,
+// HTTP server and tracer, and what each module built for the ones after it.
+// Modules fill it in dependency order (modules.ts); nothing is built twice.
+
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Ingester, IngesterIdentity } from '@strata/ingester';
+import type { Overrides } from '@strata/limits';
+import type { Bucket } from '@strata/objstore';
+import type { KvClient } from '@strata/ring';
+import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type Service } from '@strata/service';
+import { Tracing } from '@strata/tracing';
+import type { ParsedConfig, StrataConfig } from './config.ts';
+
+export class Strata {
+  readonly config: StrataConfig;
+  readonly targets: readonly string[];
+  readonly externalKafka: boolean;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly tracing: Tracing;
+  readonly http: FastifyInstance;
+  /** Why this process is not ready, asked in order by /ready (the service manager's state comes first). */
+  readonly readiness: (() => string | undefined)[] = [];
+  /** What each module serves over HTTP, for the startup line. */
+  readonly endpoints: string[] = [];
+  /** The modules this process runs, dependencies included. */
+  modules: readonly string[] = [];
+
+  /** Bootstrap brokers: the flag's, or the embedded broker's once the kafka module started it. */
+  brokers: string[];
+  overrides!: Overrides;
+  auth: Authenticator | undefined;
+  kv!: KvClient;
+  bucket!: Bucket;
+  /** The ingester when it runs in this process: the querier reads it directly. */
+  localIngester: { ingester: Ingester; identity: IngesterIdentity } | undefined;
+
+  constructor(parsed: ParsedConfig) {
+    this.config = parsed.config;
+    this.targets = parsed.targets;
+    this.externalKafka = parsed.externalKafka;
+    const alone = this.targets.length === 1 ? this.targets[0] : undefined;
+    const name = alone === 'all' || alone === undefined ? 'strata' : alone === 'ingester' ? this.config['ingester.ring.instance-id'] : alone;
+    this.logger = createLogger(name);
+    this.registry = createMetricsRegistry({
+      component: this.targets.join(','),
+      ...(alone === 'ingester' ? { instance_id: this.config['ingester.ring.instance-id'] } : {}),
+    });
+    this.tracing = new Tracing({
+      serviceName: name === this.config['ingester.ring.instance-id'] ? 'ingester' : name,
+      config: this.config,
+      instanceId: this.runs('ingester') ? this.config['ingester.ring.instance-id'] : undefined,
+      logger: this.logger,
+    });
+    this.brokers = this.config['ingest-storage.kafka.address'].split(',').map((b) => b.trim()).filter((b) => b !== '');
+    this.http = createHttpServer({
+      logger: this.logger,
+      registry: this.registry,
+      readiness: { notReadyReason: () => this.notReadyReason() },
+      bodyLimitBytes: this.config['distributor.max-recv-msg-size'],
+    });
+  }
+
+  /** Whether `module` is in this process (known before the modules are built: the targets decide). */
+  runs(module: string): boolean {
+    return this.modules.includes(module) || this.targets.includes(module) || this.targets.includes('all');
+  }
+
+  private notReadyReason(): string | undefined {
+    for (const r of this.readiness) {
+      const reason = r();
+      if (reason !== undefined) return reason;
+    }
+    return undefined;
+  }
+}
+
+/** Builds a module's parts (registering its routes) and hands back the services to start, in order. */
+export type ModuleInit = (t: Strata) => Service[] | Promise<Service[]>;
+
+/** A failure that may come before the service manager watches: kept, and reported once it does. */
+export function failureSignal(): { fail(err: Error): void; watch(failed: (err: Error) => void): void } {
+  let failed: ((err: Error) => void) | undefined;
+  let early: Error | undefined;
+  return {
+    fail: (err) => (failed ? failed(err) : (early ??= err)),
+    watch: (f) => {
+      failed = f;
+      if (early) f(early);
+    },
+  };
+}
