@@ -203,6 +203,7 @@ export class PartitionReader {
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (payload.restart) {
         this.logger.warn({ err: payload.error, partition: this.opts.partition }, 'kafka consumer crashed; kafkajs restarts it');
+        if (isUnknownTopic(payload.error)) void this.failIfTopicGone();
       } else {
         this.fail(new PartitionReaderFailedError(`kafka consumer gave up: ${payload.error.message}`, { cause: payload.error }));
       }
@@ -260,6 +261,21 @@ export class PartitionReader {
     // Not awaited here: disconnect waits for the batch handler we may be running in.
     setImmediate(() => void this.consumer?.disconnect().catch(() => undefined));
     this.opts.onError?.(err);
+  }
+
+  /**
+   * kafkajs restarts a consumer whose topic was deleted forever, while nothing
+   * can ever be read again: when the brokers confirm the topic is gone, fail.
+   */
+  private async failIfTopicGone(): Promise<void> {
+    try {
+      const topics = await this.withAdmin('listing topics', (admin) => admin.listTopics());
+      if (!topics.includes(this.topic)) {
+        this.fail(new PartitionReaderFailedError(`topic "${this.topic}" no longer exists on the brokers; nothing more can be consumed from partition ${this.opts.partition}`));
+      }
+    } catch {
+      // Brokers unreachable: a transient outage, which kafkajs' restarts ride out.
+    }
   }
 
   private async initialPosition(): Promise<bigint> {
@@ -345,4 +361,12 @@ export class PartitionReader {
   private notify(): void {
     for (const listener of [...this.listeners]) listener();
   }
+}
+
+/** UNKNOWN_TOPIC_OR_PARTITION anywhere in a kafkajs error's cause chain. */
+function isUnknownTopic(err: unknown): boolean {
+  for (let e = err as { type?: string; cause?: unknown } | undefined; e !== undefined && e !== null; e = e.cause as typeof e) {
+    if (e.type === 'UNKNOWN_TOPIC_OR_PARTITION') return true;
+  }
+  return false;
 }

@@ -35,6 +35,17 @@ export class AppProcess {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /** How the last run ended: the exit code, or the signal that ended it; undefined while running or never started. */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    const c = this.child;
+    return c && !this.running ? { code: c.exitCode, signal: c.signalCode } : undefined;
+  }
+
+  /** Resolves once the process has exited (at once if it is not running). */
+  async waitExit(): Promise<void> {
+    await this.exited;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.opts.httpPort}`;
   }
