@@ -1,0 +1,64 @@
+// `npm run lint` (part of `npm test`): type-aware checks that catch what review misses
+// (a promise nobody awaits, an `any` that spreads), and the import boundaries of the
+// layout: no lib imports an app, the PromQL and storage engines import no transport,
+// libs reach each other only through their public surface.
+import tseslint from 'typescript-eslint';
+
+const TRANSPORTS = ['fastify', '@grpc/grpc-js', '@grpc/proto-loader', 'kafkajs', 'ioredis', 'node:http', 'node:http2', 'node:net', '@aws-sdk/*'];
+const TRANSPORT_LIBS = ['@strata/kafka', '@strata/ingester-rpc', '@strata/querier', '@strata/distributor', '@strata/service', '@strata/objstore'];
+
+const deepImports = {
+  group: ['@strata/*/src/*', '@strata/*/src', '**/libs/*/src/*', '**/libs/*/src'],
+  message: 'import a lib through its public surface (@strata/<lib>, or its ./testing export), never its src/ files',
+};
+// Inside libs/<lib>/src a relative import stays in the lib.
+const otherLibsSrc = { group: ['../../*/src/*', '../../*/src'], message: 'import another lib as @strata/<lib>, never its src/ files' };
+// node:test's test()/describe() return promises the runner awaits.
+const nodeTest = { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] };
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '**/node_modules/**', 'data/**', '.cache/**', 'chaos/reports/**'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [nodeTest] }],
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unsafe-assignment': 'error',
+      '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
+      '@typescript-eslint/no-unsafe-argument': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-imports': ['error', { patterns: [deepImports] }],
+    },
+  },
+  {
+    files: ['libs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [deepImports, otherLibsSrc, { group: ['**/apps/**', '@strata/app-*'], message: 'a lib never imports an app: apps wire libs, not the other way round' }] },
+      ],
+    },
+  },
+  {
+    files: ['libs/promql/src/**/*.ts', 'libs/tsdb/src/**/*.ts', 'libs/model/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...TRANSPORTS.filter((t) => !t.includes('*')), ...TRANSPORT_LIBS].map((name) => ({
+            name,
+            message: 'the PromQL engine and the storage engine know no transport: take data through the Querier seam',
+          })),
+          patterns: [deepImports, otherLibsSrc, { group: ['@aws-sdk/*', '**/apps/**'], message: 'the PromQL and storage engines import no transport and no app' }],
+        },
+      ],
+    },
+  },
+);
