@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord } from '@strata/model';
-import { TenantHeads, emptyAppendStats } from '@strata/tsdb';
+import { emptyAppendStats } from '@strata/tsdb';
+import { TenantHeads } from '@strata/tsdb/testing';
 import { InMemorySpanExporter, Tracing, inSpan } from '@strata/tracing';
 import { IngesterClient, IngesterServer } from './index.ts';
 
