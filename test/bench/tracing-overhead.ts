@@ -19,7 +19,8 @@ import { Engine } from '@strata/promql';
 import { registerPrometheusApi } from '@strata/querier';
 import { encodeWriteRequest } from '@strata/remote-write';
 import { createHttpServer, createLogger } from '@strata/service';
-import { TenantHeads, emptyAppendStats } from '@strata/tsdb';
+import { emptyAppendStats } from '@strata/tsdb';
+import { TenantHeads } from '@strata/tsdb/testing';
 import { Tracing, type SpanExporter, type Tracer } from '@strata/tracing';
 
 type Mode = 'off' | 'ids' | 'export';

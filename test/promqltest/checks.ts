@@ -3,7 +3,7 @@
 // They throw EvalFailure with a readable reason; they never run queries.
 
 import type { Labels } from '@strata/model';
-import { sortLabels } from '@strata/model';
+import { compareLabels, sortLabels } from '@strata/model';
 import type { FloatHistogram, QueryResult } from '@strata/promql';
 import { histogramSpansMatch } from '@strata/promql';
 import type { EvalCmd, Expectation } from './script.ts';
@@ -225,20 +225,11 @@ export function compareResult(cmd: EvalCmd, res: QueryResult): void {
 
 export function assertMatrixSorted(m: { metric: Labels }[]): void {
   for (let i = 0; i + 1 < m.length; i++) {
-    if (compareLabelSets(m[i].metric, m[i + 1].metric) > 0) {
+    // Prometheus' labels.Compare: byte-wise, as Go compares strings.
+    if (compareLabels(m[i].metric, m[i + 1].metric) > 0) {
       throw new EvalFailure('result', `matrix results should always be sorted by labels, but ${formatLabels(m[i + 1].metric)} comes after ${formatLabels(m[i].metric)}`);
     }
   }
-}
-
-/** Prometheus' labels.Compare on sorted label sets. */
-function compareLabelSets(a: Labels, b: Labels): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
-    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
-  }
-  return a.length - b.length;
 }
 
 /** Prometheus' compareNativeHistogram on compacted copies: layout exact, numbers almost equal; the counter reset hint is not compared. */

@@ -1,13 +1,13 @@
 // Runs a parsed promqltest script against Strata's engine over an in-memory
-// store (floats and native histograms), with the checks of Prometheus' promql/promqltest/test.go: every eval
+// store (@strata/model/testing: floats and native histograms), with the checks of Prometheus' promql/promqltest/test.go: every eval
 // is one outcome (pass, or fail with a reason). It never edits the script's
 // expectations to fit the engine.
 
-import type { Labels } from '@strata/model';
+import type { Labels, NativeHistogram } from '@strata/model';
 import { matcherFn, sortLabels } from '@strata/model';
 import { Engine, FloatHistogram, PromQLError, PromQLParseError, formatExpr, parseExpr, walk } from '@strata/promql';
 import type { Expr, QueryResult } from '@strata/promql';
-import { MemoryStorage } from './storage.ts';
+import { MemoryQuerier } from '@strata/model/testing';
 import type { FailureCategory } from './checks.ts';
 import { EvalFailure, assertMatrixSorted, checkAnnotations, compareResult, describeExpectation, isOrdered, matches, summarize } from './checks.ts';
 import type { EvalCmd, LoadCmd, Script } from './script.ts';
@@ -82,7 +82,7 @@ export async function runScript(script: Script, opts: RunScriptOptions = {}): Pr
 
 /** The storage and engine a script's commands act on; `clear` starts both afresh. */
 class TestEnv {
-  storage!: MemoryStorage;
+  storage!: MemoryQuerier;
   engine!: Engine;
   /** Series that hold native histograms (loaded as such, or derived by load_with_nhcb). */
   nativeSeries: Labels[] = [];
@@ -94,7 +94,8 @@ class TestEnv {
   }
 
   clear(): void {
-    this.storage = new MemoryStorage();
+    // Independent of the ingester's head on purpose: the corpus tests the engine.
+    this.storage = new MemoryQuerier();
     // Prometheus' test engine: 5m lookback, delayed name removal, experimental functions and duration expressions, 1m default subquery step.
     this.engine = new Engine({
       querier: this.storage,
@@ -111,20 +112,31 @@ class TestEnv {
 
   load(cmd: LoadCmd): void {
     for (const s of cmd.series) {
-      let hasHistogram = false;
+      const ft: number[] = [];
+      const fbits: bigint[] = [];
+      const ht: number[] = [];
+      const hs: NativeHistogram[] = [];
       s.values.forEach((v, i) => {
         const t = i * cmd.intervalMs;
         if (v.kind === 'omitted') return;
         if (v.kind === 'histogram') {
-          hasHistogram = true;
-          this.storage.appendHistogram(s.labels, t, v.h);
-        } else this.storage.appendFloatBits(s.labels, t, floatBits(v));
+          ht.push(t);
+          hs.push(v.h);
+        } else {
+          ft.push(t);
+          fbits.push(floatBits(v));
+        }
       });
-      if (hasHistogram) this.nativeSeries.push(s.labels);
+      // Bits, not numbers: staleness markers are NaN payloads.
+      if (ft.length > 0) this.storage.append(TENANT, s.labels, ft, new Float64Array(BigUint64Array.from(fbits).buffer));
+      if (hs.length > 0) {
+        this.storage.appendHistograms(TENANT, s.labels, ht, hs);
+        this.nativeSeries.push(s.labels);
+      }
     }
     if (cmd.withNhcb) {
       for (const n of nhcbHistograms(cmd)) {
-        for (const [t, h] of n.samples) this.storage.appendHistogram(n.labels, t, h);
+        this.storage.appendHistograms(TENANT, n.labels, n.samples.map(([t]) => t), n.samples.map(([, h]) => h));
         this.nativeSeries.push(n.labels);
       }
     }

@@ -1,18 +1,20 @@
 // A Querier backed by one remote ingester. Every call has a deadline so a
-// hung ingester turns into an error the querier can fail over on.
+// hung ingester turns into an error the querier can fail over on, and is
+// cancelled when the caller's signal fires, so the ingester stops reading too.
 
 import * as grpc from '@grpc/grpc-js';
-import type {
-  ExemplarParams,
-  ExemplarQuerier,
-  ExemplarSeries,
-  LabelValuesParams,
-  MetadataParams,
-  MetadataQuerier,
-  MetricMetadataEntry,
-  Querier,
-  SelectParams,
-  Series,
+import {
+  QueryAbortedError,
+  type ExemplarParams,
+  type ExemplarQuerier,
+  type ExemplarSeries,
+  type LabelValuesParams,
+  type MetadataParams,
+  type MetadataQuerier,
+  type MetricMetadataEntry,
+  type Querier,
+  type SelectParams,
+  type Series,
 } from '@strata/model';
 import {
   exemplarSeriesFromWire,
@@ -47,24 +49,32 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
 
   select(p: SelectParams): Promise<Series[]> {
     return new Promise((resolve, reject) => {
+      if (p.signal?.aborted) return reject(this.aborted(p.signal));
       const out: Series[] = [];
       const stream = this.client.QueryStream(queryToWire(p), traceMetadata(), { deadline: this.deadline() }) as grpc.ClientReadableStream<{
         series: WireSeries[];
       }>;
+      const release = onAbort(p.signal, () => stream.cancel());
       stream.on('data', (msg) => {
         for (const s of msg.series) out.push(seriesFromWire(s));
       });
-      stream.on('error', (err: Error) => reject(this.wrap(err)));
-      stream.on('end', () => resolve(out));
+      stream.on('error', (err: Error) => {
+        release();
+        reject(p.signal?.aborted ? this.aborted(p.signal) : this.wrap(err));
+      });
+      stream.on('end', () => {
+        release();
+        resolve(out);
+      });
     });
   }
 
   labelNames(p: SelectParams): Promise<string[]> {
-    return this.unary<{ names: string[] }>('LabelNames', queryToWire(p)).then((r) => r.names);
+    return this.unary<{ names: string[] }>('LabelNames', queryToWire(p), this.opts.timeoutMs, p.signal).then((r) => r.names);
   }
 
   labelValues(p: LabelValuesParams): Promise<string[]> {
-    return this.unary<{ values: string[] }>('LabelValues', { query: queryToWire(p), label_name: p.name }).then(
+    return this.unary<{ values: string[] }>('LabelValues', { query: queryToWire(p), label_name: p.name }, this.opts.timeoutMs, p.signal).then(
       (r) => r.values,
     );
   }
@@ -95,12 +105,21 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
     this.client.close();
   }
 
-  private unary<T>(method: string, req: unknown, timeoutMs = this.opts.timeoutMs): Promise<T> {
+  private unary<T>(method: string, req: unknown, timeoutMs = this.opts.timeoutMs, signal?: AbortSignal): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.client[method](req, traceMetadata(), { deadline: new Date(Date.now() + timeoutMs) }, (err: Error | null, res: T) =>
-        err ? reject(this.wrap(err)) : resolve(res),
-      );
+      if (signal?.aborted) return reject(this.aborted(signal));
+      let release = () => {};
+      const call = this.client[method](req, traceMetadata(), { deadline: new Date(Date.now() + timeoutMs) }, (err: Error | null, res: T) => {
+        release();
+        if (err) reject(signal?.aborted ? this.aborted(signal) : this.wrap(err));
+        else resolve(res);
+      }) as grpc.ClientUnaryCall;
+      release = onAbort(signal, () => call.cancel());
     });
+  }
+
+  private aborted(signal: AbortSignal): QueryAbortedError {
+    return new QueryAbortedError(`asking ${this.opts.id} (${this.opts.address})`, signal.reason);
   }
 
   private deadline(): Date {
@@ -110,6 +129,13 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
   private wrap(err: Error): Error {
     return new Error(`${this.opts.id} (${this.opts.address}): ${err.message}`, { cause: err });
   }
+}
+
+/** Runs `fn` when the signal fires; returns the function that stops listening. */
+function onAbort(signal: AbortSignal | undefined, fn: () => void): () => void {
+  if (!signal) return () => {};
+  signal.addEventListener('abort', fn, { once: true });
+  return () => signal.removeEventListener('abort', fn);
 }
 
 /** The caller's trace context (`traceparent`) as gRPC metadata, so the ingester's span joins the query's trace. */

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord } from '@strata/model';
-import { TenantHeads, emptyAppendStats } from '@strata/tsdb';
+import { emptyAppendStats } from '@strata/tsdb';
+import { TenantHeads } from '@strata/tsdb/testing';
 import { InMemorySpanExporter, Tracing, inSpan } from '@strata/tracing';
 import { IngesterClient, IngesterServer } from './index.ts';
 
@@ -153,5 +154,37 @@ test('a call continues the caller\'s trace: the ingester\'s span is a child of t
     await server.stop();
     await querierTracing.stop();
     await ingesterTracing.stop();
+  }
+});
+
+test('an aborted signal cancels the call, and the served read sees its own signal fire', async () => {
+  let served: AbortSignal | undefined;
+  let reached: () => void = () => {};
+  const asked = new Promise<void>((r) => (reached = r));
+  const slow = Object.assign(new TenantHeads(), {
+    async select(p: { signal?: AbortSignal }) {
+      served = p.signal;
+      reached();
+      await new Promise((r) => setTimeout(r, 2_000));
+      return [];
+    },
+  });
+  const server = new IngesterServer({ querier: slow, address: '127.0.0.1:0' });
+  await server.start();
+  const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
+  try {
+    const ac = new AbortController();
+    const started = Date.now();
+    const p = client.select({ tenant: 't', matchers: [], mint: 0, maxt: 10, signal: ac.signal });
+    await asked;
+    ac.abort();
+    await assert.rejects(p, { name: 'AbortError' });
+    assert.ok(Date.now() - started < 1_500, 'the client did not wait for the answer');
+    for (let i = 0; i < 50 && !served?.aborted; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(served?.aborted, true, 'the ingester was told');
+    await assert.rejects(client.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 10, signal: ac.signal }), { name: 'AbortError' });
+  } finally {
+    client.close();
+    await server.stop();
   }
 });

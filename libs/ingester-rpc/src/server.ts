@@ -1,7 +1,8 @@
 // Serves a Querier (the ingester's head) over gRPC, plus the optional
 // exemplar, metadata and wait-for-offset capabilities when the served object
 // has them. Binds where it is told; never answers for a tenant other than the
-// one in the request.
+// one in the request. A call the client cancels (its query timed out) aborts
+// the read it started.
 
 import * as grpc from '@grpc/grpc-js';
 import type { ExemplarQuerier, MetadataQuerier, Querier } from '@strata/model';
@@ -52,7 +53,7 @@ export class IngesterServer {
       QueryStream: (call: grpc.ServerWritableStream<WireQuery, unknown>) => {
         traced('QueryStream', call, call.request.tenant, async () => {
           try {
-            const series = await q.select(queryFromWire(call.request));
+            const series = await q.select({ ...queryFromWire(call.request), signal: cancelSignal(call) });
             for (let i = 0; i < series.length && !call.cancelled; i += SERIES_PER_MESSAGE) {
               call.write({ series: series.slice(i, i + SERIES_PER_MESSAGE).map(seriesToWire) });
             }
@@ -65,7 +66,7 @@ export class IngesterServer {
       },
       LabelNames: (call: grpc.ServerUnaryCall<WireQuery, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         traced('LabelNames', call, call.request.tenant, () =>
-          q.labelNames(queryFromWire(call.request)).then(
+          q.labelNames({ ...queryFromWire(call.request), signal: cancelSignal(call) }).then(
             (names) => cb(null, { names }),
             (err: Error) => {
               cb(toStatus(err));
@@ -79,7 +80,7 @@ export class IngesterServer {
         cb: grpc.sendUnaryData<unknown>,
       ) => {
         traced('LabelValues', call, call.request.query?.tenant, () =>
-          q.labelValues({ ...queryFromWire(call.request.query), name: call.request.label_name }).then(
+          q.labelValues({ ...queryFromWire(call.request.query), name: call.request.label_name, signal: cancelSignal(call) }).then(
             (values) => cb(null, { values }),
             (err: Error) => {
               cb(toStatus(err));
@@ -161,4 +162,11 @@ export class IngesterServer {
 
 function toStatus(err: Error): Partial<grpc.StatusObject> {
   return { code: grpc.status.INTERNAL, details: err.message };
+}
+
+/** Fires when the client cancels the call or its deadline passes. */
+function cancelSignal(call: { on(event: 'cancelled', listener: () => void): unknown }): AbortSignal {
+  const ac = new AbortController();
+  call.on('cancelled', () => ac.abort());
+  return ac.signal;
 }

@@ -309,17 +309,17 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
 
   async select(p: SelectParams): Promise<Series[]> {
     this.assertReady();
-    return (await this.dbs.get(p.tenant)?.select(p.matchers, p.mint, p.maxt)) ?? [];
+    return (await this.dbs.get(p.tenant)?.select(p)) ?? [];
   }
 
   async labelNames(p: SelectParams): Promise<string[]> {
     this.assertReady();
-    return (await this.dbs.get(p.tenant)?.labelNames(p.matchers, p.mint, p.maxt)) ?? [];
+    return (await this.dbs.get(p.tenant)?.labelNames(p)) ?? [];
   }
 
   async labelValues(p: LabelValuesParams): Promise<string[]> {
     this.assertReady();
-    return (await this.dbs.get(p.tenant)?.labelValues(p.name, p.matchers, p.mint, p.maxt)) ?? [];
+    return (await this.dbs.get(p.tenant)?.labelValues(p)) ?? [];
   }
 
   /** Exemplars of series matching any of the matcher sets, from the tenant's circular buffer. */

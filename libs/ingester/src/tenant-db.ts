@@ -1,10 +1,11 @@
 // One tenant's data in an ingester: the in-memory head plus the blocks cut
 // from it that are kept on local disk (served until the retention period, as
 // Mimir's ingesters do, since queriers ask the store only for older data).
-// Queries merge both, so a sample in a block and still in the head counts once.
+// Queries ask both through one MergeQuerier, so a sample in a block and still
+// in the head counts once.
 
-import type { Matcher, Series } from '@strata/model';
-import { blocksLabelNames, blocksLabelValues, mergeSeriesSets, selectBlocks, type BlockMeta, type BlockReader, type Head } from '@strata/tsdb';
+import { MergeQuerier, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type Series } from '@strata/model';
+import { RangeHead, type BlockMeta, type BlockReader, type Head } from '@strata/tsdb';
 
 export interface LocalBlock {
   meta: BlockMeta;
@@ -18,7 +19,7 @@ export interface LocalBlock {
   rangeEnd: number;
 }
 
-export class TenantDB {
+export class TenantDB implements BlockQuerier {
   blocks: LocalBlock[] = [];
   /** Every range below is in local blocks (cut, maybe not shipped yet). */
   cutUpTo = -Infinity;
@@ -36,25 +37,16 @@ export class TenantDB {
     this.lastAppendAt = now;
   }
 
-  async select(matchers: Matcher[], mint: number, maxt: number): Promise<Series[]> {
-    const fromHead = this.head.select(matchers, mint, maxt);
-    const blocks = this.readers();
-    if (blocks.length === 0) return fromHead;
-    return mergeSeriesSets([fromHead, await selectBlocks(blocks, matchers, mint, maxt)]);
+  select(p: BlockSelectParams): Promise<Series[]> {
+    return this.querier().select(p);
   }
 
-  async labelNames(matchers: Matcher[], mint: number, maxt: number): Promise<string[]> {
-    const fromHead = this.head.labelNames(matchers, mint, maxt);
-    const blocks = this.readers();
-    if (blocks.length === 0) return fromHead;
-    return [...new Set([...fromHead, ...(await blocksLabelNames(blocks, matchers, mint, maxt))])].sort();
+  labelNames(p: BlockSelectParams): Promise<string[]> {
+    return this.querier().labelNames(p);
   }
 
-  async labelValues(name: string, matchers: Matcher[], mint: number, maxt: number): Promise<string[]> {
-    const fromHead = this.head.labelValues(name, matchers, mint, maxt);
-    const blocks = this.readers();
-    if (blocks.length === 0) return fromHead;
-    return [...new Set([...fromHead, ...(await blocksLabelValues(blocks, name, matchers, mint, maxt))])].sort();
+  labelValues(p: BlockLabelValuesParams): Promise<string[]> {
+    return this.querier().labelValues(p);
   }
 
   /** The head's lowest sample time that is not yet in a local block. */
@@ -62,7 +54,10 @@ export class TenantDB {
     return Math.max(this.head.actualMinTime(), this.cutUpTo);
   }
 
-  private readers(): BlockReader[] {
-    return this.blocks.map((b) => b.reader);
+  /** The head and the local blocks as they are now (blocks come and go between queries). */
+  private querier(): BlockQuerier {
+    const sources: BlockQuerier[] = [new RangeHead(this.head)];
+    for (const b of this.blocks) sources.push(b.reader);
+    return new MergeQuerier(sources);
   }
 }

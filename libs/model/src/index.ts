@@ -8,6 +8,7 @@ export {
   labelsFromRecord,
   labelsToRecord,
   compareLabels,
+  compareUtf8,
 } from './labels.ts';
 export type { MatchType, Matcher, MatcherFn } from './matchers.ts';
 export { matcherFn, matcherSetValues, matchesEmpty, formatMatcher } from './matchers.ts';
@@ -17,6 +18,10 @@ export type {
   Series,
   HistogramSpan,
   NativeHistogram,
+  SelectHints,
+  BlockSelectParams,
+  BlockLabelValuesParams,
+  BlockQuerier,
   SelectParams,
   LabelValuesParams,
   Querier,
@@ -28,3 +33,6 @@ export type {
   MetadataParams,
   MetadataQuerier,
 } from './querier.ts';
+export { mergeSeriesSets, mergeSamples, mergeStringSets } from './merge-series.ts';
+export { MergeQuerier, restrictRange, tenantQuerier } from './merge-querier.ts';
+export { QueryAbortedError, throwIfAborted } from './abort.ts';

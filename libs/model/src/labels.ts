@@ -56,11 +56,33 @@ export function labelsToRecord(labels: Labels): Record<string, string> {
   return out;
 }
 
+/**
+ * Go's string comparison: by UTF-8 bytes, which for well-formed strings is
+ * code-point order. It differs from JS `<` (UTF-16 units) only where a
+ * supplementary character meets one in U+E000..U+FFFF.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 || y >= 0xd800) {
+      // Surrogates (supplementary characters) sort after U+E000..U+FFFF in code-point order.
+      x = x >= 0xe000 ? x - 0x800 : x >= 0xd800 ? x + 0x2000 : x;
+      y = y >= 0xe000 ? y - 0x800 : y >= 0xd800 ? y + 0x2000 : y;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Prometheus' labels.Compare: names then values, byte-wise, pair by pair; the shorter set first on a tie. */
 export function compareLabels(a: Labels, b: Labels): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
-    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
+    if (a[i].name !== b[i].name) return compareUtf8(a[i].name, b[i].name);
+    if (a[i].value !== b[i].value) return compareUtf8(a[i].value, b[i].value);
   }
   return a.length - b.length;
 }

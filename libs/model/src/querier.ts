@@ -1,5 +1,6 @@
-// The one seam every reader implements: the head, an ingester client, a block
-// reader and the merged querier all answer the same questions.
+// The seams every reader implements: a head restricted to a range, a block and
+// their merge answer BlockQuerier (one tenant); an ingester client, the bucket
+// store and the merged querier answer Querier (any tenant). Same questions.
 
 import type { Labels } from './labels.ts';
 import type { Matcher } from './matchers.ts';
@@ -37,18 +38,60 @@ export interface NativeHistogram {
   customValues?: number[];
 }
 
-export interface SelectParams {
-  tenant: string;
+/**
+ * What the engine knows about a selection (Prometheus' storage.SelectHints):
+ * a reader may use it to skip work, never to change the answer.
+ */
+export interface SelectHints {
+  /** The selection's bounds in ms (the time range after lookback, range and offset). */
+  start: number;
+  end: number;
+  /** Evaluation step in ms (the innermost subquery's); 0 for an instant query. */
+  step?: number;
+  /** The function or aggregation the selector is handed to, e.g. 'rate', 'sum'; absent if none. */
+  func?: string;
+  /** The range of a range selector (`[5m]`) in ms; 0 otherwise. */
+  range?: number;
+}
+
+/** A selection in one tenant's data: matchers and a time range. */
+export interface BlockSelectParams {
   matchers: Matcher[];
   /** Inclusive bounds in milliseconds. */
   mint: number;
   maxt: number;
+  /** Aborted when the caller gave up (timeout, cancel): readers stop looping over series and throw. */
+  signal?: AbortSignal;
+  hints?: SelectHints;
+}
+
+export interface BlockLabelValuesParams extends BlockSelectParams {
+  name: string;
+}
+
+/**
+ * One tenant's storage as a reader sees it (Prometheus' storage.Querier): a
+ * head restricted to a range, a block, and the merge of several of them
+ * answer the same three questions, each within [mint, maxt].
+ */
+export interface BlockQuerier {
+  /** Series matching all matchers with samples in [mint, maxt]; each series once, samples in time order. */
+  select(params: BlockSelectParams): Promise<Series[]>;
+  /** Label names of series matching the matchers (all series when matchers are empty), sorted. */
+  labelNames(params: BlockSelectParams): Promise<string[]>;
+  /** Values of a label of series matching the matchers, sorted. */
+  labelValues(params: BlockLabelValuesParams): Promise<string[]>;
+}
+
+export interface SelectParams extends BlockSelectParams {
+  tenant: string;
 }
 
 export interface LabelValuesParams extends SelectParams {
   name: string;
 }
 
+/** Every tenant's storage: what the PromQL engine and the API read through. */
 export interface Querier {
   select(params: SelectParams): Promise<Series[]>;
   /** Label names of series matching the matchers (all series when matchers are empty). */

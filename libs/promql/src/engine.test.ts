@@ -224,6 +224,36 @@ describe('engine: errors', () => {
     await assert.rejects(slow.engine.instantQuery({ tenant: 't', query: 'x', time: 0, signal: ac.signal }), PromQLTimeoutError);
   });
 
+  it('a timed-out or aborted query aborts the signal its selects were given', async () => {
+    const { engine, querier } = engineFor([{ labels: { __name__: 'x' }, samples: [[0, 1]] }], { timeoutMs: 20 });
+    querier.delayMs = 5_000;
+    const started = Date.now();
+    await assert.rejects(engine.instantQuery({ tenant: 't', query: 'x', time: 0 }), PromQLTimeoutError);
+    assert.equal(querier.calls[0].signal?.aborted, true);
+    const ac = new AbortController();
+    const p = engine.instantQuery({ tenant: 't', query: 'x', time: 0, signal: ac.signal, timeoutMs: 60_000 });
+    ac.abort();
+    await assert.rejects(p, { name: 'PromQLTimeoutError', message: 'query was canceled in query execution' });
+    assert.equal(querier.calls[1].signal?.aborted, true);
+    assert.ok(Date.now() - started < 2_000, 'the fake stopped waiting when its signal fired');
+
+    const ok = engineFor([{ labels: { __name__: 'x' }, samples: [[0, 1]] }]);
+    await instant(ok.engine, 'x', 0);
+    assert.equal(ok.querier.calls[0].signal?.aborted, false, 'a query that finished leaves it alone');
+  });
+
+  it('passes select hints: range, step, the enclosing function', async () => {
+    const { engine, querier } = engineFor([]);
+    await engine.rangeQuery({ tenant: 't', query: 'sum(rate(a[1m])) + b + max_over_time(c[10m:30s]) + count(d offset 1m)', start: 10 * M, end: 20 * M, step: M });
+    const hints = Object.fromEntries(querier.calls.map((c) => [c.matchers.find((m) => m.name === '__name__')?.value, c.hints]));
+    assert.deepEqual(hints.a, { start: 10 * M - 5 * M - M, end: 20 * M, step: M, range: M, func: 'rate' });
+    assert.deepEqual(hints.b, { start: 10 * M - 5 * M, end: 20 * M, step: M, range: 0 });
+    assert.deepEqual(hints.c, { start: 10 * M - 10 * M - 5 * M, end: 20 * M, step: 30 * S, range: 0, func: 'max_over_time' });
+    assert.deepEqual(hints.d, { start: 10 * M - 5 * M - M, end: 20 * M - M, step: M, range: 0, func: 'count' });
+    await engine.instantQuery({ tenant: 't', query: 'e', time: 0 });
+    assert.equal(querier.calls[querier.calls.length - 1].hints?.step, 0);
+  });
+
   it('querier errors pass through unchanged', async () => {
     const { engine, querier } = engineFor([]);
     class Unavailable extends Error {}

@@ -2,7 +2,7 @@
 // whole query range from the Querier, then hands it to the in-memory evaluator.
 // All I/O of a query happens here, before evaluation starts.
 
-import type { Matcher, Querier } from '@strata/model';
+import type { Matcher, Querier, SelectHints } from '@strata/model';
 import { compareLabels } from '@strata/model';
 import type { Call, DurationExpr, Expr, VectorSelector } from './ast.ts';
 import { infoFetchMatchers } from './info.ts';
@@ -140,7 +140,7 @@ export class Engine {
     resolveAtStartEnd(expr, start, end);
     resolveDurationExprs(expr, instant ? 0 : interval, end - start);
 
-    const data = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, signal, deadline);
+    const data = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, instant ? 0 : interval, signal, deadline);
 
     const annotations = new Annotations(query);
     if (!instant) {
@@ -223,10 +223,11 @@ export class Engine {
     expr: Expr,
     start: number,
     end: number,
+    step: number,
     signal: AbortSignal | undefined,
     deadline: number,
   ): Promise<Map<VectorSelector | Call, PreparedSeries[]>> {
-    const selectors: { key: VectorSelector | Call; matchers: Matcher[]; mint: number; maxt: number }[] = [];
+    const selectors: { key: VectorSelector | Call; matchers: Matcher[]; mint: number; maxt: number; hints: SelectHints }[] = [];
     walk(expr, (node, path) => {
       if (node.kind === 'call' && node.func.name === 'info') {
         // info() fetches its info series over the window of its first selector, moved by that selector's @ and offset.
@@ -238,11 +239,14 @@ export class Engine {
         const at = first?.atMs;
         const offset = first?.offsetMs ?? 0;
         const sel = node.args[1]?.kind === 'vectorSelector' ? node.args[1] : undefined;
+        const mint = (at ?? evalStart) - this.lookbackDeltaMs + 1 - offset;
+        const maxt = (at ?? evalEnd) - offset;
         selectors.push({
           key: node,
           matchers: infoFetchMatchers(sel),
-          mint: (at ?? evalStart) - this.lookbackDeltaMs + 1 - offset,
-          maxt: (at ?? evalEnd) - offset,
+          mint,
+          maxt,
+          hints: { start: mint, end: maxt, step: this.selectStep(path, step), func: 'info', range: 0 },
         });
         return;
       }
@@ -254,34 +258,45 @@ export class Engine {
       let { evalStart, evalEnd } = this.evalWindow(path, start, end);
       if (node.atMs !== undefined) evalStart = evalEnd = node.atMs;
       // The window already reaches a lookback before a range (anchored's sample before it); smoothed also looks ahead.
-      selectors.push({
-        key: node,
-        matchers: node.matchers,
-        mint: evalStart - this.lookbackDeltaMs - rangeMs - node.offsetMs,
-        maxt: evalEnd - node.offsetMs + (node.smoothed ? this.lookbackDeltaMs : 0),
-      });
+      const mint = evalStart - this.lookbackDeltaMs - rangeMs - node.offsetMs;
+      const maxt = evalEnd - node.offsetMs + (node.smoothed ? this.lookbackDeltaMs : 0);
+      const func = enclosingFunction(path);
+      const hints: SelectHints = { start: mint, end: maxt, step: this.selectStep(path, step), range: rangeMs };
+      if (func !== undefined) hints.func = func;
+      selectors.push({ key: node, matchers: node.matchers, mint, maxt, hints });
     });
 
     const abortError = (where: string) =>
       signal?.aborted ? new PromQLTimeoutError('canceled', where) : new PromQLTimeoutError('timeout', where);
     if (signal?.aborted) throw abortError('query execution');
 
+    // Storage sees its own signal: it fires on the timeout, on the caller's abort, and when
+    // one select fails (the others' answers are not wanted then), so downstream work stops.
+    const storage = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const cancelled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(abortError('query execution')), Math.max(0, deadline - Date.now()));
-      onAbort = () => reject(abortError('query execution'));
+      timer = setTimeout(() => {
+        reject(abortError('query execution'));
+        storage.abort(new PromQLTimeoutError('timeout', 'query execution'));
+      }, Math.max(0, deadline - Date.now()));
+      onAbort = () => {
+        reject(abortError('query execution'));
+        storage.abort(signal?.reason);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     cancelled.catch(() => undefined);
+    let fetched = false;
     try {
       const results = await Promise.race([
         Promise.all(
           // Querier errors pass through unchanged so the HTTP layer can map its own error types.
-          selectors.map(({ matchers, mint, maxt }) => querier.select({ tenant, matchers, mint, maxt })),
+          selectors.map(({ matchers, mint, maxt, hints }) => querier.select({ tenant, matchers, mint, maxt, signal: storage.signal, hints })),
         ),
         cancelled,
       ]);
+      fetched = true;
       if (this.maxFetchedSeries > 0) {
         const fetched = results.reduce((n, r) => n + r.length, 0);
         if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(maxSeriesMessage(this.maxFetchedSeries));
@@ -296,8 +311,29 @@ export class Engine {
     } finally {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
+      if (!fetched) storage.abort();
     }
   }
+
+  /** The step a selector under `path` is evaluated at: the innermost subquery's, else the query's (0 for instant). */
+  private selectStep(path: readonly Expr[], step: number): number {
+    for (let i = path.length - 1; i >= 0; i--) {
+      const n = path[i];
+      if (n.kind === 'subquery') return n.stepMs > 0 ? n.stepMs : this.defaultSubqueryStepMs;
+    }
+    return step;
+  }
+}
+
+/** Prometheus' extractFuncFromPath: the nearest function or aggregation above a selector, none past a binary operator. */
+function enclosingFunction(path: readonly Expr[]): string | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const n = path[i];
+    if (n.kind === 'call') return n.func.name;
+    if (n.kind === 'aggregate') return n.op;
+    if (n.kind === 'binary') return undefined;
+  }
+  return undefined;
 }
 
 function maxSeriesMessage(limit: number): string {

@@ -1,9 +1,10 @@
-// Test support: an in-memory Querier over series given as data, and helpers
-// to run queries against it. Only tests import this; index.ts does not export it.
+// Test support (`@strata/promql/testing`): series given as data, an engine
+// over them (the in-memory querier of @strata/model/testing), and helpers to
+// run queries. Only tests import this; index.ts does not export it.
 
 import assert from 'node:assert/strict';
-import type { Labels, Querier, Series, SelectParams } from '@strata/model';
-import { labelsFromRecord, labelsKey, labelsToRecord, matcherFn } from '@strata/model';
+import { labelsFromRecord, labelsKey, labelsToRecord } from '@strata/model';
+import { MemoryQuerier } from '@strata/model/testing';
 import { Engine } from './engine.ts';
 import type { EngineOptions } from './engine.ts';
 import type { QueryResult } from './values.ts';
@@ -27,46 +28,22 @@ export function every(intervalMs: number, values: (TestValue | undefined)[], sta
   return out;
 }
 
-export class FakeQuerier implements Querier {
-  readonly calls: SelectParams[] = [];
-  private readonly series: { labels: Labels; samples: [number, TestValue][] }[];
-  /** Delays every select, to exercise timeouts and cancellation. */
-  delayMs = 0;
-
-  constructor(series: TestSeries[]) {
-    this.series = series
-      .map((s) => ({ labels: labelsFromRecord(s.labels), samples: s.samples }))
-      .sort((a, b) => (labelsKey(a.labels) < labelsKey(b.labels) ? -1 : 1));
+/** The series as an in-memory querier's data for tenant `t`. */
+export function querierFor(series: TestSeries[], tenant = 't'): MemoryQuerier {
+  const querier = new MemoryQuerier();
+  // Answered in label-key order, whatever order the test wrote them in.
+  const sorted = series.map((s) => ({ labels: labelsFromRecord(s.labels), samples: s.samples })).sort((a, b) => (labelsKey(a.labels) < labelsKey(b.labels) ? -1 : 1));
+  for (const s of sorted) {
+    const values = new Float64Array(s.samples.length);
+    s.samples.forEach(([, v], i) => (v === 'stale' ? writeStaleMarker(values, i) : (values[i] = v)));
+    querier.append(tenant, s.labels, s.samples.map(([t]) => t), values);
   }
-
-  async select(params: SelectParams): Promise<Series[]> {
-    this.calls.push(params);
-    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
-    const fns = params.matchers.map((m) => ({ name: m.name, fn: matcherFn(m) }));
-    const out: Series[] = [];
-    for (const s of this.series) {
-      if (!fns.every(({ name, fn }) => fn(s.labels.find((l) => l.name === name)?.value ?? ''))) continue;
-      const samples = s.samples.filter(([t]) => t >= params.mint && t <= params.maxt);
-      if (samples.length === 0) continue;
-      const values = new Float64Array(samples.length);
-      samples.forEach(([, v], i) => (v === 'stale' ? writeStaleMarker(values, i) : (values[i] = v)));
-      out.push({ labels: s.labels, timestamps: Float64Array.from(samples, ([t]) => t), values });
-    }
-    return out;
-  }
-
-  async labelNames(): Promise<string[]> {
-    return [];
-  }
-
-  async labelValues(): Promise<string[]> {
-    return [];
-  }
+  return querier;
 }
 
 /** An engine over the given series. */
-export function engineFor(series: TestSeries[], opts: Partial<EngineOptions> = {}): { engine: Engine; querier: FakeQuerier } {
-  const querier = new FakeQuerier(series);
+export function engineFor(series: TestSeries[], opts: Partial<EngineOptions> = {}): { engine: Engine; querier: MemoryQuerier } {
+  const querier = querierFor(series);
   return { engine: new Engine({ querier, ...opts }), querier };
 }
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { labelsFromRecord, type LabelValuesParams, type Querier, type SelectParams, type Series } from '@strata/model';
 import { Engine } from '@strata/promql';
-import { TenantHeads, emptyAppendStats } from '@strata/tsdb';
+import { emptyAppendStats } from '@strata/tsdb';
+import { TenantHeads } from '@strata/tsdb/testing';
 import { TokensAuthenticator, createHttpServer, createLogger, tokensFileSchema } from '@strata/service';
 import { registerPrometheusApi } from './index.ts';
 

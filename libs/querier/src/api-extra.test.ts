@@ -10,7 +10,7 @@ import { Engine } from '@strata/promql';
 import { createHttpServer, createLogger } from '@strata/service';
 import type { IngesterReplica, PrometheusApiOptions } from './index.ts';
 import { PartitionQuerier, StoreAndIngestersQuerier, StrongReads, registerPrometheusApi } from './index.ts';
-import { MemoryQuerier } from './testing.ts';
+import { MemoryQuerier } from '@strata/model/testing';
 
 const logger = createLogger('test', 'silent');
 

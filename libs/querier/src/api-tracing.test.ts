@@ -10,7 +10,7 @@ import { Engine } from '@strata/promql';
 import { createHttpServer, createLogger, createMetricsRegistry } from '@strata/service';
 import { InMemorySpanExporter, Tracing } from '@strata/tracing';
 import { registerPrometheusApi } from './index.ts';
-import { MemoryQuerier } from './testing.ts';
+import { MemoryQuerier } from '@strata/model/testing';
 
 class Lines extends Writable {
   readonly lines: Record<string, unknown>[] = [];

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { labelsFromRecord } from '@strata/model';
 import { Engine } from '@strata/promql';
-import { TenantHeads, emptyAppendStats } from '@strata/tsdb';
+import { emptyAppendStats } from '@strata/tsdb';
+import { TenantHeads } from '@strata/tsdb/testing';
 import { createHttpServer, createLogger } from '@strata/service';
 import { registerPrometheusApi } from './index.ts';
 

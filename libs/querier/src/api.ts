@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
 import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata/model';
-import { labelsToRecord } from '@strata/model';
+import { compareUtf8, labelsToRecord } from '@strata/model';
 import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
 import { formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
 import { TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
@@ -125,7 +125,7 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
       for (const matchers of sets.length > 0 ? sets : [[]]) {
         for (const n of await querier.labelNames({ tenant, matchers, mint, maxt })) names.add(n);
       }
-      return { data: limit([...names].sort(), p) };
+      return { data: limit([...names].sort(compareUtf8), p) };
     },
     query_exemplars: async ({ params: p, tenant, querier }) => {
       const query = required(p, 'query');
@@ -176,7 +176,7 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     for (const matchers of sets.length > 0 ? sets : [[]]) {
       for (const v of await querier.labelValues({ tenant, matchers, mint, maxt, name })) values.add(v);
     }
-    return { data: limit([...values].sort(), p) };
+    return { data: limit([...values].sort(compareUtf8), p) };
   };
 
   const run = (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler) =>

@@ -2,7 +2,6 @@ export { PartitionQuerier, PartitionUnavailableError } from './partition-querier
 export type { IngesterReplica, OffsetWaiter, PartitionQuerierOptions } from './partition-querier.ts';
 export { RingIngesterDiscovery } from './ring-discovery.ts';
 export type { RingIngesterDiscoveryOptions, KnownIngester, IngesterConnection } from './ring-discovery.ts';
-export { mergeSeries } from './merge.ts';
 export { StoreAndIngestersQuerier } from './store-and-ingesters.ts';
 export type { StoreAndIngestersOptions } from './store-and-ingesters.ts';
 export { registerPrometheusApi } from './api.ts';

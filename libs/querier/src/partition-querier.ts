@@ -2,22 +2,26 @@
 // the preferred zone first, the other zone on error or timeout. If no replica
 // of a partition answers, the query fails and says which partition and why.
 // A view with minimum offsets (read-after-write) first has each chosen
-// ingester wait until it consumed its partition up to that offset.
+// ingester wait until it consumed its partition up to that offset. A query
+// whose signal fired is not failed over: nobody waits for the answer.
 
-import type {
-  ExemplarParams,
-  ExemplarQuerier,
-  ExemplarSeries,
-  LabelValuesParams,
-  MetadataParams,
-  MetadataQuerier,
-  MetricMetadataEntry,
-  Querier,
-  SelectParams,
-  Series,
+import {
+  mergeSeriesSets,
+  mergeStringSets,
+  throwIfAborted,
+  type ExemplarParams,
+  type ExemplarQuerier,
+  type ExemplarSeries,
+  type LabelValuesParams,
+  type MetadataParams,
+  type MetadataQuerier,
+  type MetricMetadataEntry,
+  type Querier,
+  type SelectParams,
+  type Series,
 } from '@strata/model';
 import type { Logger } from '@strata/service';
-import { mergeExemplars, mergeMetadata, mergeSeries, mergeStrings } from './merge.ts';
+import { mergeExemplars, mergeMetadata } from './merge-exemplars.ts';
 
 /** An ingester that can wait until it consumed its partition up to an offset. */
 export interface OffsetWaiter {
@@ -99,19 +103,23 @@ export class PartitionQuerier implements ReadableQuerier {
   }
 
   private view(consistency: Consistency | undefined): ReadableQuerier {
-    const each = <T>(call: (q: IngesterReplica['querier']) => Promise<T>) => this.eachPartition(call, consistency);
+    const each = <T>(call: (q: IngesterReplica['querier']) => Promise<T>, signal?: AbortSignal) => this.eachPartition(call, consistency, signal);
     return {
-      select: async (p) => mergeSeries(await each((q) => q.select(p))),
-      labelNames: async (p) => mergeStrings(await each((q) => q.labelNames(p))),
-      labelValues: async (p) => mergeStrings(await each((q) => q.labelValues(p))),
+      select: async (p) => mergeSeriesSets(await each((q) => q.select(p), p.signal)),
+      labelNames: async (p) => mergeStringSets(await each((q) => q.labelNames(p), p.signal)),
+      labelValues: async (p) => mergeStringSets(await each((q) => q.labelValues(p), p.signal)),
       exemplars: async (p) => mergeExemplars(await each((q) => (q.exemplars ? q.exemplars(p) : Promise.resolve([])))),
       metadata: async (p) => mergeMetadata(await each((q) => (q.metadata ? q.metadata(p) : Promise.resolve([])))),
     };
   }
 
-  private eachPartition<T>(call: (q: IngesterReplica['querier']) => Promise<T>, consistency: Consistency | undefined): Promise<T[]> {
+  private eachPartition<T>(
+    call: (q: IngesterReplica['querier']) => Promise<T>,
+    consistency: Consistency | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<T[]> {
     return Promise.all(
-      [...this.byPartition].map(([partition, replicas]) => this.firstHealthy(partition, replicas, call, consistency)),
+      [...this.byPartition].map(([partition, replicas]) => this.firstHealthy(partition, replicas, call, consistency, signal)),
     );
   }
 
@@ -120,6 +128,7 @@ export class PartitionQuerier implements ReadableQuerier {
     replicas: IngesterReplica[],
     call: (q: IngesterReplica['querier']) => Promise<T>,
     consistency: Consistency | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<T> {
     const failures: string[] = [];
     for (const r of replicas) {
@@ -127,6 +136,7 @@ export class PartitionQuerier implements ReadableQuerier {
         if (consistency) await this.waitConsumed(r, consistency);
         return await call(r.querier);
       } catch (err) {
+        throwIfAborted(signal, `reading partition ${partition}`);
         failures.push((err as Error).message);
         this.opts.logger.debug({ ingester: r.id, err: (err as Error).message }, 'ingester query failed; trying the next zone');
       }

@@ -8,7 +8,7 @@ import type { QueryResult, RangeQueryParams } from '@strata/promql';
 import type { CacheBackend } from './results-cache.ts';
 import { ResultsCache, isSplittable, missingRanges, splitByInterval } from './results-cache.ts';
 import { RedisCacheBackend } from './redis-cache.ts';
-import { MemoryQuerier } from './testing.ts';
+import { MemoryQuerier } from '@strata/model/testing';
 
 const H = 3_600_000;
 const DAY = 24 * H;

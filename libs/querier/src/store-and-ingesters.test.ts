@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord } from '@strata/model';
 import { StoreAndIngestersQuerier } from './store-and-ingesters.ts';
-import { MemoryQuerier } from './testing.ts';
+import { MemoryQuerier } from '@strata/model/testing';
 
 const H = 3_600_000;
 

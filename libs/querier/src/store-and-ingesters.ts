@@ -1,21 +1,25 @@
 // The querier's two sources joined by time, as Mimir's querier does: the
 // ingesters (heads and the blocks they keep locally) for the recent window,
 // the bucket's blocks for older data; where both answer, identical samples
-// count once. Exemplars and metadata live in the ingesters only.
+// count once: each source, bound to the tenant and restricted to its window,
+// goes into one MergeQuerier. Exemplars and metadata live in the ingesters only.
 
-import type {
-  ExemplarParams,
-  ExemplarQuerier,
-  ExemplarSeries,
-  LabelValuesParams,
-  MetadataParams,
-  MetadataQuerier,
-  MetricMetadataEntry,
-  Querier,
-  SelectParams,
-  Series,
+import {
+  MergeQuerier,
+  restrictRange,
+  tenantQuerier,
+  type BlockQuerier,
+  type ExemplarParams,
+  type ExemplarQuerier,
+  type ExemplarSeries,
+  type LabelValuesParams,
+  type MetadataParams,
+  type MetadataQuerier,
+  type MetricMetadataEntry,
+  type Querier,
+  type SelectParams,
+  type Series,
 } from '@strata/model';
-import { mergeSeries, mergeStrings } from './merge.ts';
 
 export interface StoreAndIngestersOptions {
   ingesters: Querier & Partial<ExemplarQuerier & MetadataQuerier>;
@@ -45,16 +49,16 @@ export class StoreAndIngestersQuerier implements Querier, ExemplarQuerier, Metad
     return new StoreAndIngestersQuerier({ ...this.opts, ingesters });
   }
 
-  async select(p: SelectParams): Promise<Series[]> {
-    return mergeSeries(await this.both(p, (q, r) => q.select({ ...p, ...r })));
+  select(p: SelectParams): Promise<Series[]> {
+    return this.merged(p).select(p);
   }
 
-  async labelNames(p: SelectParams): Promise<string[]> {
-    return mergeStrings(await this.both(p, (q, r) => q.labelNames({ ...p, ...r })));
+  labelNames(p: SelectParams): Promise<string[]> {
+    return this.merged(p).labelNames(p);
   }
 
-  async labelValues(p: LabelValuesParams): Promise<string[]> {
-    return mergeStrings(await this.both(p, (q, r) => q.labelValues({ ...p, ...r })));
+  labelValues(p: LabelValuesParams): Promise<string[]> {
+    return this.merged(p).labelValues(p);
   }
 
   exemplars(p: ExemplarParams): Promise<ExemplarSeries[]> {
@@ -78,11 +82,12 @@ export class StoreAndIngestersQuerier implements Querier, ExemplarQuerier, Metad
     };
   }
 
-  private both<T>(p: SelectParams, call: (q: Querier, r: Range) => Promise<T[]>): Promise<T[][]> {
+  /** The sources this request asks, each within its window. */
+  private merged(p: SelectParams): BlockQuerier {
     const { ingesters, store } = this.split(p.mint, p.maxt);
-    const calls: Promise<T[]>[] = [];
-    if (ingesters) calls.push(call(this.opts.ingesters, ingesters));
-    if (store && this.opts.store) calls.push(call(this.opts.store, store));
-    return Promise.all(calls);
+    const sources: BlockQuerier[] = [];
+    if (ingesters) sources.push(restrictRange(tenantQuerier(this.opts.ingesters, p.tenant), ingesters.mint, ingesters.maxt));
+    if (store && this.opts.store) sources.push(restrictRange(tenantQuerier(this.opts.store, p.tenant), store.mint, store.maxt));
+    return new MergeQuerier(sources);
   }
 }

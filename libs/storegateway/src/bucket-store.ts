@@ -7,10 +7,10 @@
 
 import type { Registry } from 'prom-client';
 import { Counter, Gauge } from 'prom-client';
-import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
+import { MergeQuerier, type LabelValuesParams, type Querier, type SelectParams, type Series } from '@strata/model';
 import type { Bucket } from '@strata/objstore';
 import type { Logger } from '@strata/service';
-import { blocksLabelNames, blocksLabelValues, selectBlocks, type BlockMeta, type BlockReader } from '@strata/tsdb';
+import type { BlockMeta, BlockReader } from '@strata/tsdb';
 import { openBucketBlock } from './bucket-block.ts';
 import { readBucketIndex, scanTenantBlocks } from './bucket-index.ts';
 import { tenantFromListing } from './layout.ts';
@@ -114,15 +114,15 @@ export class BucketStore implements Querier {
   }
 
   async select(p: SelectParams): Promise<Series[]> {
-    return selectBlocks(await this.readersFor(p.tenant, p.mint, p.maxt), p.matchers, p.mint, p.maxt);
+    return (await this.querier(p)).select(p);
   }
 
   async labelNames(p: SelectParams): Promise<string[]> {
-    return blocksLabelNames(await this.readersFor(p.tenant, p.mint, p.maxt), p.matchers, p.mint, p.maxt);
+    return (await this.querier(p)).labelNames(p);
   }
 
   async labelValues(p: LabelValuesParams): Promise<string[]> {
-    return blocksLabelValues(await this.readersFor(p.tenant, p.mint, p.maxt), p.name, p.matchers, p.mint, p.maxt);
+    return (await this.querier(p)).labelValues(p);
   }
 
   /** The tenant's queryable blocks (for tests and debugging). */
@@ -137,9 +137,10 @@ export class BucketStore implements Querier {
     return t.blocks;
   }
 
-  private async readersFor(tenant: string, mint: number, maxt: number): Promise<BlockReader[]> {
-    const blocks = (await this.blocksOf(tenant)).filter((b) => b.minTime <= maxt && mint < b.maxTime);
-    return Promise.all(blocks.map((b) => this.reader(tenant, b)));
+  /** The tenant's blocks overlapping the range, merged (only those are opened). */
+  private async querier(p: SelectParams): Promise<MergeQuerier> {
+    const blocks = (await this.blocksOf(p.tenant)).filter((b) => b.minTime <= p.maxt && p.mint < b.maxTime);
+    return new MergeQuerier(await Promise.all(blocks.map((b) => this.reader(p.tenant, b))));
   }
 
   private reader(tenant: string, b: KnownBlock): Promise<BlockReader> {

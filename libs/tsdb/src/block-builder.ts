@@ -4,12 +4,11 @@
 // go under a temporary name and are renamed into <dir>/<ulid>/ at the end,
 // meta.json written last, so a partial block is never visible under its ULID.
 
+import { compareLabels, compareUtf8, type Labels } from '@strata/model';
 import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Labels } from '@strata/model';
 import { BlockWriteError } from './block-errors.ts';
 import { ChunksWriter, DEFAULT_SEGMENT_SIZE } from './chunks-writer.ts';
-import { compareLabelSets, compareUtf8 } from './encoding.ts';
 import { writeIndex, type ChunkMeta, type IndexSeries } from './index-writer.ts';
 import type { EncodedChunk } from './memory-series.ts';
 import { encodeBlockMeta, META_FILENAME, META_VERSION, type BlockCompaction, type BlockMeta } from './meta.ts';
@@ -85,7 +84,7 @@ export class BlockBuilder {
   async addSeries(labels: Labels, chunks: readonly EncodedChunk[]): Promise<void> {
     if (chunks.length === 0) return;
     const prev = this.series.length > 0 ? this.series[this.series.length - 1].labels : null;
-    if (prev !== null && compareLabelSets(prev, labels) >= 0) {
+    if (prev !== null && compareLabels(prev, labels) >= 0) {
       throw new BlockWriteError(`series ${formatLabels(labels)} is not after ${formatLabels(prev)}: series must be unique and sorted`);
     }
     const metas: ChunkMeta[] = [];

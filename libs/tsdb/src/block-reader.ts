@@ -1,14 +1,21 @@
-// Answers queries from one TSDB block (ours or Prometheus'): postings select
-// the series, the index gives their chunks, chunks are range-read and decoded.
-// Only bytes through ByteSources, so a bucket can stand in for the filesystem.
+// Answers queries from one TSDB block (ours or Prometheus') as a BlockQuerier:
+// postings select the series, the index gives their chunks, chunks are
+// range-read and decoded. Only bytes through ByteSources, so a bucket can
+// stand in for the filesystem.
 
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Matcher, Series } from '@strata/model';
+import {
+  compareUtf8,
+  throwIfAborted,
+  type BlockLabelValuesParams,
+  type BlockQuerier,
+  type BlockSelectParams,
+  type Series,
+} from '@strata/model';
 import { BlockFormatError, BlockUnsupportedError } from './block-errors.ts';
 import { FileByteSource, type ByteSource } from './byte-source.ts';
 import { ChunksReader, type RawChunk } from './chunks-reader.ts';
-import { compareUtf8 } from './encoding.ts';
 import { IndexReader, type IndexSeriesEntry } from './index-reader.ts';
 import { META_FILENAME, parseBlockMeta, type BlockMeta } from './meta.ts';
 import { intersectPostings } from './postings-list.ts';
@@ -21,7 +28,7 @@ export interface BlockFiles {
   meta?: BlockMeta;
 }
 
-export class BlockReader {
+export class BlockReader implements BlockQuerier {
   private constructor(
     readonly index: IndexReader,
     private readonly chunks: ChunksReader,
@@ -64,10 +71,13 @@ export class BlockReader {
   }
 
   /** Series matching all matchers with samples in [mint, maxt] (inclusive), sorted by labels. */
-  async select(matchers: Matcher[], mint: number, maxt: number): Promise<Series[]> {
-    if (this.meta && !(this.meta.minTime <= maxt && mint < this.meta.maxTime)) return [];
+  async select({ matchers, mint, maxt, signal }: BlockSelectParams): Promise<Series[]> {
+    if (!this.overlaps(mint, maxt)) return [];
+    // Decoding is synchronous: an abort can only be seen between the reads.
+    throwIfAborted(signal, 'selecting block series');
     const ids = await this.index.postingsForMatchers(matchers);
     if (ids.length === 0) return [];
+    throwIfAborted(signal, 'selecting block series');
     const entries = await this.index.series(ids);
 
     const refs: number[] = [];
@@ -77,7 +87,9 @@ export class BlockReader {
       for (const c of e.chunks) if (c.minTime <= maxt && c.maxTime >= mint) refs.push(c.ref);
       if (refs.length > first) wanted.push({ labels: e.labels, first, count: refs.length - first });
     }
+    throwIfAborted(signal, 'reading block chunks');
     const raw = await this.chunks.read(refs);
+    throwIfAborted(signal, 'decoding block chunks');
 
     const out: Series[] = [];
     for (const w of wanted) {
@@ -113,27 +125,60 @@ export class BlockReader {
     return this.chunks.read(refs);
   }
 
-  /** Label names, of all series or of those matching the matchers. */
-  async labelNames(matchers: Matcher[] = []): Promise<string[]> {
+  /**
+   * Label names of series matching the matchers with a chunk in [mint, maxt],
+   * sorted byte-wise. Without matchers the range is judged for the block as a
+   * whole (as Prometheus does): trimming the edges would read every series.
+   */
+  async labelNames({ matchers, mint, maxt, signal }: BlockSelectParams): Promise<string[]> {
+    if (!this.overlaps(mint, maxt)) return [];
     if (matchers.length === 0) return this.index.labelNames();
+    throwIfAborted(signal, 'reading block label names');
     const ids = await this.index.postingsForMatchers(matchers);
+    throwIfAborted(signal, 'reading block label names');
     const names = new Set<string>();
-    for (const e of await this.index.series(ids)) for (const l of e.labels) names.add(l.name);
+    for (const e of await this.index.series(ids)) {
+      if (hasChunkIn(e, mint, maxt)) for (const l of e.labels) names.add(l.name);
+    }
     return Array.from(names).sort(compareUtf8);
   }
 
-  /** Values of a label, of all series or of those matching the matchers. */
-  async labelValues(name: string, matchers: Matcher[] = []): Promise<string[]> {
+  /** Values of a label, like labelNames. */
+  async labelValues({ name, matchers, mint, maxt, signal }: BlockLabelValuesParams): Promise<string[]> {
+    if (!this.overlaps(mint, maxt)) return [];
     const all = this.index.labelValues(name);
     if (matchers.length === 0) return all;
+    throwIfAborted(signal, 'reading block label values');
     const ids = await this.index.postingsForMatchers(matchers);
     if (ids.length === 0) return [];
-    const out: string[] = [];
-    for (const v of all) {
-      if (intersectPostings(ids, await this.index.postings(name, [v])).length > 0) out.push(v);
+    if (this.meta !== undefined && mint <= this.meta.minTime && this.meta.maxTime - 1 <= maxt) {
+      // Every chunk is in the range: which values the matching series have is a postings question.
+      const out: string[] = [];
+      for (const v of all) {
+        throwIfAborted(signal, 'reading block label values');
+        if (intersectPostings(ids, await this.index.postings(name, [v])).length > 0) out.push(v);
+      }
+      return out;
     }
-    return out;
+    // The range cuts the block: only series with a chunk inside count.
+    throwIfAborted(signal, 'reading block label values');
+    const values = new Set<string>();
+    for (const e of await this.index.series(ids)) {
+      if (!hasChunkIn(e, mint, maxt)) continue;
+      for (const l of e.labels) if (l.name === name) values.add(l.value);
+    }
+    return Array.from(values).sort(compareUtf8);
   }
+
+  /** True if the block may hold samples in [mint, maxt] (inclusive; a block's range is [minTime, maxTime)). */
+  private overlaps(mint: number, maxt: number): boolean {
+    return this.meta === undefined || (this.meta.minTime <= maxt && mint < this.meta.maxTime);
+  }
+}
+
+function hasChunkIn(e: IndexSeriesEntry, mint: number, maxt: number): boolean {
+  for (const c of e.chunks) if (c.minTime <= maxt && c.maxTime >= mint) return true;
+  return false;
 }
 
 function sortedSamples(s: Series): boolean {

@@ -127,8 +127,8 @@ test('block round trip: every sample comes back bit-exact, clipped to the block 
 
     const r = await BlockReader.openDir(written.dir);
     try {
-      assertSameSeries(await r.select([], -Infinity, Infinity), all);
-      assertSameSeries(await r.select([{ type: '=~', name: '__name__', value: '.+' }], -Infinity, Infinity), all);
+      assertSameSeries(await r.select({ matchers: [], mint: -Infinity, maxt: Infinity }), all);
+      assertSameSeries(await r.select({ matchers: [{ type: '=~', name: '__name__', value: '.+' }], mint: -Infinity, maxt: Infinity }), all);
 
       const mint = T0 - 1_000_000;
       const maxt = T0 - 500_000;
@@ -149,15 +149,15 @@ test('block round trip: every sample comes back bit-exact, clipped to the block 
         [[{ type: '=~', name: 'job', value: 'ap' }], () => false],
       ];
       for (const [matchers, fn] of cases) {
-        assertSameSeries(await r.select(matchers, mint, maxt), expected(series, fn, mint, maxt, bmint, bmaxt));
+        assertSameSeries(await r.select({ matchers, mint, maxt }), expected(series, fn, mint, maxt, bmint, bmaxt));
       }
-      assert.deepEqual(await r.select([], T0 + 10_000_000, T0 + 20_000_000), [], 'outside the block');
+      assert.deepEqual(await r.select({ matchers: [], mint: T0 + 10_000_000, maxt: T0 + 20_000_000 }), [], 'outside the block');
 
-      assert.deepEqual(await r.labelNames(), ['__name__', 'instance', 'job', 'path', 'zone']);
-      assert.deepEqual(await r.labelValues('job'), ['api', 'cache', 'db']);
-      assert.deepEqual(await r.labelValues('zone', [{ type: '=', name: 'job', value: 'api' }]), ['us', 'eu'].filter((z) =>
+      assert.deepEqual(await r.labelNames({ matchers: [], mint: -Infinity, maxt: Infinity }), ['__name__', 'instance', 'job', 'path', 'zone']);
+      assert.deepEqual(await r.labelValues({ name: 'job', matchers: [], mint: -Infinity, maxt: Infinity }), ['api', 'cache', 'db']);
+      assert.deepEqual(await r.labelValues({ name: 'zone', matchers: [{ type: '=', name: 'job', value: 'api' }], mint: -Infinity, maxt: Infinity }), ['us', 'eu'].filter((z) =>
         all.some((s) => get(s.labels, 'job') === 'api' && get(s.labels, 'zone') === z)).sort());
-      assert.deepEqual(await r.labelNames([{ type: '=', name: 'instance', value: 'host-7' }]), ['__name__', 'instance', 'job', 'path']);
+      assert.deepEqual(await r.labelNames({ matchers: [{ type: '=', name: 'instance', value: 'host-7' }], mint: -Infinity, maxt: Infinity }), ['__name__', 'instance', 'job', 'path']);
     } finally {
       await r.close();
     }
@@ -175,7 +175,7 @@ test('block spanning several chunk segments, read through in-memory byte sources
       index: new MemoryByteSource(await readFile(join(written.dir, 'index'))),
       chunkSegments: await Promise.all(segs.map(async (s) => new MemoryByteSource(await readFile(join(written.dir, 'chunks', s))))),
     });
-    assertSameSeries(await r.select([], -Infinity, Infinity), expected(series, () => true, -Infinity, Infinity, -Infinity, Infinity));
+    assertSameSeries(await r.select({ matchers: [], mint: -Infinity, maxt: Infinity }), expected(series, () => true, -Infinity, Infinity, -Infinity, Infinity));
   }));
 
 test('reads are coalesced: a select over every series costs a handful of range reads', () =>
@@ -198,7 +198,7 @@ test('reads are coalesced: a select over every series costs a handful of range r
       chunkSegments: [counting('chunks', await readFile(join(written.dir, 'chunks', '000001')))],
     });
     const opened = reads.length;
-    const got = await r.select([{ type: '=~', name: 'job', value: 'api|db' }], -Infinity, Infinity);
+    const got = await r.select({ matchers: [{ type: '=~', name: 'job', value: 'api|db' }], mint: -Infinity, maxt: Infinity });
     assert.equal(got.length, 20);
     const perSelect = reads.length - opened;
     assert.ok(perSelect <= 6, `select took ${perSelect} reads: ${reads.slice(opened).join(' ')}`);
@@ -213,7 +213,7 @@ test('corruption is detected by checksums', () =>
     const badChunk = Uint8Array.from(chunk);
     badChunk[100] ^= 0x10;
     const r = await BlockReader.open({ index: new MemoryByteSource(index), chunkSegments: [new MemoryByteSource(badChunk)] });
-    await assert.rejects(r.select([], -Infinity, Infinity), /checksum mismatch/);
+    await assert.rejects(r.select({ matchers: [], mint: -Infinity, maxt: Infinity }), /checksum mismatch/);
     const badIndex = Uint8Array.from(index);
     badIndex[20] ^= 0x01; // inside the symbol table
     await assert.rejects(BlockReader.open({ index: new MemoryByteSource(badIndex), chunkSegments: [new MemoryByteSource(chunk)] }), /checksum/);

@@ -4,10 +4,9 @@
 // the head's cut hands over). Both go through BlockBuilder: meta.json last,
 // renamed into place, never partially visible.
 
-import type { Labels, Series } from '@strata/model';
+import { compareLabels, type Labels, type Series } from '@strata/model';
 import { BlockBuilder, formatLabels, normaliseLabels, type FinishBlockOptions, type WrittenBlock } from './block-builder.ts';
 import { BlockWriteError } from './block-errors.ts';
-import { compareLabelSets } from './encoding.ts';
 import type { EncodedChunk } from './memory-series.ts';
 import { XorChunkEncoder } from './xor-chunk.ts';
 
@@ -72,7 +71,7 @@ export async function writeBlock(opts: WriteBlockOptions): Promise<WrittenBlock 
 export async function writeBlockFromChunks(opts: WriteChunksBlockOptions): Promise<WrittenBlock | null> {
   const series = Array.from(opts.series, (s) => ({ labels: normaliseLabels(s.labels), chunks: s.chunks })).filter((s) => s.chunks.length > 0);
   if (series.length === 0) return null;
-  series.sort((a, b) => compareLabelSets(a.labels, b.labels));
+  series.sort((a, b) => compareLabels(a.labels, b.labels));
   const b = await BlockBuilder.create({ dir: opts.dir, ulid: opts.ulid, segmentSize: opts.segmentSize });
   try {
     for (const s of series) await b.addSeries(s.labels, s.chunks);
@@ -99,9 +98,9 @@ function collect(series: Iterable<Series>, mint: number, maxt: number): PendingS
     if (s.values.length < ts.length) throw new BlockWriteError(`series ${formatLabels(s.labels)}: fewer values than timestamps`);
     out.push({ labels: normaliseLabels(s.labels), timestamps: ts, values: s.values, from, to });
   }
-  out.sort((a, b) => compareLabelSets(a.labels, b.labels));
+  out.sort((a, b) => compareLabels(a.labels, b.labels));
   for (let i = 1; i < out.length; i++) {
-    if (compareLabelSets(out[i - 1].labels, out[i].labels) === 0) {
+    if (compareLabels(out[i - 1].labels, out[i].labels) === 0) {
       throw new BlockWriteError(`series ${formatLabels(out[i].labels)} appears twice in one block`);
     }
   }

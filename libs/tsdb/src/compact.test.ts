@@ -30,7 +30,7 @@ test('a head cut written from its chunks reads back exactly', async () => {
     assert.ok(written);
     assert.deepEqual(written.meta.stats, { numSamples: 20 * 360, numSeries: 20, numChunks: 20 * 3 });
     const r = await BlockReader.openDir(written.dir);
-    const got = await r.select([{ type: '=', name: '__name__', value: 'm7' }], 0, 1e12);
+    const got = await r.select({ matchers: [{ type: '=', name: '__name__', value: 'm7' }], mint: 0, maxt: 1e12 });
     await r.close();
     assert.equal(got[0].timestamps.length, 360);
     assert.equal(got[0].timestamps[359], 3_590_000);
@@ -59,7 +59,7 @@ test('vertical compaction merges zone copies and overlaps into one block without
     assert.equal(stats.duplicateSamples, 100 + 50);
     assert.equal(stats.seriesCopied, 2);
     const r = await BlockReader.openDir(block.dir);
-    const [x] = await r.select([{ type: '=', name: '__name__', value: 'x' }], 0, 1e12);
+    const [x] = await r.select({ matchers: [{ type: '=', name: '__name__', value: 'x' }], mint: 0, maxt: 1e12 });
     await r.close();
     assert.equal(x.timestamps.length, 150);
     for (let i = 1; i < 150; i++) assert.equal(x.timestamps[i] - x.timestamps[i - 1], 1000);

@@ -4,15 +4,13 @@
 // its samples are merged (identical timestamps kept once) and re-encoded.
 // Streams series; memory holds labels and chunk metas, not samples.
 
-import type { Labels } from '@strata/model';
+import { compareLabels, mergeSamples, type Labels } from '@strata/model';
 import { BlockBuilder, type WrittenBlock } from './block-builder.ts';
 import { BlockUnsupportedError } from './block-errors.ts';
 import type { BlockReader } from './block-reader.ts';
 import { DEFAULT_SAMPLES_PER_CHUNK } from './block-writer.ts';
-import { compareLabelSets } from './encoding.ts';
 import type { IndexSeriesEntry } from './index-reader.ts';
 import { encodeChunks, type EncodedChunk } from './memory-series.ts';
-import { mergeSamples } from './merge-series.ts';
 import type { BlockMeta } from './meta.ts';
 import { XOR_ENCODING, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
@@ -58,11 +56,11 @@ export async function compactBlocks(opts: CompactOptions): Promise<{ block: Writ
   try {
     for (;;) {
       let min: Labels | null = null;
-      for (const c of cursors) if (c.cur && (min === null || compareLabelSets(c.cur.labels, min) < 0)) min = c.cur.labels;
+      for (const c of cursors) if (c.cur && (min === null || compareLabels(c.cur.labels, min) < 0)) min = c.cur.labels;
       if (min === null) break;
       const parts: { block: BlockReader; entry: IndexSeriesEntry }[] = [];
       for (const c of cursors) {
-        if (c.cur && compareLabelSets(c.cur.labels, min) === 0) {
+        if (c.cur && compareLabels(c.cur.labels, min) === 0) {
           parts.push({ block: c.block, entry: c.cur });
           const next = await c.it.next();
           c.cur = next.done ? null : next.value;

@@ -1,5 +1,5 @@
 // Byte-level encode/decode buffers for the TSDB index and chunk files (the
-// roles of Prometheus' tsdb/encoding Encbuf/Decbuf), and UTF-8 byte order.
+// roles of Prometheus' tsdb/encoding Encbuf/Decbuf) and UTF-8 decoding.
 
 import { BlockFormatError } from './block-errors.ts';
 import { readUvarintNumber, readVarintNumber, writeUvarintNumber, writeVarintNumber } from './int64.ts';
@@ -209,34 +209,4 @@ export function decodeUtf8(buf: Uint8Array, start: number, end: number): string 
   } catch {
     throw new BlockFormatError('invalid UTF-8 in a string');
   }
-}
-
-/**
- * Compares strings by their UTF-8 bytes (= code points), the order Go's string
- * comparison, the symbol table and the postings offset table use. JS `<` compares
- * UTF-16 units, which differs once surrogate pairs meet U+E000..U+FFFF.
- */
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 || y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x >= 0xd800 ? x + 0x2000 : x;
-      y = y >= 0xe000 ? y - 0x800 : y >= 0xd800 ? y + 0x2000 : y;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
-/** Go's labels.Compare over label sets, with byte-order strings. */
-export function compareLabelSets(a: { name: string; value: string }[], b: { name: string; value: string }[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return compareUtf8(a[i].name, b[i].name);
-    if (a[i].value !== b[i].value) return compareUtf8(a[i].value, b[i].value);
-  }
-  return a.length - b.length;
 }

@@ -4,9 +4,8 @@
 // metadata. It never accepts two values for one timestamp and never takes a
 // sample below what has been cut into blocks.
 
-import type { EncodedLabels, Labels, Matcher, Series } from '@strata/model';
+import { compareLabels, compareUtf8, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
 import { ChunkArena } from './chunk-arena.ts';
-import { compareLabelSets } from './encoding.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
 import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
@@ -184,6 +183,10 @@ export class Head {
     this.metadataStore.add(m);
   }
 
+  /**
+   * Series with samples in [mint, maxt], in the order they were created. The
+   * synchronous primitive under RangeHead, which is what readers should use.
+   */
   select(matchers: Matcher[], mint: number, maxt: number): Series[] {
     const out: Series[] = [];
     for (const id of this.postings.select(matchers)) {
@@ -195,20 +198,32 @@ export class Head {
     return out;
   }
 
+  /**
+   * Label names of series matching the matchers with samples in [mint, maxt],
+   * sorted byte-wise. Without matchers the range is judged for the head as a
+   * whole (as Prometheus' head does): a scan of every series would cost more
+   * than the answer is worth.
+   */
   labelNames(matchers: Matcher[], mint: number, maxt: number): string[] {
-    if (matchers.length === 0) return this.postings.labelNames().sort();
+    if (matchers.length === 0) return this.overlaps(mint, maxt) ? this.postings.labelNames().sort(compareUtf8) : [];
     const names = new Set<string>();
     for (const s of this.matching(matchers, mint, maxt)) for (let i = 0; i < s.lbls.length; i += 2) names.add(s.lbls[i]);
-    return [...names].sort();
+    return [...names].sort(compareUtf8);
   }
 
+  /** Values of a label, like labelNames. */
   labelValues(name: string, matchers: Matcher[], mint: number, maxt: number): string[] {
-    if (matchers.length === 0) return this.postings.labelValues(name).sort();
+    if (matchers.length === 0) return this.overlaps(mint, maxt) ? this.postings.labelValues(name).sort(compareUtf8) : [];
     const values = new Set<string>();
     for (const s of this.matching(matchers, mint, maxt)) {
       for (let i = 0; i < s.lbls.length; i += 2) if (s.lbls[i] === name) values.add(s.lbls[i + 1]);
     }
-    return [...values].sort();
+    return [...values].sort(compareUtf8);
+  }
+
+  /** Whether [mint, maxt] meets the times the head holds (an empty head meets none). */
+  private overlaps(mint: number, maxt: number): boolean {
+    return this.minT <= maxt && this.maxT >= mint;
   }
 
   /** Exemplars of the series matching the matchers with start <= t <= end. */
@@ -242,7 +257,7 @@ export class Head {
       const chunks = s.encodedChunks(mint, maxt);
       if (chunks.length > 0) out.push({ labels: flatToLabels(s.lbls), chunks });
     }
-    out.sort((a, b) => compareLabelSets(a.labels, b.labels));
+    out.sort((a, b) => compareLabels(a.labels, b.labels));
     return out;
   }
 

@@ -3,11 +3,11 @@
 // fetches series and postings with coalesced range reads. Never trusts a
 // section whose CRC32C does not match.
 
-import { matcherFn, matcherSetValues, type Labels, type Matcher } from '@strata/model';
+import { compareUtf8, matcherFn, matcherSetValues, type Labels, type Matcher } from '@strata/model';
 import { BlockFormatError, BlockUnsupportedError } from './block-errors.ts';
 import { readExactly, type ByteSource } from './byte-source.ts';
 import { crc32c } from './crc32c.ts';
-import { compareUtf8, Decbuf } from './encoding.ts';
+import { Decbuf } from './encoding.ts';
 import { INDEX_FORMAT_V2, INDEX_MAGIC, INDEX_TOC_LEN, SERIES_ALIGN, type ChunkMeta, type IndexToc } from './index-writer.ts';
 import { EMPTY_POSTINGS, intersectPostings, subtractPostings, unionPostings } from './postings-list.ts';
 

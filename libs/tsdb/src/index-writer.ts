@@ -3,11 +3,11 @@
 // postings (all-postings key first), label offset table, postings offset
 // table, TOC; every section CRC32C-checked. Series must arrive sorted.
 
-import type { Labels } from '@strata/model';
+import { compareLabels, compareUtf8, type Labels } from '@strata/model';
 import { BufferedFileWriter } from './buffered-file.ts';
 import { BlockWriteError } from './block-errors.ts';
 import { crc32c } from './crc32c.ts';
-import { compareLabelSets, compareUtf8, Encbuf } from './encoding.ts';
+import { Encbuf } from './encoding.ts';
 
 export const INDEX_MAGIC = 0xbaaad700;
 export const INDEX_FORMAT_V2 = 2;
@@ -83,7 +83,7 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
   let prev: Labels | null = null;
   const body = new Encbuf(1024);
   for (const s of series) {
-    if (prev !== null && compareLabelSets(prev, s.labels) >= 0) {
+    if (prev !== null && compareLabels(prev, s.labels) >= 0) {
       throw new BlockWriteError('index series must be unique and sorted by labels');
     }
     prev = s.labels;

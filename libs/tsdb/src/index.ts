@@ -1,12 +1,9 @@
 export { Head, emptyAppendStats } from './head.ts';
 export type { AppendStats, HeadOptions, BlockSeries, SeriesExemplars } from './head.ts';
-export { TenantHeads } from './tenant-heads.ts';
-export type { TenantHeadsOptions } from './tenant-heads.ts';
+export { RangeHead } from './range-head.ts';
 export type { EncodedChunk } from './memory-series.ts';
 export type { Exemplar, ExemplarInput } from './exemplars.ts';
 export type { MetricMetadataEntry, MetricMetadataInput } from './metric-metadata.ts';
-export { mergeSeriesSets, mergeSamples } from './merge-series.ts';
-export { selectBlocks, blocksLabelNames, blocksLabelValues, blockOverlaps } from './blocks-query.ts';
 export { compactBlocks } from './compact.ts';
 export type { CompactOptions, CompactStats } from './compact.ts';
 export { BitReader, BitWriter } from './bit-stream.ts';

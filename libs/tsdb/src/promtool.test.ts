@@ -208,7 +208,7 @@ test('our reader returns exactly what Prometheus wrote (promtool create-blocks-f
       const r = await BlockReader.openDir(join(out, b));
       let selected: Series[];
       try {
-        selected = await r.select([{ type: '=', name: '__name__', value: 'om_metric' }], -Infinity, Infinity);
+        selected = await r.select({ matchers: [{ type: '=', name: '__name__', value: 'om_metric' }], mint: -Infinity, maxt: Infinity });
       } finally {
         await r.close();
       }

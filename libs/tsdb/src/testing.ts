@@ -1,8 +1,10 @@
-// One head per tenant behind the Querier seam; a query never sees another
-// tenant's head.
+// Test support (`@strata/tsdb/testing`): one real head per tenant behind the
+// Querier seam, for tests that want the head's semantics without an ingester.
+// A query never sees another tenant's head. Never imported by production code.
 
 import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
 import { Head, type HeadOptions } from './head.ts';
+import { RangeHead } from './range-head.ts';
 
 export interface TenantHeadsOptions {
   /** Options for a tenant's head, asked once when the head is created. */
@@ -36,14 +38,19 @@ export class TenantHeads implements Querier {
   }
 
   async select(p: SelectParams): Promise<Series[]> {
-    return this.heads.get(p.tenant)?.select(p.matchers, p.mint, p.maxt) ?? [];
+    return this.querier(p.tenant)?.select(p) ?? [];
   }
 
   async labelNames(p: SelectParams): Promise<string[]> {
-    return this.heads.get(p.tenant)?.labelNames(p.matchers, p.mint, p.maxt) ?? [];
+    return this.querier(p.tenant)?.labelNames(p) ?? [];
   }
 
   async labelValues(p: LabelValuesParams): Promise<string[]> {
-    return this.heads.get(p.tenant)?.labelValues(p.name, p.matchers, p.mint, p.maxt) ?? [];
+    return this.querier(p.tenant)?.labelValues(p) ?? [];
+  }
+
+  private querier(tenant: string): RangeHead | undefined {
+    const h = this.heads.get(tenant);
+    return h ? new RangeHead(h) : undefined;
   }
 }

@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { QueryAbortedError, labelsFromRecord } from '@strata/model';
+import { Head, RangeHead, emptyAppendStats } from './index.ts';
+
+function head(): Head {
+  const h = new Head();
+  const stats = emptyAppendStats();
+  h.append(labelsFromRecord({ __name__: 'early', job: 'a' }), new Float64Array([1000, 2000]), new Float64Array([1, 2]), stats);
+  h.append(labelsFromRecord({ __name__: 'late', job: 'b', zone: 'eu' }), new Float64Array([8000, 9000]), new Float64Array([8, 9]), stats);
+  return h;
+}
+
+test('a range head answers within both its own range and the question', async () => {
+  const q = new RangeHead(head(), 1500, 8500);
+  const got = await q.select({ matchers: [], mint: 0, maxt: 10_000 });
+  assert.deepEqual(got.map((s) => [s.labels[0].value, [...s.timestamps]]), [['early', [2000]], ['late', [8000]]]);
+  assert.deepEqual(await q.select({ matchers: [], mint: 8600, maxt: 10_000 }), []);
+  assert.deepEqual(await q.labelNames({ matchers: [{ type: '=~', name: '__name__', value: '.+' }], mint: 0, maxt: 5000 }), ['__name__', 'job']);
+  assert.deepEqual(await q.labelValues({ name: 'job', matchers: [{ type: '!=', name: 'job', value: '' }], mint: 7000, maxt: 10_000 }), ['b']);
+});
+
+test('label names and values without matchers: the whole head, or nothing if the range misses it', async () => {
+  const q = new RangeHead(head());
+  assert.deepEqual(await q.labelNames({ matchers: [], mint: 0, maxt: 1500 }), ['__name__', 'job', 'zone']);
+  assert.deepEqual(await q.labelNames({ matchers: [], mint: 9001, maxt: 20_000 }), []);
+  assert.deepEqual(await q.labelValues({ name: '__name__', matchers: [], mint: 0, maxt: 999 }), []);
+  assert.deepEqual(await new RangeHead(new Head()).labelNames({ matchers: [], mint: -Infinity, maxt: Infinity }), []);
+});
+
+test('an aborted signal is refused before the head is read', async () => {
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(new RangeHead(head()).select({ matchers: [], mint: 0, maxt: 10_000, signal: ac.signal }), QueryAbortedError);
+});
