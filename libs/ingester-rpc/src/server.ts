@@ -15,6 +15,7 @@ import {
   type WireQuery,
 } from './proto.ts';
 import { SpanKind, defaultTracer, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
+import { toGrpcStatus } from './grpc-status.ts';
 
 const SERIES_PER_MESSAGE = 256;
 
@@ -58,7 +59,8 @@ export class IngesterServer {
             }
             call.end();
           } catch (err) {
-            call.destroy(Object.assign(new Error((err as Error).message), toStatus(err as Error)));
+            // grpc-js ends a server stream with a status on 'error'; destroy() would drop the status and leave the client waiting for its deadline.
+            call.emit('error', Object.assign(new Error((err as Error).message), toGrpcStatus(err)));
             throw err;
           }
         });
@@ -68,7 +70,7 @@ export class IngesterServer {
           q.labelNames(queryFromWire(call.request)).then(
             (names) => cb(null, { names }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -82,7 +84,7 @@ export class IngesterServer {
           q.labelValues({ ...queryFromWire(call.request.query), name: call.request.label_name }).then(
             (values) => cb(null, { values }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -96,7 +98,7 @@ export class IngesterServer {
           exemplars(exemplarsQueryFromWire(call.request)).then(
             (series) => cb(null, { series: series.map(exemplarSeriesToWire) }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -112,7 +114,7 @@ export class IngesterServer {
                 metadata: entries.map((m) => ({ metric_family_name: m.metricFamilyName, type: m.type, help: m.help, unit: m.unit })),
               }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -125,7 +127,7 @@ export class IngesterServer {
           wait(BigInt(call.request.offset), Number(call.request.timeout_ms)).then(
             (consumed) => cb(null, { consumed_offset: Number(consumed) }),
             (err: Error) => {
-              cb({ code: err.name === 'TimeoutError' ? grpc.status.DEADLINE_EXCEEDED : grpc.status.UNAVAILABLE, details: err.message });
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -157,8 +159,4 @@ export class IngesterServer {
       });
     });
   }
-}
-
-function toStatus(err: Error): Partial<grpc.StatusObject> {
-  return { code: grpc.status.INTERNAL, details: err.message };
 }
