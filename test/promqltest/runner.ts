@@ -359,7 +359,7 @@ async function query(env: TestEnv, cmd: EvalCmd, run: () => Promise<QueryResult>
 function errorFailure(err: unknown, what: string): EvalFailure {
   if (err instanceof PromQLParseError) return new EvalFailure('parse-error', `Strata cannot parse a query Prometheus accepts: ${err.message}`);
   if (err instanceof PromQLError) {
-    if (err.errorType === 'timeout') return new EvalFailure('timeout', `${what}: ${err.message}`);
+    if (err.kind === 'timeout' || err.kind === 'canceled') return new EvalFailure('timeout', `${what}: ${err.message}`);
     if (/not supported yet/.test(err.message)) return new EvalFailure('unsupported', `${what}: ${err.message}`);
     return new EvalFailure('unexpected-error', `${what}: ${err.message}`);
   }

@@ -21,7 +21,6 @@ import {
   ParsedSeries,
   withoutEmptyLabelValues,
   withoutExemplars,
-  RemoteWriteError,
   type MetricMetadata,
   type ParsedSeriesV2,
   type ParsedWriteRequestV2,
@@ -34,16 +33,15 @@ import {
   decodeExportRequestBody,
   otlpFormat,
   translateMetrics,
-  OtlpError,
 } from '@strata/otlp';
 import { KafkaUnavailableError } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
 import { exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
-import { DistributorError, errors } from './errors.ts';
+import { errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
 import { seriesTokenFrom, seriesTokenFromBytes, tenantSeed } from './sharding.ts';
 import { HaDedupe } from './ha-dedupe.ts';
-import { RingError, WritePartitions, type PartitionLookup } from '@strata/ring';
+import { WritePartitions, type PartitionLookup } from '@strata/ring';
 import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
 import { checkMetadata, checkSampleTimes } from './validate-limits.ts';
 import { InflightLimiter, type InstanceLimits } from './instance-limits.ts';
@@ -81,8 +79,6 @@ export interface WrittenCounts {
   histograms: number;
   exemplars: number;
 }
-
-const NOTHING_WRITTEN: Readonly<WrittenCounts> = { samples: 0, histograms: 0, exemplars: 0 };
 
 export interface DistributorOptions {
   writer: RecordWriter;
@@ -198,26 +194,18 @@ export class Distributor {
     });
   }
 
-  /** Throws a 503 DistributorError if a push of `bodyBytes` is over an instance limit right now (nothing is reserved). */
+  /** Throws an `unavailable` StrataError if a push of `bodyBytes` is over an instance limit right now (nothing is reserved). */
   checkInstanceLimits(bodyBytes: number): void {
     this.inflight.check(bodyBytes);
   }
 
   /**
-   * Remote write 1.0 or 2.0, by Content-Type. Throws DistributorError for
-   * whole-request failures; per-series rejections come back as a 400 result.
-   * A 2.0 answer, success or failure, always says what was written.
+   * Remote write 1.0 or 2.0, by Content-Type. Throws a StrataError (of its
+   * kind) for whole-request failures; per-series rejections come back as a 400 result.
    */
   async push(req: PushRequest): Promise<PushResult> {
-    let version: RemoteWriteVersion | undefined;
-    try {
-      version = parseContentType(req.contentType, req.contentEncoding);
-      return await this.inflight.run(req.body.length, () => this.pushRemoteWrite(req, version!));
-    } catch (err) {
-      const e = toDistributorError(err);
-      if (version === 'v2') e.written = NOTHING_WRITTEN;
-      throw e;
-    }
+    const version = parseContentType(req.contentType, req.contentEncoding);
+    return await this.inflight.run(req.body.length, () => this.pushRemoteWrite(req, version));
   }
 
   private async pushRemoteWrite(req: PushRequest, version: RemoteWriteVersion): Promise<PushResult> {
@@ -240,12 +228,8 @@ export class Distributor {
    * are dropped and answered with 400 after the rest was written, as Mimir does.
    */
   async pushOtlp(req: PushRequest): Promise<PushResult> {
-    try {
-      const format = otlpFormat(req.contentType);
-      return await this.inflight.run(req.body.length, () => this.pushOtlpBody(req, format));
-    } catch (err) {
-      throw toDistributorError(err);
-    }
+    const format = otlpFormat(req.contentType);
+    return await this.inflight.run(req.body.length, () => this.pushOtlpBody(req, format));
   }
 
   private async pushOtlpBody(req: PushRequest, format: ReturnType<typeof otlpFormat>): Promise<PushResult> {
@@ -414,7 +398,12 @@ export class Distributor {
     }
     await inSpan(this.tracer, 'distributor.produce', { attributes: { tenant, 'kafka.records': records.length, 'kafka.partitions': byPartition.size } }, undefined, async () => {
       const end = this.produceLatency.startTimer({}, {});
-      await this.opts.writer.write(tenant, records);
+      try {
+        await this.opts.writer.write(tenant, records);
+      } catch (err) {
+        // The sender reads this: say that nothing was acknowledged and that retrying loses nothing.
+        throw err instanceof KafkaUnavailableError ? errors.kafkaUnavailable(err) : err;
+      }
       end({}, exemplarLabels());
     });
   }
@@ -453,13 +442,4 @@ function nativeHistogramsUnsupported(s: { histograms: number; labels: readonly L
       `received ${s.histograms} native histogram samples in series ${formatSeries(s.labels)}, and native histograms are not supported yet ` +
       `(err-strata-native-histograms-unsupported); send classic histograms (send_native_histograms: false in the remote_write config)`,
   };
-}
-
-function toDistributorError(err: unknown): DistributorError {
-  if (err instanceof DistributorError) return err;
-  if (err instanceof RemoteWriteError) return new DistributorError(err.code, err.status, err.message);
-  if (err instanceof OtlpError) return new DistributorError(`err-strata-otlp-${err.code}`, err.status, err.message);
-  if (err instanceof KafkaUnavailableError) return errors.kafkaUnavailable(err.message);
-  if (err instanceof RingError) return new DistributorError(err.code, err.status, err.message);
-  return new DistributorError('err-strata-internal', 500, `internal error: ${(err as Error).message}`);
 }

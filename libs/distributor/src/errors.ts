@@ -1,93 +1,71 @@
-// Every error the distributor answers with: a stable code, an HTTP status,
-// and whether the sender should retry.
+// Every error the distributor itself raises, as StrataErrors: a stable code, a
+// kind (the push edge's tables in push-status.ts turn it into a status) and a
+// message that says what was wrong and what to do.
 
-import type { WrittenCounts } from './distributor.ts';
-
-export class DistributorError extends Error {
-  /** Set for remote write 2.0 requests: the Written headers go out on failures too. */
-  written?: WrittenCounts;
-
-  /** Seconds for the Retry-After header of a 429 or 503 answer; 1 unless the error knows better. */
-  retryAfterSeconds?: number;
-
-  constructor(
-    readonly code: string,
-    readonly status: number,
-    message: string,
-    readonly retriable = status >= 500 || status === 429,
-  ) {
-    super(message);
-  }
-}
+import { StrataError } from '@strata/errors';
 
 /** Whole seconds in [1, 60]: long enough to matter, short enough that a sender keeps up. */
 function retryAfter(seconds: number): number {
   return Math.min(60, Math.max(1, Math.ceil(seconds)));
 }
 
-function withRetryAfter(e: DistributorError, seconds: number): DistributorError {
-  e.retryAfterSeconds = retryAfter(seconds);
-  return e;
-}
-
 export const errors = {
   /** Not an error for the sender: Mimir answers a deduplicated HA replica with 202 so it does not retry. */
   haReplicaNotElected: (cluster: string, replica: string, elected: string) =>
-    new DistributorError(
-      'err-strata-ha-replica-not-elected',
-      202,
+    new StrataError(
+      'ha-replica-not-elected',
+      'deduplicated',
       `samples from replica "${replica}" of HA cluster "${cluster}" were dropped: replica "${elected}" is the elected one ` +
         `(err-strata-ha-replica-not-elected); nothing to do, this replica takes over if "${elected}" stops pushing for the failover timeout`,
-      false,
     ),
-  kafkaUnavailable: (cause: string) =>
-    new DistributorError(
-      'err-strata-kafka-unavailable',
-      503,
-      `the write was not acknowledged by Kafka (${cause}); nothing is lost on retry, retry with backoff`,
+  /** Kafka did not acknowledge a write; the cause is the Kafka client's error. */
+  kafkaUnavailable: (cause: Error) =>
+    new StrataError(
+      'kafka-unavailable',
+      'unavailable',
+      `the write was not acknowledged by Kafka (${cause.message}); nothing is lost on retry, retry with backoff`,
+      { cause },
     ),
+  notAByteBody: (expected: string) => new StrataError('bad-request', 'bad-input', `expected ${expected}`),
   rateLimited: (tenant: string, items: number, rate: number, burst: number) =>
-    withRetryAfter(
-      new DistributorError(
-        'err-strata-ingestion-rate-limited',
-        429,
-        `the request has been rejected because tenant ${JSON.stringify(tenant)} exceeded its ingestion rate limit of ${rate} samples/s ` +
-          `with a burst of ${burst} (this request: ${items} samples, exemplars and metadata; the limit applies per distributor) ` +
-          `(err-strata-ingestion-rate-limited); nothing was written: retry later, send less, or raise ingestion_rate / ingestion_burst_size ` +
-          `for the tenant in the runtime config (-distributor.ingestion-rate-limit, -distributor.ingestion-burst-size)`,
-      ),
+    new StrataError(
+      'ingestion-rate-limited',
+      'limit',
+      `the request has been rejected because tenant ${JSON.stringify(tenant)} exceeded its ingestion rate limit of ${rate} samples/s ` +
+        `with a burst of ${burst} (this request: ${items} samples, exemplars and metadata; the limit applies per distributor) ` +
+        `(err-strata-ingestion-rate-limited); nothing was written: retry later, send less, or raise ingestion_rate / ingestion_burst_size ` +
+        `for the tenant in the runtime config (-distributor.ingestion-rate-limit, -distributor.ingestion-burst-size)`,
       // The bucket refills at `rate`: this request fits again after at most items / rate seconds.
-      rate > 0 ? items / rate : 60,
+      { retryAfterSeconds: retryAfter(rate > 0 ? items / rate : 60) },
     ),
   burstExceeded: (tenant: string, items: number, burst: number) =>
-    new DistributorError(
-      'err-strata-ingestion-rate-limited',
-      429,
+    new StrataError(
+      'ingestion-rate-limited',
+      'limit',
       `the request has been rejected because its ${items} samples, exemplars and metadata exceed tenant ${JSON.stringify(tenant)}'s ` +
         `ingestion burst size of ${burst}, so it can never be accepted (err-strata-ingestion-rate-limited); nothing was written: send smaller ` +
         `requests (remote_write queue_config.max_samples_per_send) or raise ingestion_burst_size for the tenant (-distributor.ingestion-burst-size)`,
     ),
   tooManySeries: (series: number, limit: number, what: string) =>
-    new DistributorError(
-      'err-strata-too-many-series-per-request',
-      413,
+    new StrataError(
+      'too-many-series-per-request',
+      'too-large',
       `the request holds ${series} ${what}, more than the ${limit} a push may carry (err-strata-too-many-series-per-request); ` +
         `nothing was written: send smaller batches (remote_write queue_config.max_samples_per_send, the OTLP exporter's batch size) ` +
         `or raise -distributor.max-series-per-request`,
-      false,
     ),
   maxInflightPushRequests: (limit: number) =>
-    new DistributorError(
-      'err-strata-distributor-max-inflight-push-requests',
-      503,
+    new StrataError(
+      'distributor-max-inflight-push-requests',
+      'unavailable',
       `the write request has been rejected because the distributor already handles its limit of ${limit} push requests at once ` +
         `(err-strata-distributor-max-inflight-push-requests); nothing was written: retry with backoff, add distributors, or raise ` +
         `-distributor.instance-limits.max-inflight-push-requests`,
     ),
   maxInflightPushRequestsBytes: (limit: number, inflight: number, body: number) =>
-    new DistributorError(
-      'err-strata-distributor-max-inflight-push-requests-bytes',
-      503,
+    new StrataError(
+      'distributor-max-inflight-push-requests-bytes',
+      'unavailable',
       `the write request has been rejected because its ${body} bytes on top of the ${inflight} bytes of push requests in flight exceed ` +
         `the distributor's limit of ${limit} bytes (err-strata-distributor-max-inflight-push-requests-bytes); nothing was written: ` +
         `retry with backoff, send smaller requests, add distributors, or raise -distributor.instance-limits.max-inflight-push-requests-bytes`,

@@ -6,9 +6,9 @@
 
 import { Counter, type Registry } from 'prom-client';
 import type { Label } from '@strata/model';
-import { HaTrackerError, findHaLabels, type HaReplicaChecker } from '@strata/ha-tracker';
+import { findHaLabels, type HaReplicaChecker } from '@strata/ha-tracker';
 import type { TenantLimits } from '@strata/limits';
-import { DistributorError, errors } from './errors.ts';
+import { errors } from './errors.ts';
 
 interface Counted {
   labels: Label[];
@@ -33,20 +33,14 @@ export class HaDedupe {
 
   /**
    * The label to remove from the request's series (undefined: keep them as
-   * sent). Throws a 202 DistributorError for a non-elected replica, 400 for a
-   * cluster over the tenant's ha_max_clusters, 503 when the tracker cannot reach its KV store.
+   * sent). Throws a `deduplicated` StrataError for a non-elected replica (answered 202), the
+   * tracker's bad-input for a cluster over ha_max_clusters, unavailable when it cannot reach its KV store.
    */
   async check(tenant: string, limits: Readonly<TenantLimits>, series: readonly Counted[]): Promise<string | undefined> {
     if (!limits.acceptHaSamples || series.length === 0) return undefined;
     const { cluster, replica } = findHaLabels(series[0].labels, limits.haClusterLabel, limits.haReplicaLabel);
     if (cluster === '' || replica === '') return undefined;
-    let decision;
-    try {
-      decision = await this.tracker.checkReplica(tenant, cluster, replica, limits.haMaxClusters);
-    } catch (err) {
-      if (err instanceof HaTrackerError) throw new DistributorError(err.code, err.status, err.message);
-      throw err;
-    }
+    const decision = await this.tracker.checkReplica(tenant, cluster, replica, limits.haMaxClusters);
     if (!decision.accepted) {
       let samples = 0;
       for (const s of series) samples += s.samples + s.histograms;

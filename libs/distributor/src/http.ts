@@ -1,14 +1,20 @@
 // Push routes: remote write at POST /api/v1/push (Mimir's path) and /api/v1/write,
 // OTLP metrics at POST /otlp/v1/metrics (Mimir's path). Remote-write errors are
-// one line of text; OTLP errors are a google.rpc.Status, as OTLP/HTTP asks.
+// one line of text; OTLP errors are a google.rpc.Status, as OTLP/HTTP asks. The
+// status of a failure is its kind through the tables in push-status.ts, nowhere else.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
+import { asStrataError, type StrataError } from '@strata/errors';
 import { encodeExportResponse, encodeStatus, otlpContentType, type OtlpFormat } from '@strata/otlp';
+import { parseContentType } from '@strata/remote-write';
 import { TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Span, type Tracer } from '@strata/tracing';
-import { DistributorError } from './errors.ts';
+import { errors } from './errors.ts';
 import type { Distributor, WrittenCounts } from './distributor.ts';
+import { OTLP_STATUS, REMOTE_WRITE_STATUS } from './push-status.ts';
+
+const NOTHING_WRITTEN: Readonly<WrittenCounts> = { samples: 0, histograms: 0, exemplars: 0 };
 
 type PushHttpRequest = { headers: Record<string, string | string[] | undefined>; body: unknown };
 
@@ -47,34 +53,35 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
   const admit = (req: PushHttpRequest, span: Span, tenant: string, expected: string): Buffer => {
     span.setAttribute('tenant', tenant);
     opts.auth?.authenticate(tenant, header(req.headers.authorization));
-    if (!Buffer.isBuffer(req.body)) throw new DistributorError('err-strata-bad-request', 400, `expected ${expected}`);
+    if (!Buffer.isBuffer(req.body)) throw errors.notAByteBody(expected);
     return req.body;
   };
   const handler = async (req: PushHttpRequest, reply: FastifyReply, span: Span) => {
     const end = latency.startTimer({}, {});
     let tenant: string | undefined;
+    // A 2.0 answer says what was written, failures included (nothing, when the push fails).
+    let v2 = false;
     try {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
       const body = admit(req, span, tenant, 'a snappy-compressed protobuf body (Content-Type: application/x-protobuf)');
-      const result = await opts.distributor.push({
-        tenant,
-        body,
-        contentType: header(req.headers['content-type']),
-        contentEncoding: header(req.headers['content-encoding']),
-      });
+      const contentType = header(req.headers['content-type']);
+      const contentEncoding = header(req.headers['content-encoding']);
+      v2 = isRemoteWriteV2(contentType, contentEncoding);
+      const result = await opts.distributor.push({ tenant, body, contentType, contentEncoding });
       end({ status: result.status }, exemplarLabels());
       span.setAttributes({ samples: result.samples, series: result.series });
       if (result.written) setWrittenHeaders(reply, result.written);
       if (result.message) return reply.code(result.status).type('text/plain').send(oneLine(result.message) + '\n');
       return reply.code(result.status).send();
     } catch (err) {
-      const e = asDistributorError(err);
-      end({ status: e.status }, exemplarLabels());
-      log(opts.logger, tenant, e);
+      const e = pushError(err);
+      const status = REMOTE_WRITE_STATUS[e.kind];
+      end({ status }, exemplarLabels());
+      log(opts.logger, tenant, e, status);
       challenge(reply, err);
-      retryAfter(reply, e.status, e);
-      if (e.written) setWrittenHeaders(reply, e.written);
-      return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
+      retryAfter(reply, status, e);
+      if (v2) setWrittenHeaders(reply, NOTHING_WRITTEN);
+      return reply.code(status).type('text/plain').send(oneLine(e.message) + '\n');
     }
   };
   const otlpLatency = new Histogram({
@@ -102,17 +109,17 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       });
       end({ status: result.status }, exemplarLabels());
       reply.code(result.status).type(otlpContentType(format));
-      if (result.message) return reply.send(encodeStatus(format, result.status, oneLine(result.message)));
+      // Some data was refused (the rest written): the sender's bad data, in the Status body too.
+      if (result.message) return reply.send(encodeStatus(format, OTLP_STATUS['bad-input'].grpc, oneLine(result.message)));
       return reply.send(encodeExportResponse(format));
     } catch (err) {
-      const e = asDistributorError(err);
-      // OTLP exporters retry only 429, 502, 503 and 504: every server-side failure is a 503, as Mimir answers.
-      const status = e.status >= 500 ? 503 : e.status;
-      end({ status }, exemplarLabels());
-      log(opts.logger, tenant, e);
+      const e = pushError(err);
+      const { http, grpc } = OTLP_STATUS[e.kind];
+      end({ status: http }, exemplarLabels());
+      log(opts.logger, tenant, e, http);
       challenge(reply, err);
-      retryAfter(reply, status, e);
-      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, status, oneLine(e.message)));
+      retryAfter(reply, http, e);
+      return reply.code(http).type(otlpContentType(format)).send(encodeStatus(format, grpc, oneLine(e.message)));
     }
   };
   // Over an instance limit, refuse before the body is read (the handler checks again, exactly, with the body).
@@ -120,13 +127,14 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     try {
       opts.distributor.checkInstanceLimits(Number(header(req.headers['content-length'])) || 0);
     } catch (err) {
-      const e = asDistributorError(err);
+      const e = pushError(err);
+      const status = otlp ? OTLP_STATUS[e.kind].http : REMOTE_WRITE_STATUS[e.kind];
       // With exemplars on, prom-client's histograms take only the object form of observe.
-      (otlp ? otlpLatency : latency).startTimer({}, {})({ status: e.status }, exemplarLabels());
-      retryAfter(reply, e.status, e);
-      if (!otlp) return reply.code(e.status).type('text/plain').send(oneLine(e.message) + '\n');
+      (otlp ? otlpLatency : latency).startTimer({}, {})({ status }, exemplarLabels());
+      retryAfter(reply, status, e);
+      if (!otlp) return reply.code(status).type('text/plain').send(oneLine(e.message) + '\n');
       const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(header(req.headers['content-type']) ?? '') ? 'json' : 'protobuf';
-      return reply.code(e.status).type(otlpContentType(format)).send(encodeStatus(format, e.status, oneLine(e.message)));
+      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, OTLP_STATUS[e.kind].grpc, oneLine(e.message)));
     }
   };
   // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
@@ -140,10 +148,18 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
   });
 }
 
-function asDistributorError(err: unknown): DistributorError {
-  if (err instanceof DistributorError) return err;
-  if (err instanceof TenantError) return new DistributorError(err.code, err.status, err.message);
-  return new DistributorError('err-strata-internal', 500, String(err));
+/** Every lib's errors carry their kind already; anything else is a bug, and the sender is told so. */
+function pushError(err: unknown): StrataError {
+  return asStrataError(err, 'internal error: ');
+}
+
+/** Whether the push is remote write 2.0 (false when its headers are refused: nothing is decoded then). */
+function isRemoteWriteV2(contentType: string | undefined, contentEncoding: string | undefined): boolean {
+  try {
+    return parseContentType(contentType, contentEncoding) === 'v2';
+  } catch {
+    return false;
+  }
 }
 
 /** A 401 for credentials names the schemes the server takes (RFC 9110 asks for it). */
@@ -151,13 +167,13 @@ function challenge(reply: FastifyReply, err: unknown): void {
   if (err instanceof TenantError && err.challenge !== undefined) reply.header('WWW-Authenticate', err.challenge);
 }
 
-function log(logger: Logger, tenant: string | undefined, e: DistributorError): void {
-  const fn = e.status >= 500 ? logger.warn.bind(logger) : logger.debug.bind(logger);
-  fn({ tenant, code: e.code, status: e.status }, e.message);
+function log(logger: Logger, tenant: string | undefined, e: StrataError, status: number): void {
+  const fn = status >= 500 ? logger.warn.bind(logger) : logger.debug.bind(logger);
+  fn({ tenant, code: e.code, status }, e.message);
 }
 
 /** 429 and 503 say when to come back (Prometheus and OTLP exporters honour Retry-After). */
-function retryAfter(reply: FastifyReply, status: number, e: DistributorError): void {
+function retryAfter(reply: FastifyReply, status: number, e: StrataError): void {
   if (status === 429 || status === 503) reply.header('Retry-After', String(e.retryAfterSeconds ?? 1));
 }
 

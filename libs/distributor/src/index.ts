@@ -1,6 +1,7 @@
 export { Distributor } from './distributor.ts';
 export type { DistributorOptions, PushRequest, PushResult, RecordWriter, WrittenCounts } from './distributor.ts';
-export { DistributorError } from './errors.ts';
+export { REMOTE_WRITE_STATUS, OTLP_STATUS } from './push-status.ts';
+export type { OtlpAnswer } from './push-status.ts';
 export { registerPushRoutes } from './http.ts';
 export type { PushRoutesOptions } from './http.ts';
 export { seriesToken } from './sharding.ts';

@@ -52,7 +52,7 @@ export class InflightLimiter {
   }
 
   /**
-   * Throws the 503 DistributorError if a request of `bodyBytes` would take the
+   * Throws the `unavailable` StrataError (503) if a request of `bodyBytes` would take the
    * distributor over a limit now. The HTTP layer asks before reading a body (from
    * Content-Length), so a refused push costs no body read and no decode.
    */

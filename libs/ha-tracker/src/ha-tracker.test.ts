@@ -68,7 +68,7 @@ test('the KV unreachable: no replica is accepted on a guess (503), only on what 
   assert.equal((await d.checkReplica('team-a', 'prod', 'r2')).accepted, false);
   // ... after it, the elected replica's push needs the KV: 503, not acceptance.
   t += 6 * S;
-  await assert.rejects(d.checkReplica('team-a', 'prod', 'r1'), (e: unknown) => e instanceof HaTrackerError && e.status === 503 && /retry/.test(e.message));
+  await assert.rejects(d.checkReplica('team-a', 'prod', 'r1'), (e: unknown) => e instanceof HaTrackerError && e.kind === 'unavailable' && /retry/.test(e.message));
   // A cluster never checked before: 503 for every replica.
   await assert.rejects(d.checkReplica('team-a', 'other', 'r1'), HaTrackerError);
   await assert.rejects(d.checkReplica('team-a', 'other', 'r2'), HaTrackerError);
@@ -84,7 +84,7 @@ test('ha_max_clusters: a new cluster over the limit is refused (400) on every di
   const d2 = tracker(kv, () => t);
   assert.equal((await d1.checkReplica('team-a', 'eu', 'r1', 2)).accepted, true);
   assert.equal((await d2.checkReplica('team-a', 'us', 'r1', 2)).accepted, true);
-  const tooMany = (e: unknown) => e instanceof HaTrackerError && e.status === 400 && e.code === 'err-strata-too-many-ha-clusters' && /maximum of 2 HA clusters and "ap"/.test(e.message);
+  const tooMany = (e: unknown) => e instanceof HaTrackerError && e.kind === 'bad-input' && e.code === 'err-strata-too-many-ha-clusters' && /maximum of 2 HA clusters and "ap"/.test(e.message);
   await assert.rejects(d1.checkReplica('team-a', 'ap', 'r1', 2), tooMany);
   await assert.rejects(d2.checkReplica('team-a', 'ap', 'r2', 2), tooMany);
   // A distributor that never saw "eu" still lets it through (the list is in the KV), and its follower is still deduped.
@@ -169,9 +169,9 @@ describe('HA tracker on a real redis-server', { timeout: 120_000 }, () => {
       const tenant = `tenant-max-${round}`;
       const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => trackers[i % 4].checkReplica(tenant, `c${i}`, 'r1', 5)));
       const admitted = results.filter((r) => r.status === 'fulfilled').length;
-      const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof HaTrackerError && r.reason.status === 400).length;
+      const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof HaTrackerError && r.reason.kind === 'bad-input').length;
       assert.equal(admitted, 5, `round ${round}: ${admitted} admitted`);
-      assert.equal(refused, 7, `round ${round}: ${refused} refused with 400`);
+      assert.equal(refused, 7, `round ${round}: ${refused} refused as bad-input (400 at the push edge)`);
       const list = await kvs[0].get<{ clusters: Record<string, number> }>(`ha-tracker-clusters/${tenant}`);
       assert.equal(Object.keys(list!.clusters).length, 5);
     }
@@ -182,7 +182,7 @@ describe('HA tracker on a real redis-server', { timeout: 120_000 }, () => {
     assert.equal((await d.checkReplica('team-a', 'down-test', 'r1')).accepted, true);
     await redis.kill('SIGKILL');
     try {
-      await assert.rejects(d.checkReplica('team-a', 'never-seen', 'r1'), (e: unknown) => e instanceof HaTrackerError && e.status === 503);
+      await assert.rejects(d.checkReplica('team-a', 'never-seen', 'r1'), (e: unknown) => e instanceof HaTrackerError && e.kind === 'unavailable');
     } finally {
       await redis.restart();
     }

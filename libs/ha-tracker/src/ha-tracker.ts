@@ -90,8 +90,8 @@ export class HaTracker implements HaReplicaChecker {
 
   /**
    * Accepted when `replica` is (or now becomes) the elected replica of the
-   * tenant's cluster. Throws HaTrackerError (503) when the KV cannot be read or
-   * written, and (400) when the cluster would be one more than `maxClusters`.
+   * tenant's cluster. Throws HaTrackerError (unavailable) when the KV cannot be read or
+   * written, and (bad-input) when the cluster would be one more than `maxClusters`.
    */
   async checkReplica(tenant: string, cluster: string, replica: string, maxClusters = 0): Promise<HaDecision> {
     const key = `${this.opts.keyPrefix ?? 'ha-tracker/'}${tenant}/${cluster}`;
@@ -148,7 +148,7 @@ export class HaTracker implements HaReplicaChecker {
    * Records `cluster` in the tenant's cluster list (Mimir's ha_max_clusters): a
    * known cluster passes (its last-push time refreshed at most once per update
    * timeout), a new one is added unless the tenant already has `maxClusters`;
-   * then HaTrackerError 400. Clusters silent for the entry TTL drop out, as their
+   * then HaTrackerError (bad-input). Clusters silent for the entry TTL drop out, as their
    * election entries do. The list is kept even without a limit, so one set later applies at once.
    */
   private async admitCluster(tenant: string, cluster: string, maxClusters: number, now: number): Promise<void> {
@@ -184,12 +184,12 @@ export class HaTracker implements HaReplicaChecker {
 
 /** Mimir's rule: the failover timeout must exceed the update timeout plus its jitter by at least 1s. */
 export function validateTimeouts(updateMs: number, jitterMaxMs: number, failoverMs: number): void {
-  if (jitterMaxMs < 0) throw new HaTrackerError('err-strata-ha-config', 500, 'HA tracker max update timeout jitter must not be negative');
+  if (jitterMaxMs < 0) throw new HaTrackerError('ha-config', 'internal', 'HA tracker max update timeout jitter must not be negative');
   const min = updateMs + jitterMaxMs + 1000;
   if (failoverMs < min) {
     throw new HaTrackerError(
-      'err-strata-ha-config',
-      500,
+      'ha-config',
+      'internal',
       `HA tracker failover timeout (${failoverMs}ms) must be at least 1s greater than update timeout + max jitter (${min}ms); ` +
         'raise -distributor.ha-tracker.failover-timeout or lower -distributor.ha-tracker.update-timeout',
     );

@@ -27,6 +27,7 @@ import {
 } from './proto.ts';
 import type { OffsetWaiter } from './server.ts';
 import { traceContextHeaders } from '@strata/tracing';
+import { fromGrpcError } from './grpc-status.ts';
 
 export interface IngesterClientOptions {
   /** Instance id, e.g. ingester-zone-a-0; used in error messages. */
@@ -126,8 +127,9 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
     return new Date(Date.now() + this.opts.timeoutMs);
   }
 
+  /** A StrataError of the kind the gRPC status says, naming this ingester. */
   private wrap(err: Error): Error {
-    return new Error(`${this.opts.id} (${this.opts.address}): ${err.message}`, { cause: err });
+    return fromGrpcError(err, `${this.opts.id} (${this.opts.address})`);
   }
 }
 

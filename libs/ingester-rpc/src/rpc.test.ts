@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { StrataError } from '@strata/errors';
 import { labelsFromRecord } from '@strata/model';
 import { emptyAppendStats } from '@strata/tsdb';
 import { TenantHeads } from '@strata/tsdb/testing';
@@ -51,7 +52,7 @@ test('exemplars, metadata and WaitForOffset cross the wire; a plain head serves 
     async waitForOffset(offset: bigint, timeoutMs: number) {
       if (offset <= consumed) return consumed;
       await new Promise((r) => setTimeout(r, timeoutMs));
-      throw Object.assign(new Error(`offset ${offset} not consumed within ${timeoutMs}ms`), { name: 'TimeoutError' });
+      throw new StrataError('offset-wait-timeout', 'timeout', `offset ${offset} not consumed within ${timeoutMs}ms`);
     },
   });
   const server = new IngesterServer({ querier: served, address: '127.0.0.1:0' });

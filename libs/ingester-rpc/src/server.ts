@@ -16,6 +16,7 @@ import {
   type WireQuery,
 } from './proto.ts';
 import { SpanKind, defaultTracer, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
+import { toGrpcStatus } from './grpc-status.ts';
 
 const SERIES_PER_MESSAGE = 256;
 
@@ -59,7 +60,8 @@ export class IngesterServer {
             }
             call.end();
           } catch (err) {
-            call.destroy(Object.assign(new Error((err as Error).message), toStatus(err as Error)));
+            // grpc-js ends a server stream with a status on 'error'; destroy() would drop the status and leave the client waiting for its deadline.
+            call.emit('error', Object.assign(new Error((err as Error).message), toGrpcStatus(err)));
             throw err;
           }
         });
@@ -69,7 +71,7 @@ export class IngesterServer {
           q.labelNames({ ...queryFromWire(call.request), signal: cancelSignal(call) }).then(
             (names) => cb(null, { names }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -83,7 +85,7 @@ export class IngesterServer {
           q.labelValues({ ...queryFromWire(call.request.query), name: call.request.label_name, signal: cancelSignal(call) }).then(
             (values) => cb(null, { values }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -97,7 +99,7 @@ export class IngesterServer {
           exemplars(exemplarsQueryFromWire(call.request)).then(
             (series) => cb(null, { series: series.map(exemplarSeriesToWire) }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -113,7 +115,7 @@ export class IngesterServer {
                 metadata: entries.map((m) => ({ metric_family_name: m.metricFamilyName, type: m.type, help: m.help, unit: m.unit })),
               }),
             (err: Error) => {
-              cb(toStatus(err));
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -126,7 +128,7 @@ export class IngesterServer {
           wait(BigInt(call.request.offset), Number(call.request.timeout_ms)).then(
             (consumed) => cb(null, { consumed_offset: Number(consumed) }),
             (err: Error) => {
-              cb({ code: err.name === 'TimeoutError' ? grpc.status.DEADLINE_EXCEEDED : grpc.status.UNAVAILABLE, details: err.message });
+              cb(toGrpcStatus(err));
               throw err;
             },
           ),
@@ -158,10 +160,6 @@ export class IngesterServer {
       });
     });
   }
-}
-
-function toStatus(err: Error): Partial<grpc.StatusObject> {
-  return { code: grpc.status.INTERNAL, details: err.message };
 }
 
 /** Fires when the client cancels the call or its deadline passes. */

@@ -1,8 +1,14 @@
 // The last Kafka offset whose records are in the head, and waiting for it to
 // reach a target: what read-after-write consistency asks an ingester for.
 
-export class OffsetWaitTimeoutError extends Error {
-  override readonly name = 'TimeoutError';
+import { StrataError } from '@strata/errors';
+
+export class OffsetWaitTimeoutError extends StrataError {
+  constructor(message: string) {
+    super('offset-wait-timeout', 'timeout', message);
+    // The name the DOM and Node give a timed-out wait (AbortSignal.timeout).
+    this.name = 'TimeoutError';
+  }
 }
 
 export class ConsumedOffset {

@@ -7,6 +7,7 @@
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { join } from 'node:path';
+import { StrataError } from '@strata/errors';
 import { decodeWriteRequest } from '@strata/remote-write';
 import { Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
 import {
@@ -88,7 +89,12 @@ export interface IngesterOptions {
   tracer?: Tracer;
 }
 
-export class NotReadyError extends Error {}
+/** Asked to serve before it caught up (or while stopping): `unavailable`, the querier asks the other zone. */
+export class NotReadyError extends StrataError {
+  constructor(message: string) {
+    super('ingester-not-ready', 'unavailable', message);
+  }
+}
 
 const DEFAULT_LIMITS: IngesterLimits = { outOfOrderTimeWindowMs: () => 0, maxExemplars: () => 100_000 };
 

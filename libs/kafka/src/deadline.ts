@@ -1,9 +1,11 @@
 // Bounds a promise by a deadline. The underlying operation is not cancelled: callers must
 // discard whatever client was running it.
 
-export class DeadlineExceededError extends Error {
+import { StrataError } from '@strata/errors';
+
+export class DeadlineExceededError extends StrataError {
   constructor(what: string, ms: number) {
-    super(`${what} did not finish within ${ms}ms`);
+    super('kafka-deadline-exceeded', 'timeout', `${what} did not finish within ${ms}ms`);
     this.name = 'DeadlineExceededError';
   }
 }

@@ -1,22 +1,17 @@
-// Error registry of @strata/kafka: each error has a stable code, the HTTP status the API layer
-// answers with and whether the client should retry. Messages say what failed and what to do.
+// Error registry of @strata/kafka: each error is a StrataError with a stable code
+// and a kind (the edges decide what status that is). Messages say what failed and what to do.
 
-export abstract class KafkaError extends Error {
-  abstract readonly code: string;
-  abstract readonly httpStatus: number;
-  abstract readonly retriable: boolean;
-}
+import { StrataError } from '@strata/errors';
 
-/** Kafka is down, slow or refused the write; retriable, becomes a 5xx so agents retry. */
+export abstract class KafkaError extends StrataError {}
+
+/** Kafka is down, slow or refused the write; `unavailable`, so the edges answer with a retriable status. */
 export class KafkaUnavailableError extends KafkaError {
-  readonly code = 'err-strata-kafka-unavailable';
-  readonly httpStatus = 503;
-  readonly retriable = true;
   /** kafkajs's error type when the broker answered with an error (e.g. NOT_ENOUGH_REPLICAS). */
   readonly kafkaType: string | undefined;
 
   constructor(message: string, options?: { cause?: unknown; kafkaType?: string }) {
-    super(message, { cause: options?.cause });
+    super('kafka-unavailable', 'unavailable', message, { cause: options?.cause });
     this.name = 'KafkaUnavailableError';
     this.kafkaType = options?.kafkaType;
   }
@@ -24,12 +19,8 @@ export class KafkaUnavailableError extends KafkaError {
 
 /** The partition reader stopped for good (its record handler threw, or kafkajs gave up). */
 export class PartitionReaderFailedError extends KafkaError {
-  readonly code = 'err-strata-kafka-reader-failed';
-  readonly httpStatus = 500;
-  readonly retriable = false;
-
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('kafka-reader-failed', 'internal', message, options);
     this.name = 'PartitionReaderFailedError';
   }
 }

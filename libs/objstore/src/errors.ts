@@ -1,37 +1,27 @@
-// Errors of the object store lib, each with a stable code.
+// Errors of the object store lib, each a StrataError with a stable code and a kind.
 
-export class ObjectNotFoundError extends Error {
-  readonly code = 'err-strata-object-not-found';
-  readonly status = 404;
-  readonly retriable = false;
+import { StrataError } from '@strata/errors';
 
+export class ObjectNotFoundError extends StrataError {
   constructor(
     readonly bucket: string,
     readonly key: string,
   ) {
-    super(`object ${key} not found in ${bucket}`);
+    super('object-not-found', 'not-found', `object ${key} not found in ${bucket}`);
     this.name = 'ObjectNotFoundError';
   }
 }
 
-export class InvalidObjectKeyError extends Error {
-  readonly code = 'err-strata-object-key-invalid';
-  readonly status = 400;
-  readonly retriable = false;
-
+export class InvalidObjectKeyError extends StrataError {
   constructor(key: string, why: string) {
-    super(`invalid object key ${JSON.stringify(key)}: ${why}`);
+    super('object-key-invalid', 'bad-input', `invalid object key ${JSON.stringify(key)}: ${why}`);
     this.name = 'InvalidObjectKeyError';
   }
 }
 
-export class BucketConfigError extends Error {
-  readonly code = 'err-strata-bucket-config';
-  readonly status = 500;
-  readonly retriable = false;
-
+export class BucketConfigError extends StrataError {
   constructor(message: string) {
-    super(message);
+    super('bucket-config', 'internal', message);
     this.name = 'BucketConfigError';
   }
 }

@@ -19,7 +19,7 @@ import type {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 
-/** Decodes an ExportMetricsServiceRequest in OTLP/JSON. Throws OtlpError 'bad-json' (400) naming the path. */
+/** Decodes an ExportMetricsServiceRequest in OTLP/JSON. Throws OtlpError 'bad-json' (bad-input) naming the path. */
 export function decodeExportRequestJson(body: Uint8Array | string): ExportMetricsRequest {
   let root: Json;
   try {

@@ -34,7 +34,7 @@ const WT_EXEMPLAR = [-1, -1, 1, 1, 2, 2, 1, 2];
 const WT_KEY_VALUE = [-1, 2, 2];
 const WT_ANY_VALUE = [-1, 2, 0, 0, 1, 2, 2, 2];
 
-/** Decodes an ExportMetricsServiceRequest. Throws OtlpError 'bad-protobuf' (400) on malformed input. */
+/** Decodes an ExportMetricsServiceRequest. Throws OtlpError 'bad-protobuf' (bad-input) on malformed input. */
 export function decodeExportRequest(body: Uint8Array): ExportMetricsRequest {
   const r = new ProtoReader(body);
   try {

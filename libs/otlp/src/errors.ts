@@ -1,5 +1,8 @@
-// Errors the OTLP codec raises; every one is the sender's fault (never retriable).
-// The distributor maps `status` to the HTTP answer in one place.
+// Errors the OTLP codec raises, each a StrataError of the kind the edge answers
+// (the distributor maps kinds to statuses in one place). Every one is the
+// sender's fault, so none is retriable.
+
+import { StrataError, type ErrorKind } from '@strata/errors';
 
 export type OtlpErrorCode =
   | 'bad-protobuf'
@@ -10,27 +13,24 @@ export type OtlpErrorCode =
   | 'unsupported-media-type'
   | 'unsupported-content-encoding';
 
-const STATUS: Record<OtlpErrorCode, number> = {
-  'bad-protobuf': 400,
-  'bad-json': 400,
-  'bad-request': 400,
-  'bad-gzip': 400,
-  'too-large': 413,
-  'unsupported-media-type': 415,
-  'unsupported-content-encoding': 415,
+const KIND: Record<OtlpErrorCode, ErrorKind> = {
+  'bad-protobuf': 'bad-input',
+  'bad-json': 'bad-input',
+  'bad-request': 'bad-input',
+  'bad-gzip': 'bad-input',
+  'too-large': 'too-large',
+  'unsupported-media-type': 'unsupported-media-type',
+  'unsupported-content-encoding': 'unsupported-media-type',
 };
 
-export class OtlpError extends Error {
+export class OtlpError extends StrataError {
   override readonly name = 'OtlpError';
-  readonly status: number;
-  readonly retriable = false;
+  /** The code without its `err-strata-otlp-` prefix. */
+  readonly reason: OtlpErrorCode;
 
   /** `message` must be one line: it goes back to the sender. */
-  constructor(
-    readonly code: OtlpErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.status = STATUS[code];
+  constructor(reason: OtlpErrorCode, message: string) {
+    super(`otlp-${reason}`, KIND[reason], message);
+    this.reason = reason;
   }
 }

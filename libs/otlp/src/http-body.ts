@@ -15,7 +15,7 @@ export type OtlpFormat = 'protobuf' | 'json';
 const PROTOBUF = 'application/x-protobuf';
 const JSON_TYPE = 'application/json';
 
-/** The request's encoding from its Content-Type; anything else is 415. */
+/** The request's encoding from its Content-Type; anything else is unsupported-media-type. */
 export function otlpFormat(contentType: string | undefined): OtlpFormat {
   const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (media === PROTOBUF) return 'protobuf';
@@ -50,7 +50,7 @@ export function decodeContentEncoding(body: Buffer, contentEncoding: string | un
   }
 }
 
-/** Decodes a (decompressed) body in the given format. Throws OtlpError 400 on malformed input. */
+/** Decodes a (decompressed) body in the given format. Throws OtlpError (bad-input) on malformed input. */
 export function decodeExportRequestBody(body: Buffer, format: OtlpFormat): ExportMetricsRequest {
   return format === 'json' ? decodeExportRequestJson(body) : decodeExportRequest(body);
 }
@@ -78,32 +78,15 @@ export function encodeExportResponse(format: OtlpFormat, partial?: { rejectedDat
   return Buffer.from(w.finish());
 }
 
-/** A google.rpc.Status (code = 1, message = 2), the body OTLP/HTTP gives every failed request. */
-export function encodeStatus(format: OtlpFormat, httpStatus: number, message: string): Buffer {
-  const code = grpcCode(httpStatus);
+/**
+ * A google.rpc.Status (code = 1, message = 2), the body OTLP/HTTP gives every
+ * failed request; `code` is the gRPC status code the edge picked for the error's kind.
+ */
+export function encodeStatus(format: OtlpFormat, code: number, message: string): Buffer {
   if (format === 'json') return Buffer.from(JSON.stringify({ code, message }));
   const w = new ProtoWriter(16 + message.length * 3);
   w.tag(1, WIRE_VARINT);
   w.uvarint(code);
   w.string(2, message);
   return Buffer.from(w.finish());
-}
-
-function grpcCode(httpStatus: number): number {
-  switch (httpStatus) {
-    case 400:
-    case 415:
-      return 3; // INVALID_ARGUMENT
-    case 401:
-      return 16; // UNAUTHENTICATED
-    case 403:
-      return 7; // PERMISSION_DENIED
-    case 413:
-    case 429:
-      return 8; // RESOURCE_EXHAUSTED
-    case 500:
-      return 13; // INTERNAL
-    default:
-      return httpStatus >= 500 ? 14 : 2; // UNAVAILABLE : UNKNOWN
-  }
 }

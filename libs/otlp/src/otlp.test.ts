@@ -312,7 +312,7 @@ test('malformed protobuf and JSON bodies are 400 with the reason, never a crash'
     try {
       translateMetrics(decodeExportRequest(body.subarray(0, cut)));
     } catch (err) {
-      assert.ok(err instanceof OtlpError && err.status === 400 && err.code === 'bad-protobuf', `cut ${cut}: ${String(err)}`);
+      assert.ok(err instanceof OtlpError && err.kind === 'bad-input' && err.code === 'err-strata-otlp-bad-protobuf', `cut ${cut}: ${String(err)}`);
     }
   }
   // Corrupted bodies: whatever decodes must also translate and encode as remote write without throwing.
@@ -327,7 +327,7 @@ test('malformed protobuf and JSON bodies are 400 with the reason, never a crash'
     try {
       t = translateMetrics(decodeExportRequest(b));
     } catch (err) {
-      assert.ok(err instanceof OtlpError && err.status === 400, `seed ${seed}: ${String(err)}`);
+      assert.ok(err instanceof OtlpError && err.kind === 'bad-input', `seed ${seed}: ${String(err)}`);
     }
     if (t) decodeWriteRequest(encodeWriteRequest({ timeseries: t.timeseries, metadata: t.metadata }));
   }
@@ -339,7 +339,7 @@ test('malformed protobuf and JSON bodies are 400 with the reason, never a crash'
     ['{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"x","sum":{"dataPoints":[{"exemplars":[{"traceId":"AAAA"}]}]}}]}]}]}', /traceId: expected 32 hex digits/],
   ];
   for (const [json, pattern] of cases) {
-    assert.throws(() => decodeExportRequestJson(json), (err: unknown) => err instanceof OtlpError && err.status === 400 && pattern.test(err.message), json);
+    assert.throws(() => decodeExportRequestJson(json), (err: unknown) => err instanceof OtlpError && err.kind === 'bad-input' && pattern.test(err.message), json);
   }
   // A trace id of the wrong length in protobuf.
   const bad = Request.encode(
@@ -351,21 +351,21 @@ test('malformed protobuf and JSON bodies are 400 with the reason, never a crash'
 test('OTLP/HTTP framing: content types, gzip within a bound, responses', () => {
   assert.equal(otlpFormat('application/x-protobuf'), 'protobuf');
   assert.equal(otlpFormat('application/json; charset=utf-8'), 'json');
-  assert.throws(() => otlpFormat('text/plain'), (e: unknown) => e instanceof OtlpError && e.status === 415);
-  assert.throws(() => otlpFormat(undefined), (e: unknown) => e instanceof OtlpError && e.status === 415);
+  assert.throws(() => otlpFormat('text/plain'), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
+  assert.throws(() => otlpFormat(undefined), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
 
   const body = encodeExportRequest(fixture());
   const gz = gzipSync(body);
   assert.deepEqual(decodeContentEncoding(gz, 'gzip', 1 << 20), body);
   assert.deepEqual(decodeExportRequestBody(decodeContentEncoding(gz, 'gzip', 1 << 20), 'protobuf'), decodeExportRequest(body));
   assert.equal(decodeContentEncoding(body, undefined, 10), body, 'identity bodies are bounded by the HTTP layer');
-  assert.throws(() => decodeContentEncoding(gz, 'gzip', body.length - 1), (e: unknown) => e instanceof OtlpError && e.status === 413);
-  assert.throws(() => decodeContentEncoding(body, 'gzip', 1 << 20), (e: unknown) => e instanceof OtlpError && e.status === 400 && /^gzip: /.test(e.message));
-  assert.throws(() => decodeContentEncoding(body, 'zstd', 1 << 20), (e: unknown) => e instanceof OtlpError && e.status === 415);
+  assert.throws(() => decodeContentEncoding(gz, 'gzip', body.length - 1), (e: unknown) => e instanceof OtlpError && e.kind === 'too-large');
+  assert.throws(() => decodeContentEncoding(body, 'gzip', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'bad-input' && /^gzip: /.test(e.message));
+  assert.throws(() => decodeContentEncoding(body, 'zstd', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
 
   assert.equal(encodeExportResponse('protobuf').length, 0, 'full success: an empty ExportMetricsServiceResponse');
   assert.equal(encodeExportResponse('json').toString(), '{}');
   const Status = protobuf.parse('syntax = "proto3"; message Status { int32 code = 1; string message = 2; }').root.lookupType('Status');
-  assert.deepEqual(Status.toObject(Status.decode(encodeStatus('protobuf', 400, 'bad metric'))), { code: 3, message: 'bad metric' });
-  assert.deepEqual(JSON.parse(encodeStatus('json', 503, 'kafka down').toString()), { code: 14, message: 'kafka down' });
+  assert.deepEqual(Status.toObject(Status.decode(encodeStatus('protobuf', 3, 'bad metric'))), { code: 3, message: 'bad metric' });
+  assert.deepEqual(JSON.parse(encodeStatus('json', 14, 'kafka down').toString()), { code: 14, message: 'kafka down' });
 });

@@ -186,7 +186,7 @@ describe('engine: errors', () => {
     await assert.doesNotReject(engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: M, step: M }));
     await assert.rejects(engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: 2 * M, step: M }), (err: unknown) => {
       assert.ok(err instanceof PromQLExecutionError);
-      assert.equal(err.errorType, 'execution');
+      assert.equal(err.kind, 'unprocessable');
       assert.equal(err.message, 'query processing would load too many samples into memory in query execution');
       return true;
     });
@@ -209,8 +209,9 @@ describe('engine: errors', () => {
     querier.delayMs = 200;
     await assert.rejects(engine.instantQuery({ tenant: 't', query: 'x', time: 0 }), (err: unknown) => {
       assert.ok(err instanceof PromQLTimeoutError);
-      assert.equal(err.errorType, 'timeout');
-      assert.equal(err.httpStatus, 503);
+      // The API edge answers this kind 503 with errorType timeout (querier's api-errors test).
+      assert.equal(err.kind, 'timeout');
+      assert.equal(err.retriable, true);
       assert.equal(err.message, 'query timed out in query execution');
       return true;
     });

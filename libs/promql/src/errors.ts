@@ -1,18 +1,11 @@
-// The error registry of the PromQL engine: every error a query can end in, with
-// the Prometheus API error type and HTTP status the HTTP layer maps it to.
-// Nothing else in this lib may throw a bare Error at a caller.
+// The error registry of the PromQL engine: every error a query can end in, each
+// a StrataError of the kind the API edge maps to Prometheus' errorType and status
+// (bad-input → bad_data, unprocessable → execution, timeout, canceled). No
+// transport vocabulary here; nothing else in this lib may throw a bare Error at a caller.
 
-/** The `errorType` strings of Prometheus' HTTP API. */
-export type PromQLErrorType = 'bad_data' | 'execution' | 'timeout';
+import { StrataError } from '@strata/errors';
 
-export abstract class PromQLError extends Error {
-  abstract readonly errorType: PromQLErrorType;
-  /** Stable code for logs and metrics. */
-  abstract readonly code: string;
-  abstract readonly httpStatus: number;
-  /** Whether sending the same request again may succeed. */
-  abstract readonly retriable: boolean;
-}
+export abstract class PromQLError extends StrataError {}
 
 /** A 0-based offset range into the query string (UTF-16 code units). */
 export interface PositionRange {
@@ -26,10 +19,6 @@ export interface PositionRange {
  * line and column are 1-based, the column counted in bytes as Go does.
  */
 export class PromQLParseError extends PromQLError {
-  readonly errorType = 'bad_data' as const;
-  readonly code = 'err-strata-promql-parse';
-  readonly httpStatus = 400;
-  readonly retriable = false;
   /** The message without the `line:col: parse error: ` prefix. */
   readonly detail: string;
   readonly positionRange: PositionRange;
@@ -39,7 +28,7 @@ export class PromQLParseError extends PromQLError {
 
   constructor(query: string, positionRange: PositionRange, detail: string) {
     const { line, column } = goLineColumn(query, positionRange.start);
-    super(`${query === '' ? 'unknown position' : `${line}:${column}`}: parse error: ${detail}`);
+    super('promql-parse', 'bad-input', `${query === '' ? 'unknown position' : `${line}:${column}`}: parse error: ${detail}`);
     this.name = 'PromQLParseError';
     this.detail = detail;
     this.positionRange = positionRange;
@@ -51,40 +40,30 @@ export class PromQLParseError extends PromQLError {
 
 /** A request parameter other than the expression is unusable (bad step, end before start, wrong result type). */
 export class PromQLBadDataError extends PromQLError {
-  readonly errorType = 'bad_data' as const;
-  readonly code = 'err-strata-promql-bad-data';
-  readonly httpStatus = 400;
-  readonly retriable = false;
-
   constructor(message: string) {
-    super(message);
+    super('promql-bad-data', 'bad-input', message);
     this.name = 'PromQLBadDataError';
   }
 }
 
 /** The query parsed but failed while evaluating (too many samples, duplicate label sets, bad arguments). */
 export class PromQLExecutionError extends PromQLError {
-  readonly errorType = 'execution' as const;
-  readonly code = 'err-strata-promql-execution';
-  readonly httpStatus = 422;
-  readonly retriable = false;
-
   constructor(message: string) {
-    super(message);
+    super('promql-execution', 'unprocessable', message);
     this.name = 'PromQLExecutionError';
   }
 }
 
-/** The query ran past its deadline or the caller aborted it. */
+/** The query ran past its deadline (kind timeout) or the caller aborted it (kind canceled). */
 export class PromQLTimeoutError extends PromQLError {
-  readonly errorType = 'timeout' as const;
-  readonly code = 'err-strata-promql-timeout';
-  readonly httpStatus = 503;
-  readonly retriable = true;
   readonly reason: 'timeout' | 'canceled';
 
   constructor(reason: 'timeout' | 'canceled', where: string) {
-    super(reason === 'timeout' ? `query timed out in ${where}` : `query was canceled in ${where}`);
+    super(
+      reason === 'timeout' ? 'promql-timeout' : 'promql-canceled',
+      reason,
+      reason === 'timeout' ? `query timed out in ${where}` : `query was canceled in ${where}`,
+    );
     this.name = 'PromQLTimeoutError';
     this.reason = reason;
   }

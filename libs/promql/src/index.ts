@@ -39,7 +39,7 @@ export {
   PromQLExecutionError,
   PromQLTimeoutError,
 } from './errors.ts';
-export type { PromQLErrorType, PositionRange } from './errors.ts';
+export type { PositionRange } from './errors.ts';
 export { toPrometheusData, formatValue, formatTimestamp } from './format.ts';
 export { prettyExpr } from './pretty.ts';
 export { FloatHistogram } from './histogram/float-histogram.ts';

@@ -240,10 +240,10 @@ describe('parser: errors', () => {
     assert.equal(parseError('{a="é"} +').message, '1:11: parse error: unexpected end of input');
   });
 
-  it('is a bad_data error for the HTTP layer', () => {
+  it('is a bad-input error (the API edge answers bad_data 400)', () => {
     const err = parseError('foo{');
-    assert.equal(err.errorType, 'bad_data');
-    assert.equal(err.httpStatus, 400);
+    assert.equal(err.kind, 'bad-input');
+    assert.equal(err.code, 'err-strata-promql-parse');
   });
 
   it('accepts RE2 syntax that JS lacks, such as inline flags', () => {

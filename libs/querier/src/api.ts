@@ -10,11 +10,11 @@ import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata
 import { compareUtf8, labelsToRecord } from '@strata/model';
 import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
 import { formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
+import { asStrataError } from '@strata/errors';
 import { TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { parseReadConsistency, type StrongReads } from './consistency.ts';
-import { ApiError, badData } from './errors.ts';
+import { PROMETHEUS_API_ERRORS, badData } from './errors.ts';
 import { MAX_TIME, MIN_TIME, parseDurationParam, parseStep, parseTime } from './params.ts';
-import { PartitionUnavailableError } from './partition-querier.ts';
 import type { ResultsCache } from './results-cache.ts';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
@@ -212,13 +212,15 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
       end({ status: 200 }, exemplarLabels());
       return reply.code(200).send({ status: 'success', ...body });
     } catch (err) {
-      const e = toApiError(err);
-      end({ status: e.status }, exemplarLabels());
+      const e = asStrataError(err);
+      const { errorType, status } = PROMETHEUS_API_ERRORS[e.kind];
+      end({ status }, exemplarLabels());
       // Inside the request's span: the line carries its trace id.
-      if (e.status >= 500) opts.logger.warn({ tenant, endpoint, status: e.status, query: query(), err: e.message }, 'query failed');
-      else opts.logger.debug({ tenant, endpoint, status: e.status, query: query(), err: e.message }, 'query rejected');
+      const line = { tenant, endpoint, status, code: e.code, query: query(), err: e.message };
+      if (status >= 500) opts.logger.warn(line, 'query failed');
+      else opts.logger.debug(line, 'query rejected');
       if (err instanceof TenantError && err.challenge !== undefined) reply.header('WWW-Authenticate', err.challenge);
-      return reply.code(e.status).send({ status: 'error', errorType: e.errorType, error: e.message });
+      return reply.code(status).send({ status: 'error', errorType, error: e.message });
     }
   };
 
@@ -314,22 +316,4 @@ function timeoutParam(p: URLSearchParams): number | undefined {
   const raw = p.get('timeout');
   if (raw === null || raw === '') return undefined;
   return parseDurationParam(raw, 'timeout');
-}
-
-function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof TenantError) return new ApiError('bad_data', err.message, err.status);
-  const e = err as Error & { errorType?: string };
-  switch (e.errorType) {
-    case 'bad_data':
-      return new ApiError('bad_data', e.message);
-    case 'execution':
-      return new ApiError('execution', e.message);
-    case 'timeout':
-      return new ApiError('timeout', e.message);
-    case 'canceled':
-      return new ApiError('canceled', e.message);
-  }
-  if (err instanceof PartitionUnavailableError) return new ApiError('unavailable', e.message);
-  return new ApiError('internal', e.message ?? String(err));
 }

@@ -4,7 +4,8 @@
 // the bucket's blocks like any other read.
 
 import type { ExemplarQuerier, MetadataQuerier, Querier } from '@strata/model';
-import { ApiError } from './errors.ts';
+import { StrataError } from '@strata/errors';
+import { badData } from './errors.ts';
 import type { PartitionQuerier } from './partition-querier.ts';
 import type { StoreAndIngestersQuerier } from './store-and-ingesters.ts';
 
@@ -15,7 +16,7 @@ export function parseReadConsistency(header: string | string[] | undefined): Rea
   const v = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
   if (v === undefined || v === '' || v === 'eventual') return 'eventual';
   if (v === 'strong') return 'strong';
-  throw new ApiError('bad_data', `unknown X-Read-Consistency "${v}": use "strong" (read your own writes) or "eventual"`);
+  throw badData(`unknown X-Read-Consistency "${v}": use "strong" (read your own writes) or "eventual"`);
 }
 
 export interface StrongReadsOptions {
@@ -37,9 +38,11 @@ export class StrongReads {
     try {
       offsets = await this.opts.offsets.fetch();
     } catch (err) {
-      throw new ApiError(
+      throw new StrataError(
+        'strong-read-offsets-unavailable',
         'unavailable',
         `strong read consistency needs the partitions' last produced offsets, and Kafka did not give them: ${(err as Error).message}`,
+        { cause: err },
       );
     }
     const ingesters = this.opts.querier.withMinOffsets(offsets, this.opts.maxWaitMs);

@@ -20,6 +20,7 @@ import {
   type SelectParams,
   type Series,
 } from '@strata/model';
+import { StrataError } from '@strata/errors';
 import type { Logger } from '@strata/service';
 import { mergeExemplars, mergeMetadata } from './merge-exemplars.ts';
 
@@ -43,7 +44,12 @@ export interface PartitionQuerierOptions {
   logger: Logger;
 }
 
-export class PartitionUnavailableError extends Error {}
+/** No replica of a partition answered: `unavailable`, the query may succeed once a zone is back. */
+export class PartitionUnavailableError extends StrataError {
+  constructor(message: string) {
+    super('partition-unavailable', 'unavailable', message);
+  }
+}
 
 type ReadableQuerier = Querier & ExemplarQuerier & MetadataQuerier;
 

@@ -65,8 +65,8 @@ function assertSameAsInput(decoded: ReturnType<typeof decodeWriteRequest>, input
 function isBadProtobuf(pattern: RegExp) {
   return (err: unknown) => {
     assert.ok(err instanceof RemoteWriteError, `expected RemoteWriteError, got ${String(err)}`);
-    assert.equal(err.code, 'bad-protobuf');
-    assert.equal(err.status, 400);
+    assert.equal(err.code, 'err-strata-bad-protobuf');
+    assert.equal(err.kind, 'bad-input');
     assert.equal(err.retriable, false);
     assert.ok(!err.message.includes('\n'), 'one line');
     assert.match(err.message, /^protobuf: /);
@@ -473,7 +473,7 @@ test('fuzz: truncated and corrupted requests fail only with RemoteWriteError, an
       decodeErr = err;
     }
     for (const err of [parseErr, decodeErr]) {
-      if (err !== undefined) assert.ok(err instanceof RemoteWriteError && err.code === 'bad-protobuf', String(err));
+      if (err !== undefined) assert.ok(err instanceof RemoteWriteError && err.code === 'err-strata-bad-protobuf', String(err));
     }
     assert.equal(parseErr === undefined, decodeErr === undefined, 'parse and decode agree on validity');
   }

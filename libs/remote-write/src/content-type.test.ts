@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkContentEncoding, parseContentType, RemoteWriteError } from './index.ts';
 
-function is415(code: string, re: RegExp) {
+function is415(reason: string, re: RegExp) {
   return (err: unknown) => {
     assert.ok(err instanceof RemoteWriteError, String(err));
-    assert.equal(err.code, code);
-    assert.equal(err.status, 415);
+    assert.equal(err.code, `err-strata-${reason}`);
+    assert.equal(err.kind, 'unsupported-media-type');
     assert.match(err.message, re);
     return true;
   };

@@ -12,7 +12,7 @@ const PROTO_V2 = 'io.prometheus.write.v2.Request';
 /**
  * Parses `Content-Type` (and, when given, checks `Content-Encoding` with
  * checkContentEncoding). Missing, or application/x-protobuf without a `proto`
- * parameter, is 1.0 (as Prometheus' receiver does); anything else not listed is 415.
+ * parameter, is 1.0 (as Prometheus' receiver does); anything else not listed is unsupported-media-type.
  */
 export function parseContentType(contentType: string | undefined, contentEncoding?: string): RemoteWriteVersion {
   if (contentEncoding !== undefined) checkContentEncoding(contentEncoding);

@@ -1,5 +1,8 @@
-// Errors the remote_write codec raises; the HTTP layer maps `status` to the
-// response code in one place. Every one here is the sender's fault, so none is retriable.
+// Errors the remote_write codec raises, each a StrataError of the kind the
+// edge answers (the distributor maps kinds to statuses in one place). Every one
+// here is the sender's fault, so none is retriable.
+
+import { StrataError, type ErrorKind } from '@strata/errors';
 
 export type RemoteWriteErrorCode =
   | 'bad-snappy'
@@ -9,27 +12,23 @@ export type RemoteWriteErrorCode =
   | 'unsupported-media-type'
   | 'unsupported-content-encoding';
 
-const STATUS: Record<RemoteWriteErrorCode, number> = {
-  'bad-snappy': 400,
-  'too-large': 413,
-  'bad-protobuf': 400,
-  'bad-v2-request': 400,
-  'unsupported-media-type': 415,
-  'unsupported-content-encoding': 415,
+const KIND: Record<RemoteWriteErrorCode, ErrorKind> = {
+  'bad-snappy': 'bad-input',
+  'too-large': 'too-large',
+  'bad-protobuf': 'bad-input',
+  'bad-v2-request': 'bad-input',
+  'unsupported-media-type': 'unsupported-media-type',
+  'unsupported-content-encoding': 'unsupported-media-type',
 };
 
-export class RemoteWriteError extends Error {
-  override readonly name = 'RemoteWriteError';
-  readonly code: RemoteWriteErrorCode;
-  readonly status: number;
-  readonly retriable: boolean;
+export class RemoteWriteError extends StrataError {
+  /** The code without its prefix: what went wrong in the codec's own words. */
+  readonly reason: RemoteWriteErrorCode;
 
   /** `message` must be one line: it goes back to the sender as the response body. */
-  constructor(code: RemoteWriteErrorCode, message: string) {
-    super(message);
-    this.code = code;
-    this.status = STATUS[code];
-    this.retriable = false;
+  constructor(reason: RemoteWriteErrorCode, message: string) {
+    super(reason, KIND[reason], message);
+    this.reason = reason;
   }
 }
 

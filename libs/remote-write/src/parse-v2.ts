@@ -67,7 +67,7 @@ export interface ParsedWriteRequestV2 {
 
 const NAME_LABEL = '__name__';
 
-/** Parses a decompressed `io.prometheus.write.v2.Request`. Throws RemoteWriteError (400) on malformed input. */
+/** Parses a decompressed `io.prometheus.write.v2.Request`. Throws RemoteWriteError (bad-input) on malformed input. */
 export function parseWriteRequestV2(buf: Uint8Array): ParsedWriteRequestV2 {
   const r = new ProtoReader(buf);
   const end = buf.length;

@@ -54,7 +54,7 @@ function toV1(body: Buffer) {
 function isV2Error(pattern: RegExp) {
   return (err: unknown) => {
     assert.ok(err instanceof RemoteWriteError, `expected RemoteWriteError, got ${String(err)}`);
-    assert.equal(err.status, 400);
+    assert.equal(err.kind, 'bad-input');
     assert.ok(!err.message.includes('\n'), 'one line');
     assert.match(err.message, pattern);
     return true;
@@ -261,7 +261,7 @@ test('truncated and corrupt v2 bodies are bad-protobuf 400, never a crash', () =
       const req = parseWriteRequestV2(body.subarray(0, cut));
       for (const s of req.series) seriesV2ToV1(req, s);
     } catch (err) {
-      assert.ok(err instanceof RemoteWriteError && err.status === 400, `cut at ${cut}: ${String(err)}`);
+      assert.ok(err instanceof RemoteWriteError && err.kind === 'bad-input', `cut at ${cut}: ${String(err)}`);
     }
   }
   for (let seed = 1; seed <= 300; seed++) {
@@ -275,7 +275,7 @@ test('truncated and corrupt v2 bodies are bad-protobuf 400, never a crash', () =
       const req = parseWriteRequestV2(b);
       for (const s of req.series) seriesV2ToV1(req, s);
     } catch (err) {
-      assert.ok(err instanceof RemoteWriteError && err.status === 400, `seed ${seed}: ${String(err)}`);
+      assert.ok(err instanceof RemoteWriteError && err.kind === 'bad-input', `seed ${seed}: ${String(err)}`);
     }
   }
 });

@@ -24,7 +24,7 @@ function expectFailure(ls: Label[], code: ValidationCode, message: RegExp, limit
   const f = validateSeriesLabels(ls, limits);
   assert.ok(f, `expected ${code} for ${formatSeries(ls)}`);
   assert.equal(f.code, code);
-  assert.equal(f.status, 400);
+  assert.equal(f.kind, 'bad-input');
   assert.ok(!f.message.includes('\n'), 'one line');
   assert.match(f.message, message);
   assert.match(f.message, / in series \{/, 'names the series');

@@ -34,8 +34,8 @@ export type ValidationCode =
 
 export interface ValidationFailure {
   code: ValidationCode;
-  /** HTTP status for the request if this is its first failure: always 400. */
-  status: number;
+  /** What the request is answered as if this is its first failure: always bad-input (the edge says 400). */
+  kind: 'bad-input';
   /** One line naming the series and saying what to fix. */
   message: string;
 }
@@ -256,7 +256,7 @@ function invalidValue(name: string, labels: readonly Label[]): ValidationFailure
 }
 
 function fail(code: ValidationCode, message: string): ValidationFailure {
-  return { code, status: 400, message };
+  return { code, kind: 'bad-input', message };
 }
 
 function inSeries(labels: readonly Label[]): string {

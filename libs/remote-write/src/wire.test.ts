@@ -48,7 +48,7 @@ test('varints that run past their message or past 10 bytes are rejected', () => 
   assert.throws(() => new ProtoReader(eleven).int64(11, 1, 'Test'), /varint overflows 64 bits/);
   // A bounded read stops at the enclosing message even when the buffer goes on.
   const r = new ProtoReader(new Uint8Array([0x96, 0x01]));
-  assert.throws(() => r.uvarint(1, 3, 'Inner'), (e: unknown) => e instanceof RemoteWriteError && e.code === 'bad-protobuf');
+  assert.throws(() => r.uvarint(1, 3, 'Inner'), (e: unknown) => e instanceof RemoteWriteError && e.code === 'err-strata-bad-protobuf');
 });
 
 test('nested messages longer than 127 and 16383 bytes get their length moved into place', () => {

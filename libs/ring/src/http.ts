@@ -3,8 +3,9 @@
 // Mimir's semantics. Handlers only translate; the lifecycler decides.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '@strata/service';
-import { RingError } from './errors.ts';
+import { asStrataError } from '@strata/errors';
+import { ADMIN_HTTP_STATUS, type Logger } from '@strata/service';
+import { ringErrors } from './errors.ts';
 import type { PartitionInstanceLifecycler, PartitionStateInfo } from './lifecycler.ts';
 import { isHealthy } from './partition-ring-desc.ts';
 import type { PartitionRing } from './partition-ring.ts';
@@ -129,7 +130,7 @@ export interface IngesterRingRoutesOptions {
 export function registerIngesterRingRoutes(app: FastifyInstance, opts: IngesterRingRoutesOptions): void {
   const l = opts.lifecycler;
   const downscale = async (method: string): Promise<PartitionStateInfo> => {
-    if (!l.isRunning) throw new RingError('err-strata-lifecycler-not-running', 503, 'the ingester is starting or stopping; retry when it is running');
+    if (!l.isRunning) throw ringErrors.notRunning();
     if (method === 'POST') return l.prepareDownscale();
     if (method === 'DELETE') return l.cancelDownscale();
     return l.partitionState();
@@ -146,20 +147,21 @@ export function registerIngesterRingRoutes(app: FastifyInstance, opts: IngesterR
 
   app.get('/ingester/prepare-shutdown', async (_req, reply) => reply.type('text/plain').send(l.removesOwnerOnShutdown ? 'set\n' : 'unset\n'));
   app.post('/ingester/prepare-shutdown', async (_req, reply) => {
-    if (!l.isRunning) return reply.code(503).type('text/plain').send('the ingester is starting or stopping; retry when it is running\n');
+    if (!l.isRunning) return sendError(reply, opts.logger, ringErrors.notRunning());
     l.setRemoveOwnerOnShutdown(true);
     return reply.code(204).send();
   });
   app.delete('/ingester/prepare-shutdown', async (_req, reply) => {
-    if (!l.isRunning) return reply.code(503).type('text/plain').send('the ingester is starting or stopping; retry when it is running\n');
+    if (!l.isRunning) return sendError(reply, opts.logger, ringErrors.notRunning());
     l.setRemoveOwnerOnShutdown(false);
     return reply.code(204).send();
   });
 }
 
+/** One line of text with the status the admin endpoints' table gives the error's kind. */
 function sendError(reply: FastifyReply, logger: Logger, err: unknown) {
-  const status = err instanceof RingError ? err.status : 500;
-  const message = (err as Error).message;
-  (status >= 500 ? logger.warn.bind(logger) : logger.debug.bind(logger))({ status }, message);
-  return reply.code(status).type('text/plain').send(message + '\n');
+  const e = asStrataError(err);
+  const status = ADMIN_HTTP_STATUS[e.kind];
+  (status >= 500 ? logger.warn.bind(logger) : logger.debug.bind(logger))({ code: e.code, status }, e.message);
+  return reply.code(status).type('text/plain').send(e.message + '\n');
 }

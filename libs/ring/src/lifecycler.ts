@@ -154,7 +154,7 @@ export class PartitionInstanceLifecycler {
     return { state: p.state, timestamp: p.stateTimestamp };
   }
 
-  /** POST /ingester/prepare-partition-downscale: ACTIVE → INACTIVE (409 while PENDING). */
+  /** POST /ingester/prepare-partition-downscale: ACTIVE → INACTIVE (a conflict while PENDING). */
   prepareDownscale(): Promise<PartitionStateInfo> {
     return this.changeState((state) => {
       if (state === 'PENDING') throw ringErrors.downscalePending(this.opts.partition);

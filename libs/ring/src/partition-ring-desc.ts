@@ -67,7 +67,7 @@ export function removePartition(d: PartitionRingDesc, id: number): boolean {
   return true;
 }
 
-/** Changes a partition's state; throws (409) for a change dskit does not allow, e.g. INACTIVE → PENDING. */
+/** Changes a partition's state; throws (a conflict) for a change dskit does not allow, e.g. INACTIVE → PENDING. */
 export function setPartitionState(d: PartitionRingDesc, id: number, to: PartitionState, now: number): boolean {
   const p = d.partitions[id];
   if (!p) throw ringErrors.partitionMissing(id);

@@ -13,7 +13,7 @@ const MAX_PARTITION_ID = (1 << 20) - 1;
 
 export class NoWritablePartitionError extends RingError {
   constructor(message: string) {
-    super('err-strata-no-active-partition', 503, message);
+    super('no-active-partition', 'unavailable', message);
   }
 }
 

@@ -8,13 +8,13 @@ import { TenantError, TokensAuthenticator, TokensFileAuthenticator, createLogger
 
 const basic = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
 
-function status(fn: () => void): { status: number; message: string; challenge?: string } | 'ok' {
+function status(fn: () => void): { kind: string; message: string; challenge?: string } | 'ok' {
   try {
     fn();
     return 'ok';
   } catch (err) {
     assert.ok(err instanceof TenantError, String(err));
-    return { status: err.status, message: err.message, challenge: err.challenge };
+    return { kind: err.kind, message: err.message, challenge: err.challenge };
   }
 }
 
@@ -54,7 +54,7 @@ test('missing, wrong or misplaced credentials are a 401 with a one-line reason a
     const r = status(() => auth.authenticate(tenant, header));
     assert.notEqual(r, 'ok', `${tenant} with ${header}`);
     if (r === 'ok') continue;
-    assert.equal(r.status, 401);
+    assert.equal(r.kind, 'unauthorized');
     assert.match(r.message, why);
     assert.doesNotMatch(r.message, /\n/);
     assert.doesNotMatch(r.message, /s3cret|pw-b/, 'a secret is never echoed');
@@ -65,7 +65,7 @@ test('missing, wrong or misplaced credentials are a 401 with a one-line reason a
 test('unlisted_tenants: deny makes every tenant without an entry a 401', () => {
   const auth = new TokensAuthenticator(tokensFileSchema.parse({ unlisted_tenants: 'deny', tenants: { a: { bearer_token: 'x' } } }));
   const r = status(() => auth.authenticate('b', 'Bearer x'));
-  assert.ok(r !== 'ok' && r.status === 401 && /unlisted tenants are denied/.test(r.message));
+  assert.ok(r !== 'ok' && r.kind === 'unauthorized' && /unlisted tenants are denied/.test(r.message));
   assert.equal(status(() => auth.authenticate('a', 'Bearer x')), 'ok');
 });
 
@@ -101,6 +101,6 @@ test('the tokens file reloads at runtime; a broken file keeps the last good cred
 test("tenant ids follow Mimir's rules", () => {
   for (const ok of ['team-a', 'a', "A1!-_.*'()", 'x'.repeat(150), '...']) assert.doesNotThrow(() => validateTenantId(ok), ok);
   for (const bad of ['.', '..', 'x'.repeat(151), 'a/b', 'a b', 'a|b', 'a:b', 'tenänt', '__mimir_cluster']) {
-    assert.throws(() => validateTenantId(bad), (err: unknown) => err instanceof TenantError && err.status === 400, bad);
+    assert.throws(() => validateTenantId(bad), (err: unknown) => err instanceof TenantError && err.kind === 'bad-input', bad);
   }
 });

@@ -50,7 +50,7 @@ export type TokensFile = z.infer<typeof tokensFileSchema>;
 
 /** Decides whether a request may act as a tenant. */
 export interface Authenticator {
-  /** Throws TenantError (401) unless `authorization` (the header) carries the tenant's credentials. */
+  /** Throws TenantError (unauthorized) unless `authorization` (the header) carries the tenant's credentials. */
   authenticate(tenant: string, authorization: string | undefined): void;
 }
 
@@ -174,5 +174,5 @@ export function createAuthenticator(config: AuthConfig, deps: { logger: Logger; 
 }
 
 function unauthorized(message: string): TenantError {
-  return new TenantError('err-strata-unauthorized', 401, message, CHALLENGE);
+  return new TenantError('unauthorized', 'unauthorized', message, CHALLENGE);
 }

@@ -3,6 +3,7 @@
 // compactor, read by queriers instead of listing the bucket.
 
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { StrataError } from '@strata/errors';
 import type { Bucket } from '@strata/objstore';
 import { isObjectNotFound } from '@strata/objstore';
 import { parseBlockMeta, type BlockMeta } from '@strata/tsdb';
@@ -35,10 +36,11 @@ export interface BucketIndex {
   updated_at: number;
 }
 
-export class BucketIndexCorruptError extends Error {
-  readonly code = 'err-strata-bucket-index-corrupt';
-  readonly status = 500;
-  readonly retriable = false;
+export class BucketIndexCorruptError extends StrataError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('bucket-index-corrupt', 'internal', message, options);
+    this.name = 'BucketIndexCorruptError';
+  }
 }
 
 export async function readBucketIndex(bucket: Bucket, tenant: string): Promise<BucketIndex | null> {
@@ -55,7 +57,7 @@ export async function readBucketIndex(bucket: Bucket, tenant: string): Promise<B
     idx.block_deletion_marks ??= [];
     return idx;
   } catch (err) {
-    throw new BucketIndexCorruptError(`bucket index of tenant ${tenant} is corrupt: ${(err as Error).message}`);
+    throw new BucketIndexCorruptError(`bucket index of tenant ${tenant} is corrupt: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -1,36 +1,26 @@
 // Errors of the block format: reading a corrupt or unsupported block, or asked
-// to write data a block cannot hold. Fold into the lib's errors.ts registry
-// once it exists; codes are stable.
+// to write data a block cannot hold. All `internal`: a bad block is Strata's or
+// the operator's problem, never the query's sender's. Codes are stable.
 
-export class BlockFormatError extends Error {
-  readonly code = 'err-strata-block-corrupt';
-  readonly status = 500;
-  readonly retriable = false;
+import { StrataError } from '@strata/errors';
 
+export class BlockFormatError extends StrataError {
   constructor(message: string) {
-    super(message);
+    super('block-corrupt', 'internal', message);
     this.name = 'BlockFormatError';
   }
 }
 
-export class BlockUnsupportedError extends Error {
-  readonly code = 'err-strata-block-unsupported';
-  readonly status = 422;
-  readonly retriable = false;
-
+export class BlockUnsupportedError extends StrataError {
   constructor(message: string) {
-    super(message);
+    super('block-unsupported', 'internal', message);
     this.name = 'BlockUnsupportedError';
   }
 }
 
-export class BlockWriteError extends Error {
-  readonly code = 'err-strata-block-write';
-  readonly status = 500;
-  readonly retriable = false;
-
+export class BlockWriteError extends StrataError {
   constructor(message: string) {
-    super(message);
+    super('block-write', 'internal', message);
     this.name = 'BlockWriteError';
   }
 }

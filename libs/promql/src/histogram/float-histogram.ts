@@ -4,6 +4,7 @@
 // comparing, compacting and detecting counter resets.
 
 import type { NativeHistogram } from '@strata/model';
+import { PromQLError } from '../errors.ts';
 import { formatGoG } from '../go-compat.ts';
 import { kahanInc } from '../stats.ts';
 import type { IndexedBucket, Span } from './buckets.ts';
@@ -34,10 +35,10 @@ export interface Bucket {
   index: number;
 }
 
-/** Adding an exponential to a custom-buckets histogram (or the reverse) is not defined. */
-export class IncompatibleSchemaError extends Error {
+/** Adding an exponential to a custom-buckets histogram (or the reverse) is not defined; callers turn it into an annotation. */
+export class IncompatibleSchemaError extends PromQLError {
   constructor() {
-    super('cannot apply this operation to histograms with a mix of exponential and custom bucket schemas');
+    super('promql-incompatible-histogram-schemas', 'unprocessable', 'cannot apply this operation to histograms with a mix of exponential and custom bucket schemas');
   }
 }
 
