@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 // Imported by path, not package name: bootstrap runs `fetch` before workspace links may exist.
-import { KAFKA_VERSION, ensureTopic, fetchKafka, startKafka } from '../libs/local-kafka/src/index.ts';
+import { KAFKA_VERSION, ensureTopic, fetchKafka, startKafka } from '@strata/local-kafka';
 
 const root = join(import.meta.dirname, '..');
 

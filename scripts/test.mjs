@@ -1,4 +1,4 @@
-// `npm test`: type-checks the monorepo, then runs every test file with node's
+// `npm test`: type-checks and lints the monorepo, then runs every test file with node's
 // test runner (unit tests beside the code, cross-process tests in test/).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -28,6 +28,10 @@ if (only.length === 0) {
     stdio: 'inherit',
   });
   if (tc.status !== 0) process.exit(tc.status ?? 1);
+  // The guard rails (eslint.config.js, knip.json): type-aware lint, import boundaries, unused exports and dependencies.
+  console.log('strata test: linting (npm run lint)');
+  const lint = spawnSync('npm', ['run', '--silent', 'lint'], { cwd: root, stdio: 'inherit' });
+  if (lint.status !== 0) process.exit(lint.status ?? 1);
 }
 
 console.log(`strata test: ${files.length} test files`);

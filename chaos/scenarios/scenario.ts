@@ -14,7 +14,7 @@ export interface FaultContext {
   sleep(ms: number): Promise<void>;
 }
 
-export interface StandaloneContext {
+interface StandaloneContext {
   dataDir: string;
   event(what: string): void;
 }

@@ -3,7 +3,7 @@
 
 import type { Label } from '@strata/model';
 
-export const DRILL_METRIC = 'strata_drill_samples';
+const DRILL_METRIC = 'strata_drill_samples';
 export const DRILL_TENANT = 'strata-drill';
 
 export class DrillSeries {

@@ -34,7 +34,7 @@ function productSources(): string[] {
 }
 
 /** Product source files (repo-relative) whose text matches `pattern`. */
-export function productFilesMatching(pattern: RegExp): string[] {
+function productFilesMatching(pattern: RegExp): string[] {
   return productSources()
     .filter((f) => pattern.test(readFileSync(f, 'utf8')))
     .map((f) => relative(ROOT, f));

@@ -6,7 +6,7 @@ import type { DrillSeries } from './drill-series.ts';
 import { instantQuery, type MatrixSeries } from './http-client.ts';
 import type { Ledger } from './ledger.ts';
 
-export interface LostSample {
+interface LostSample {
   series: string;
   t: number;
   want: number;
@@ -27,7 +27,7 @@ export interface Comparison {
   examples: LostSample[];
 }
 
-export function emptyComparison(): Comparison {
+function emptyComparison(): Comparison {
   return { checked: 0, missing: 0, mismatched: 0, unacked_present: 0, duplicate_points: 0, examples: [] };
 }
 
@@ -35,7 +35,7 @@ export function lostOf(c: Comparison): number {
   return c.missing + c.mismatched;
 }
 
-export function addComparison(into: Comparison, c: Comparison): void {
+function addComparison(into: Comparison, c: Comparison): void {
   into.checked += c.checked;
   into.missing += c.missing;
   into.mismatched += c.mismatched;

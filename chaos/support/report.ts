@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const DEFAULT_REPORTS_DIR = fileURLToPath(new URL('../reports/', import.meta.url));
 
-export type DrillStatus = 'pass' | 'fail' | 'degraded' | 'not_applicable' | 'error';
+type DrillStatus = 'pass' | 'fail' | 'degraded' | 'not_applicable' | 'error';
 
 /** The measured verdict of one drill. */
 export interface DrillOutcome {

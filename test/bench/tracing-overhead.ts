@@ -114,7 +114,7 @@ if (i >= 0) {
     for (let r = 0; r < 3; r++) {
       const out = spawnSync(process.execPath, ['--import', 'tsx', process.argv[1], '--mode', mode], { encoding: 'utf8' });
       if (out.status !== 0) throw new Error(`mode ${mode}: ${out.stderr}`);
-      runs.push(JSON.parse(out.stdout.trim().split('\n').pop()!));
+      runs.push(JSON.parse(out.stdout.trim().split('\n').pop()!) as { samplesPerSecond: number; queryMs: number });
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[1];
     rows.push(`| ${mode} | ${Math.round(median(runs.map((x) => x.samplesPerSecond))).toLocaleString('en')} | ${median(runs.map((x) => x.queryMs)).toFixed(2)} |`);

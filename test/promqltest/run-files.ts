@@ -39,7 +39,7 @@ export async function runFiles(paths: string[], opts: RunFilesOptions = {}): Pro
   return results;
 }
 
-export async function runFileIsolated(path: string, opts: RunFilesOptions = {}): Promise<FileResult> {
+async function runFileIsolated(path: string, opts: RunFilesOptions = {}): Promise<FileResult> {
   const evalTimeoutMs = opts.evalTimeoutMs ?? 20_000;
   const queryTimeoutMs = opts.queryTimeoutMs ?? 10_000;
   const result: FileResult = { file: basename(path), outcomes: [], problems: [] };

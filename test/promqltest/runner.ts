@@ -14,13 +14,13 @@ import type { EvalCmd, LoadCmd, Script } from './script.ts';
 import type { SeqValue } from './series-desc.ts';
 import { STALE_NAN_BITS, labelsKeyOf } from './series-desc.ts';
 
-export type { FailureCategory } from './checks.ts';
+
 export { almostEqual } from './checks.ts';
 
 const TENANT = 'promqltest';
 
 /** Which of the queries an instant eval runs failed (Prometheus runs up to six, each also as a range query). */
-export type FailurePhase = 'instant' | 'range' | 'range-mode' | 'at-variant';
+type FailurePhase = 'instant' | 'range' | 'range-mode' | 'at-variant';
 
 export interface EvalOutcome {
   line: number;

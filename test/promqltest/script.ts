@@ -7,7 +7,7 @@ import { parseDuration } from '@strata/promql';
 import type { SeriesDesc } from './series-desc.ts';
 import { goUnquote, labelsKeyOf, parseSeriesDesc } from './series-desc.ts';
 
-export type { SeqValue, SeriesDesc } from './series-desc.ts';
+
 
 export interface LoadCmd {
   kind: 'load';
@@ -22,7 +22,7 @@ export interface LoadCmd {
   defaultStartTimestamps: boolean;
 }
 
-export interface ClearCmd {
+interface ClearCmd {
   kind: 'clear';
   line: number;
 }
@@ -33,7 +33,7 @@ export interface Expectation {
   regex?: RegExp;
 }
 
-export interface ExpectedSeries extends SeriesDesc {
+interface ExpectedSeries extends SeriesDesc {
   /** Position among the eval's lines, for `ordered` (Prometheus' `j`). */
   pos: number;
   line: number;
@@ -73,7 +73,7 @@ export interface EvalCmd {
   scriptError?: string;
 }
 
-export type Command = LoadCmd | ClearCmd | EvalCmd;
+type Command = LoadCmd | ClearCmd | EvalCmd;
 
 export interface ScriptProblem {
   line: number;
@@ -86,7 +86,7 @@ export interface Script {
   problems: ScriptProblem[];
 }
 
-export class ScriptError extends Error {
+class ScriptError extends Error {
   constructor(
     readonly line: number,
     message: string,

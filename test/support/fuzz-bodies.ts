@@ -31,7 +31,7 @@ export class Rng {
   }
 }
 
-export type Protocol = 'rw1' | 'rw2' | 'otlp';
+type Protocol = 'rw1' | 'rw2' | 'otlp';
 
 export interface FuzzRequest {
   path: string;

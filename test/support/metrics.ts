@@ -15,7 +15,7 @@ export async function scrape(url: string): Promise<MetricsPage> {
   return parseMetrics(await res.text());
 }
 
-export function parseMetrics(text: string): MetricsPage {
+function parseMetrics(text: string): MetricsPage {
   const samples: { name: string; labels: Record<string, string>; value: number }[] = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;

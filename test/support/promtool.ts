@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { Bucket } from '@strata/objstore';
 
 const run = promisify(execFile);
-export const PROMTOOL = '/usr/bin/promtool';
+const PROMTOOL = '/usr/bin/promtool';
 export const havePromtool = existsSync(PROMTOOL);
 
 export async function promtool(...args: string[]): Promise<string> {

@@ -48,7 +48,7 @@ import { InflightLimiter, type InstanceLimits } from './instance-limits.ts';
 import { defaultTracer, exemplarLabels, inSpan, traceContextHeaders, type Tracer } from '@strata/tracing';
 
 /** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
-export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
+const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
 
 /** What the distributor needs from Kafka: acked writes and the partition count. */
 export interface RecordWriter {

@@ -189,7 +189,6 @@ function setWrittenHeaders(reply: FastifyReply, w: WrittenCounts): void {
  * label values or a quoted body) are escaped as JSON would.
  */
 function oneLine(message: string): string {
-  // eslint-disable-next-line no-control-regex
   return message.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
 

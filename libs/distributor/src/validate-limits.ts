@@ -75,7 +75,7 @@ export function checkMetadata<M extends MetricMetadata>(m: M, limits: Readonly<T
 }
 
 /** The longest prefix of `s` of at most `max` UTF-8 bytes that ends on a character boundary. */
-export function truncateUtf8(s: string, max: number): string {
+function truncateUtf8(s: string, max: number): string {
   const b = Buffer.from(s, 'utf8');
   if (b.length <= max) return s;
   let end = max;
@@ -88,7 +88,7 @@ function timestamp(ms: number): string {
 }
 
 /** 600000 → "10m", 5400000 → "1h30m", 500 → "500ms". */
-export function formatMs(ms: number): string {
+function formatMs(ms: number): string {
   if (ms === 0) return '0s';
   const parts: string[] = [];
   let rest = ms;

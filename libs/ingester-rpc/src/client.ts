@@ -36,8 +36,17 @@ export interface IngesterClientOptions {
   timeoutMs: number;
 }
 
+// The generated client's methods, as @grpc/proto-loader builds them.
+type StreamMethod = (req: unknown, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<{ series: WireSeries[] }>;
+type UnaryMethod = (
+  req: unknown,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (err: grpc.ServiceError | null, res: unknown) => void,
+) => grpc.ClientUnaryCall;
+
 export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier, OffsetWaiter {
-  private readonly client: grpc.Client & Record<string, Function>;
+  private readonly client: grpc.Client & Record<string, unknown>;
 
   constructor(readonly opts: IngesterClientOptions) {
     const Service = loadIngesterService();
@@ -45,18 +54,17 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
       'grpc.max_receive_message_length': 256 << 20,
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2000,
-    }) as grpc.Client & Record<string, Function>;
+    }) as grpc.Client & Record<string, unknown>;
   }
 
   select(p: SelectParams): Promise<Series[]> {
     return new Promise((resolve, reject) => {
       if (p.signal?.aborted) return reject(this.aborted(p.signal));
       const out: Series[] = [];
-      const stream = this.client.QueryStream(queryToWire(p), traceMetadata(), { deadline: this.deadline() }) as grpc.ClientReadableStream<{
-        series: WireSeries[];
-      }>;
+      const queryStream = this.client.QueryStream as StreamMethod;
+      const stream = queryStream.call(this.client, queryToWire(p), traceMetadata(), { deadline: this.deadline() });
       const release = onAbort(p.signal, () => stream.cancel());
-      stream.on('data', (msg) => {
+      stream.on('data', (msg: { series: WireSeries[] }) => {
         for (const s of msg.series) out.push(seriesFromWire(s));
       });
       stream.on('error', (err: Error) => {
@@ -110,11 +118,12 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(this.aborted(signal));
       let release = () => {};
-      const call = this.client[method](req, traceMetadata(), { deadline: new Date(Date.now() + timeoutMs) }, (err: Error | null, res: T) => {
+      const unaryMethod = this.client[method] as UnaryMethod;
+      const call = unaryMethod.call(this.client, req, traceMetadata(), { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {
         release();
         if (err) reject(signal?.aborted ? this.aborted(signal) : this.wrap(err));
-        else resolve(res);
-      }) as grpc.ClientUnaryCall;
+        else resolve(res as T);
+      });
       release = onAbort(signal, () => call.cancel());
     });
   }

@@ -15,7 +15,7 @@ export function loadIngesterService(): grpc.ServiceClientConstructor {
   return pkg.strata.ingester.v1.Ingester;
 }
 
-export interface WireMatcher {
+interface WireMatcher {
   type: 'EQUAL' | 'NOT_EQUAL' | 'REGEX_MATCH' | 'REGEX_NO_MATCH';
   name: string;
   value: string;

@@ -5,7 +5,7 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export const SHIPPER_FILE = 'thanos.shipper.json';
+const SHIPPER_FILE = 'thanos.shipper.json';
 
 export async function readShipped(tenantDir: string): Promise<Set<string>> {
   try {

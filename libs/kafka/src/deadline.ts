@@ -3,7 +3,7 @@
 
 import { StrataError } from '@strata/errors';
 
-export class DeadlineExceededError extends StrataError {
+class DeadlineExceededError extends StrataError {
   constructor(what: string, ms: number) {
     super('kafka-deadline-exceeded', 'timeout', `${what} did not finish within ${ms}ms`);
     this.name = 'DeadlineExceededError';

@@ -7,7 +7,7 @@ import { compressSync, uncompressSync } from 'snappy';
 export const DEFAULT_TOPIC = 'ingest';
 export const RECORD_VERSION_HEADER = 'v';
 /** Version 1: the value is a remote-write 1.0 WriteRequest holding one partition's series. Still read. */
-export const RECORD_FORMAT_UNCOMPRESSED = '1';
+const RECORD_FORMAT_UNCOMPRESSED = '1';
 /**
  * Version 2: the same WriteRequest, snappy-compressed. Labels repeat in every
  * record, so this takes Kafka about a fifth of the bytes, and the broker, the

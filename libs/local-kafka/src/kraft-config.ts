@@ -16,7 +16,7 @@ export interface ClusterLayout {
 }
 
 // Fits the largest record the distributor produces (-ingest-storage.kafka.producer-max-record-size-bytes, 15983616) plus batch framing; as in k8s/.
-export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const HOST = '127.0.0.1';
 
 export function nodeFiles(node: NodeLayout): { props: string; log: string; data: string; formatLog: string } {

@@ -14,7 +14,7 @@ const META = 'meta.properties';
 // the format changed and cloning is no longer safe.
 const META_KEYS = ['cluster.id', 'directory.id', 'node.id', 'version'];
 
-export function isFormatted(dataDir: string): boolean {
+function isFormatted(dataDir: string): boolean {
   return existsSync(join(dataDir, META));
 }
 

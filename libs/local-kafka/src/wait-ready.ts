@@ -3,7 +3,7 @@
 import { connect } from 'node:net';
 import { probeClient, sleep } from './probe-client.ts';
 
-export const PROBE_TOPIC = 'strata-local-kafka-probe';
+const PROBE_TOPIC = 'strata-local-kafka-probe';
 
 /** Returns a reason to give up (a broker died), or undefined to keep waiting. */
 export type AbortCheck = () => string | undefined;

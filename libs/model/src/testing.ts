@@ -88,7 +88,7 @@ export class MemoryQuerier implements Querier {
 
   private series(tenant: string, labels: Labels): StoredSeries {
     let t = this.tenants.get(tenant);
-    if (!t) this.tenants.set(tenant, (t = new Map()));
+    if (!t) this.tenants.set(tenant, (t = new Map<string, StoredSeries>()));
     const key = labelsKey(labels);
     let s = t.get(key);
     if (!s) t.set(key, (s = { labels, ft: [], fw: [], ht: [], hv: [], floats: null, histograms: null }));

@@ -171,13 +171,13 @@ const MAX_INT64_FLOAT = 9223372036854774784;
 const MIN_INT64_FLOAT = -9223372036854775808;
 
 /** The label set of a group's output series: the `by` labels, or all but the `without` ones and the name. */
-export function groupingLabels(metric: Labels, grouping: ReadonlySet<string>, without: boolean): Labels {
+function groupingLabels(metric: Labels, grouping: ReadonlySet<string>, without: boolean): Labels {
   if (without) return labelsWithout(metric, grouping).filter((l) => l.name !== METRIC_NAME);
   if (grouping.size === 0) return [];
   return labelsKeep(metric, grouping);
 }
 
-export function groupingKey(metric: Labels, grouping: ReadonlySet<string>, without: boolean): string {
+function groupingKey(metric: Labels, grouping: ReadonlySet<string>, without: boolean): string {
   if (without) return signature(metric, new Set([...grouping, METRIC_NAME]), false);
   if (grouping.size === 0) return '';
   return signature(metric, grouping, true);
@@ -265,7 +265,7 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
   }
 
   const ignored = `PromQL info: ignored histogram in ${expr.op} aggregation`;
-  const groups: (Group | undefined)[] = new Array(numGroups);
+  const groups = new Array<Group | undefined>(numGroups);
   for (let ts = p.start, step = 0; ts <= p.end; ts += p.interval, step++) {
     p.checkCancel();
     groups.fill(undefined);

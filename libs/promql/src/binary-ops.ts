@@ -16,7 +16,7 @@ import { dropMetadataLabels, getLabel, keyOf, labelsKeep, labelsString, labelsWi
 import type { EvalSample, EvalVector } from './values.ts';
 
 /** Arithmetic operators change what a series means, so their results lose the metric name. */
-export function changesMetricSchema(op: BinaryOp): boolean {
+function changesMetricSchema(op: BinaryOp): boolean {
   return op === '+' || op === '-' || op === '*' || op === '/' || op === '%' || op === '^' || op === 'atan2';
 }
 

@@ -430,7 +430,7 @@ function resolveDurationExprs(expr: Expr, stepMs: number, rangeMs: number): void
 }
 
 /** The value of a duration expression in seconds. */
-export function evalDurationExpr(d: DurationExpr, stepSeconds: number, rangeSeconds: number): number {
+function evalDurationExpr(d: DurationExpr, stepSeconds: number, rangeSeconds: number): number {
   const ev = (x: DurationExpr): number => evalDurationExpr(x, stepSeconds, rangeSeconds);
   switch (d.kind) {
     case 'literal':

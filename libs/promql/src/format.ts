@@ -17,7 +17,7 @@ export interface PrometheusHistogram {
   buckets?: [number, string, string, string][];
 }
 
-export type PrometheusHistogramPoint = [number, PrometheusHistogram];
+type PrometheusHistogramPoint = [number, PrometheusHistogram];
 
 export type PrometheusData =
   | {

@@ -89,10 +89,10 @@ export interface RangeContext {
 }
 
 /** Called per series and step with a non-empty window; undefined means no output sample. */
-export type RangeFunction = (w: RangeWindow, ctx: RangeContext) => number | FloatHistogram | undefined;
+type RangeFunction = (w: RangeWindow, ctx: RangeContext) => number | FloatHistogram | undefined;
 
 /** Rewrites whole series (labels only), e.g. label_replace; the engine merges resulting duplicates. */
-export type SeriesFunction = (input: EvalMatrix, exprs: Expr[], ctx: { delayedNameRemoval: boolean }) => EvalMatrix;
+type SeriesFunction = (input: EvalMatrix, exprs: Expr[], ctx: { delayedNameRemoval: boolean }) => EvalMatrix;
 
 export type FunctionImpl =
   | { kind: 'instant'; call: InstantFunction }

@@ -286,7 +286,7 @@ export function unquoteGoString(lit: string): string {
  * surrogate U+DC80..U+DCFF (Python's surrogateescape), so that strings Go would
  * hold as invalid UTF-8 stay recognisable: see isValidUtf8.
  */
-export function decodeUtf8Lossless(bytes: number[]): string {
+function decodeUtf8Lossless(bytes: number[]): string {
   let out = '';
   for (let i = 0; i < bytes.length; ) {
     const b = bytes[i];
@@ -327,7 +327,7 @@ export function decodeUtf8Lossless(bytes: number[]): string {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Whether a string came from valid UTF-8 (no byte kept by decodeUtf8Lossless). */
-export function isValidUtf8(s: string): boolean {
+function isValidUtf8(s: string): boolean {
   return !LONE_SURROGATE.test(s);
 }
 

@@ -12,9 +12,9 @@ import { labelsString } from './labels.ts';
 import type { PreparedSeries } from './prepared.ts';
 import type { EvalSample, EvalVector } from './values.ts';
 
-export const TARGET_INFO = 'target_info';
+const TARGET_INFO = 'target_info';
 /** The labels that tie a series to its info series. */
-export const IDENTIFYING_LABELS = ['instance', 'job'];
+const IDENTIFYING_LABELS = ['instance', 'job'];
 
 interface CompiledMatcher {
   m: Matcher;
@@ -67,7 +67,7 @@ export function infoFetchMatchers(vs: VectorSelector | undefined): Matcher[] {
 const labelOf = (ls: Labels, name: string): string => ls.find((l) => l.name === name)?.value ?? '';
 
 /** Info series themselves are passed through: a series is one when its name satisfies every name matcher. */
-export function isInfoSeries(metric: Labels, sel: InfoSelector): boolean {
+function isInfoSeries(metric: Labels, sel: InfoSelector): boolean {
   const name = labelOf(metric, METRIC_NAME);
   return sel.nameMatchers.every((c) => c.fn(name));
 }

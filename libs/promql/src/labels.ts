@@ -9,7 +9,7 @@ import { goQuote } from './go-compat.ts';
 /** Labels Prometheus drops when an operation changes a series' meaning (schema.IsMetadataLabel). */
 const METADATA_LABELS = new Set([METRIC_NAME, '__type__', '__unit__']);
 
-export function hasMetadataLabels(ls: Labels): boolean {
+function hasMetadataLabels(ls: Labels): boolean {
   for (const l of ls) if (METADATA_LABELS.has(l.name)) return true;
   return false;
 }

@@ -43,18 +43,18 @@ const KEYWORDS = new Set<TokenType>([
   'FILL', 'FILL_LEFT', 'FILL_RIGHT',
 ]);
 
-export function isOperator(t: TokenType): boolean {
+function isOperator(t: TokenType): boolean {
   return OPERATORS.has(t);
 }
 export function isAggregator(t: TokenType): boolean {
   return AGGREGATORS.has(t);
 }
-export function isKeyword(t: TokenType): boolean {
+function isKeyword(t: TokenType): boolean {
   return KEYWORDS.has(t);
 }
 
 /** Lower-cased word → token type for keywords, operators written as words, and aggregators. */
-export const KEYWORD_TOKENS: Record<string, TokenType> = {
+const KEYWORD_TOKENS: Record<string, TokenType> = {
   and: 'LAND',
   or: 'LOR',
   unless: 'LUNLESS',
@@ -125,7 +125,7 @@ const TOKEN_TEXT: Partial<Record<TokenType, string>> = {
 for (const [word, type] of Object.entries(KEYWORD_TOKENS)) TOKEN_TEXT[type] = word;
 
 /** How Prometheus names a token type in messages (`unexpected character ...`, `<op:+>`). */
-export function tokenTypeText(t: TokenType): string {
+function tokenTypeText(t: TokenType): string {
   return TOKEN_TEXT[t] ?? t;
 }
 

@@ -34,7 +34,7 @@ export function prepareSeries(s: Series): PreparedSeries {
   const n = s.timestamps.length + hist.timestamps.length;
   const t = new Float64Array(n);
   const f = new Float64Array(n);
-  const hs: (FloatHistogram | undefined)[] = new Array(n);
+  const hs = new Array<FloatHistogram | undefined>(n);
   const fBits = new BigUint64Array(f.buffer);
   const srcBits = new BigUint64Array(s.values.buffer, s.values.byteOffset, s.values.length);
   let i = 0;

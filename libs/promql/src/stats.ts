@@ -193,7 +193,7 @@ function coalesceBuckets(buckets: Bucket[]): Bucket[] {
 }
 
 /** Prometheus' almost.Equal: equal within a relative epsilon (absolute near zero). */
-export function almostEqual(a: number, b: number, epsilon: number): boolean {
+function almostEqual(a: number, b: number, epsilon: number): boolean {
   const minNormal = 2.2250738585072014e-308;
   if (a === b) return true;
   const absSum = Math.abs(a) + Math.abs(b);

@@ -72,7 +72,7 @@ export class ResultsCache {
     const start = Math.floor(p.start / step) * step;
     const end = Math.floor(p.end / step) * step;
     const splits = splitByInterval(start, end, step, this.opts.splitIntervalMs);
-    const results: QueryResult[] = new Array(splits.length);
+    const results = new Array<QueryResult>(splits.length);
     let next = 0;
     const worker = async () => {
       while (next < splits.length) {

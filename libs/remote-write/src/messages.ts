@@ -19,10 +19,10 @@ export const TAG_EXEMPLAR_LABELS = 0x0a; // 1
 export const TAG_EXEMPLAR_VALUE = 0x11; // 2, fixed64 double
 export const TAG_EXEMPLAR_TIMESTAMP = 0x18; // 3, varint int64
 export const TAG_HISTOGRAM_TIMESTAMP = 0x78; // 15, varint int64
-export const TAG_METADATA_TYPE = 0x08; // 1, varint enum
-export const TAG_METADATA_FAMILY_NAME = 0x12; // 2
-export const TAG_METADATA_HELP = 0x22; // 4
-export const TAG_METADATA_UNIT = 0x2a; // 5
+const TAG_METADATA_TYPE = 0x08; // 1, varint enum
+const TAG_METADATA_FAMILY_NAME = 0x12; // 2
+const TAG_METADATA_HELP = 0x22; // 4
+const TAG_METADATA_UNIT = 0x2a; // 5
 
 export const FIELD_TIMESERIES = 1;
 export const FIELD_METADATA = 3;
@@ -34,7 +34,7 @@ export const WT_TIMESERIES = [-1, 2, 2, 2, 2] as const;
 export const WT_LABEL = [-1, 2, 2] as const;
 export const WT_SAMPLE = [-1, 1, 0] as const;
 export const WT_EXEMPLAR = [-1, 2, 1, 0] as const;
-export const WT_METADATA = [-1, 0, 2, -1, 2, 2] as const;
+const WT_METADATA = [-1, 0, 2, -1, 2, 2] as const;
 export const WT_HISTOGRAM = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0] as const;
 
 /** `MetricMetadata.MetricType`, lower-cased as Prometheus' metadata API prints it. */

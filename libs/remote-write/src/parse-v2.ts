@@ -100,7 +100,7 @@ export function parseWriteRequestV2(buf: Uint8Array): ParsedWriteRequestV2 {
     }
   }
   const ctx: SeriesContext = { r, symbols, badSymbols, refs: [], index: 0 };
-  const series: ParsedSeriesV2[] = new Array(bounds.length / 2);
+  const series = new Array<ParsedSeriesV2>(bounds.length / 2);
   for (let i = 0; i < bounds.length; i += 2) {
     ctx.index = i / 2;
     r.pos = bounds[i];
@@ -188,7 +188,7 @@ function parseSeriesV2(ctx: SeriesContext, end: number): ParsedSeriesV2 {
   if (refs.length % 2 !== 0) {
     throw badV2Request(`timeseries[${ctx.index}] has ${refs.length} label references, an odd number; labels_refs holds name/value pairs`);
   }
-  const labels: Label[] = new Array(refs.length / 2);
+  const labels = new Array<Label>(refs.length / 2);
   let invalidUtf8 = false;
   let metricName = '';
   for (let i = 0; i < refs.length; i += 2) {

@@ -8,7 +8,7 @@ import { RemoteWriteError } from './errors.ts';
  * The uncompressed length a snappy block declares in its varint header, or -1
  * if the header is missing or malformed (snappy caps it at 32 bits).
  */
-export function snappyDeclaredLength(body: Uint8Array): number {
+function snappyDeclaredLength(body: Uint8Array): number {
   let v = 0;
   let mul = 1;
   for (let i = 0; i < 5 && i < body.length; i++) {

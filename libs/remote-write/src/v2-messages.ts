@@ -3,7 +3,7 @@
 
 import type { MetricType } from './messages.ts';
 
-export const PROTO_V2_NAME = 'io.prometheus.write.v2.Request';
+const PROTO_V2_NAME = 'io.prometheus.write.v2.Request';
 
 // Tags are `field << 3 | wireType`.
 export const TAG_V2_REQUEST_SYMBOLS = 0x22; // 4, length-delimited

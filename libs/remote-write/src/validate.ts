@@ -227,7 +227,7 @@ export function formatSeries(labels: readonly Label[]): string {
   return s + '}';
 }
 
-export function isValidMetricName(s: string): boolean {
+function isValidMetricName(s: string): boolean {
   if (s.length === 0) return false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -238,7 +238,7 @@ export function isValidMetricName(s: string): boolean {
   return true;
 }
 
-export function isValidLabelName(s: string): boolean {
+function isValidLabelName(s: string): boolean {
   if (s.length === 0) return false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

@@ -61,4 +61,4 @@ export function parseJson<T>(raw: string | undefined): T | undefined {
   return raw === undefined ? undefined : (JSON.parse(raw) as T);
 }
 
-export { KvConflictError, KvUnavailableError };
+

@@ -46,7 +46,7 @@ export class ChunksReader {
   /** Reads chunks by reference; result[i] belongs to refs[i]. */
   async read(refs: number[]): Promise<RawChunk[]> {
     const order = refs.map((_, i) => i).sort((a, b) => refs[a] - refs[b]);
-    const out: RawChunk[] = new Array(refs.length);
+    const out = new Array<RawChunk>(refs.length);
     let i = 0;
     while (i < order.length) {
       const seg = Math.floor(refs[order[i]] / 4294967296);

@@ -8,7 +8,7 @@ import { crc32c } from './crc32c.ts';
 import { Encbuf } from './encoding.ts';
 
 export const CHUNKS_MAGIC = 0x85bd40dd;
-export const CHUNKS_FORMAT_V1 = 1;
+const CHUNKS_FORMAT_V1 = 1;
 export const SEGMENT_HEADER_SIZE = 8;
 export const DEFAULT_SEGMENT_SIZE = 512 * 1024 * 1024;
 /** uvarint length (<= 5 bytes) + encoding byte + CRC32. */

@@ -193,7 +193,7 @@ export class Decbuf {
   }
 }
 
-export function decodeUtf8(buf: Uint8Array, start: number, end: number): string {
+function decodeUtf8(buf: Uint8Array, start: number, end: number): string {
   if (end - start <= 64) {
     let ascii = true;
     for (let i = start; i < end; i++) {

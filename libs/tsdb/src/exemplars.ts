@@ -26,7 +26,7 @@ export interface ExemplarOwner {
 export type ExemplarAppend = 'added' | 'duplicate' | 'out-of-order' | 'invalid' | 'disabled';
 
 /** Prometheus' limit on the combined length of an exemplar's label names and values (runes). */
-export const MAX_EXEMPLAR_LABELS_LENGTH = 128;
+const MAX_EXEMPLAR_LABELS_LENGTH = 128;
 
 export class ExemplarStorage<S extends ExemplarOwner = ExemplarOwner> {
   private readonly ts: Float64Array;
@@ -39,8 +39,8 @@ export class ExemplarStorage<S extends ExemplarOwner = ExemplarOwner> {
   constructor(readonly capacity: number) {
     this.ts = new Float64Array(capacity);
     this.vals = new Float64Array(capacity);
-    this.owners = new Array(capacity).fill(null);
-    this.labels = new Array(capacity).fill(null);
+    this.owners = new Array<S | null>(capacity).fill(null);
+    this.labels = new Array<Labels | null>(capacity).fill(null);
   }
 
   get length(): number {

@@ -188,14 +188,14 @@ export class IndexReader {
     checkCrc(b, bodyStart, bodyEnd, `index series ${id}`);
     const d = new Decbuf(b, bodyStart, bodyEnd, `index series ${id}`);
     const nLabels = d.uvarint();
-    const labels: Labels = new Array(nLabels);
+    const labels: Labels = new Array<Labels[number]>(nLabels);
     for (let k = 0; k < nLabels; k++) {
       const name = this.symbol(d.uvarint());
       const value = this.symbol(d.uvarint());
       labels[k] = { name, value };
     }
     const nChunks = d.uvarint();
-    const chunks: ChunkMeta[] = new Array(nChunks);
+    const chunks = new Array<ChunkMeta>(nChunks);
     let t0 = 0;
     let ref0 = 0;
     for (let k = 0; k < nChunks; k++) {

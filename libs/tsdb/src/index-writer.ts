@@ -97,7 +97,7 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
       body.putUvarint(symbolIndex.get(l.name) as number);
       body.putUvarint(symbolIndex.get(l.value) as number);
       let byValue = postings.get(l.name);
-      if (!byValue) postings.set(l.name, (byValue = new Map()));
+      if (!byValue) postings.set(l.name, (byValue = new Map<string, number[]>()));
       let ids = byValue.get(l.value);
       if (!ids) byValue.set(l.value, (ids = []));
       ids.push(id);

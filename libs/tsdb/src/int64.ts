@@ -14,11 +14,11 @@ export function int64Lo(n: number): number {
 }
 
 /** The signed value of an int64 given as halves; exact when within ±2^53. */
-export function int64FromHalves(hi: number, lo: number): number {
+function int64FromHalves(hi: number, lo: number): number {
   return (hi | 0) * TWO_32 + (lo >>> 0);
 }
 
-export function uint64FromHalves(hi: number, lo: number): number {
+function uint64FromHalves(hi: number, lo: number): number {
   return (hi >>> 0) * TWO_32 + (lo >>> 0);
 }
 
@@ -31,7 +31,7 @@ export interface ByteInput {
 }
 
 /** Unsigned LEB128 (Go's binary.PutUvarint) of the uint64 hi:lo. */
-export function writeUvarint64(sink: ByteSink, hi: number, lo: number): void {
+function writeUvarint64(sink: ByteSink, hi: number, lo: number): void {
   hi >>>= 0;
   lo >>>= 0;
   while (hi !== 0 || lo >= 0x80) {
@@ -68,7 +68,7 @@ export function writeVarintNumber(sink: ByteSink, n: number): void {
 }
 
 /** Reads a uvarint into out.hi/out.lo (uint32 halves). Throws on overlong input. */
-export function readUvarint64(src: ByteInput, out: { hi: number; lo: number }): void {
+function readUvarint64(src: ByteInput, out: { hi: number; lo: number }): void {
   let lo = 0;
   let hi = 0;
   for (let shift = 0; shift < 70; shift += 7) {

@@ -16,7 +16,7 @@ export class Postings {
       const name = flat[i];
       const value = flat[i + 1];
       let values = this.index.get(name);
-      if (!values) this.index.set(name, (values = new Map()));
+      if (!values) this.index.set(name, (values = new Map<string, number | number[]>()));
       const list = values.get(value);
       if (list === undefined) values.set(value, id);
       else if (typeof list === 'number') values.set(value, [list, id]);

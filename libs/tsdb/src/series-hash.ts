@@ -22,7 +22,7 @@ export function hashLabels(labels: Labels): number {
 }
 
 /** Same hash over a flat [name0, value0, name1, value1, ...] array. */
-export function hashFlatLabels(flat: readonly string[]): number {
+function hashFlatLabels(flat: readonly string[]): number {
   let h = FNV_OFFSET;
   for (let i = 0; i < flat.length; i += 2) {
     h = Math.imul(mix(h, flat[i]) ^ 0xff, FNV_PRIME);
@@ -40,7 +40,7 @@ export function flatEquals(flat: readonly string[], labels: Labels): boolean {
 }
 
 export function flatToLabels(flat: readonly string[]): Labels {
-  const out: Labels = new Array(flat.length >>> 1);
+  const out: Labels = new Array<Labels[number]>(flat.length >>> 1);
   for (let i = 0; i < out.length; i++) out[i] = { name: flat[2 * i], value: flat[2 * i + 1] };
   return out;
 }

@@ -26,7 +26,7 @@ export function isExponentialSchema(schema: number): boolean {
 }
 
 /** frac * 2^exp without intermediate overflow or underflow (Go's math.Ldexp). */
-export function ldexp(frac: number, exp: number): number {
+function ldexp(frac: number, exp: number): number {
   if (exp > 1023) return frac * 2 ** 1023 * 2 ** (exp - 1023);
   if (exp < -1022) return frac * 2 ** -1022 * 2 ** (exp + 1022);
   return frac * 2 ** exp;

@@ -569,4 +569,4 @@ function bucketString(b: Bucket): string {
   return `${b.lowerInclusive ? '[' : '('}${formatGoG(b.lower)},${formatGoG(b.upper)}${b.upperInclusive ? ']' : ')'}:${formatGoG(b.count)}`;
 }
 
-export { targetIndex };
+
