@@ -34,9 +34,9 @@ import {
   otlpFormat,
   translateMetrics,
 } from '@strata/otlp';
-import { KafkaUnavailableError } from '@strata/kafka';
+import { DEFAULT_MAX_RECORD_SIZE_BYTES, KafkaUnavailableError } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
-import { exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
+import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
 import { errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
 import { seriesTokenFrom, seriesTokenFromBytes, tenantSeed } from './sharding.ts';
@@ -46,9 +46,6 @@ import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
 import { checkMetadata, checkSampleTimes } from './validate-limits.ts';
 import { InflightLimiter, type InstanceLimits } from './instance-limits.ts';
 import { defaultTracer, exemplarLabels, inSpan, traceContextHeaders, type Tracer } from '@strata/tracing';
-
-/** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
-const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
 
 /** What the distributor needs from Kafka: acked writes and the partition count. */
 export interface RecordWriter {
@@ -188,7 +185,7 @@ export class Distributor {
     this.produceLatency = new Histogram({
       name: 'strata_distributor_kafka_produce_duration_seconds',
       help: 'Time from produce to acknowledgement of all records of a push (acks=all).',
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      buckets: [...REQUEST_LATENCY_BUCKETS],
       enableExemplars: registryTakesExemplars(opts.registry),
       registers,
     });

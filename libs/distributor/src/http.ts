@@ -8,7 +8,7 @@ import { Histogram, type Registry } from 'prom-client';
 import { asStrataError, type StrataError } from '@strata/errors';
 import { encodeExportResponse, encodeStatus, otlpContentType, type OtlpFormat } from '@strata/otlp';
 import { parseContentType } from '@strata/remote-write';
-import { TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { REQUEST_LATENCY_BUCKETS, TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Span, type Tracer } from '@strata/tracing';
 import { errors } from './errors.ts';
 import type { Distributor, WrittenCounts } from './distributor.ts';
@@ -35,7 +35,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     name: 'strata_distributor_push_duration_seconds',
     help: 'Push request latency by status code.',
     labelNames: ['status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    buckets: [...REQUEST_LATENCY_BUCKETS],
     enableExemplars: exemplarsEnabled(opts.registry),
     registers: [opts.registry],
   });
@@ -88,7 +88,7 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
     name: 'strata_distributor_otlp_push_duration_seconds',
     help: 'OTLP metrics push latency by status code.',
     labelNames: ['status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    buckets: [...REQUEST_LATENCY_BUCKETS],
     enableExemplars: exemplarsEnabled(opts.registry),
     registers: [opts.registry],
   });

@@ -3,6 +3,9 @@
 import { z } from 'zod';
 import { duration } from '@strata/service';
 
+/** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
+export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
+
 export const kafkaConfigShape = {
   /** Comma-separated bootstrap brokers, host:port. */
   'ingest-storage.kafka.address': z.string().default('127.0.0.1:9092'),
@@ -13,7 +16,7 @@ export const kafkaConfigShape = {
   /** Partition reader's group session timeout: how fast a killed ingester's successor gets the partition; yields ms. */
   'ingest-storage.kafka.session-timeout': duration('6s'),
   /** Largest record value the distributor produces; a partition's series are split over records above it (Mimir's default). */
-  'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(15_983_616),
+  'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES),
 };
 
 export type KafkaConfig = z.infer<z.ZodObject<typeof kafkaConfigShape>>;

@@ -7,7 +7,7 @@ import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
 import { createKafka } from './kafka-client.ts';
 import { silentLogger, type Logger } from './logger.ts';
-import { DEFAULT_TOPIC, toMessage, type IngestRecord } from './record.ts';
+import { DEFAULT_TOPIC, toMessage, type PartitionRecord } from './record.ts';
 
 export interface IngestWriterOptions {
   brokers: string[];
@@ -77,7 +77,7 @@ export class IngestWriter {
    * Produces `records` for `tenant` in one send with acks=all. Resolves once every record is
    * acknowledged; rejects with KafkaUnavailableError on any failure or after timeoutMs.
    */
-  async write(tenant: string, records: IngestRecord[]): Promise<void> {
+  async write(tenant: string, records: PartitionRecord[]): Promise<void> {
     if (this.state !== 'running') throw new KafkaUnavailableError('the Kafka writer is not running');
     if (records.length === 0) return;
     const started = Date.now();
@@ -110,7 +110,7 @@ export class IngestWriter {
 
   // kafkajs silently drops (and "acks") records for partitions missing from its metadata, e.g.
   // partitions added to the topic since the producer last refreshed. Only the response tells.
-  private checkAllAcked(records: IngestRecord[], acked: { partition: number }[]): void {
+  private checkAllAcked(records: PartitionRecord[], acked: { partition: number }[]): void {
     const got = new Set(acked.map((a) => a.partition));
     const missing = [...new Set(records.map((r) => r.partition))].filter((p) => !got.has(p));
     if (missing.length === 0) return;
@@ -171,8 +171,8 @@ export class IngestWriter {
 }
 
 /** Splits records so no partition appears twice in one send; order within a partition is kept. */
-export function waves(records: IngestRecord[]): IngestRecord[][] {
-  const out: IngestRecord[][] = [];
+export function waves(records: PartitionRecord[]): PartitionRecord[][] {
+  const out: PartitionRecord[][] = [];
   const seen = new Map<number, number>();
   for (const r of records) {
     const i = seen.get(r.partition) ?? 0;

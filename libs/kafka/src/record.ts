@@ -15,7 +15,8 @@ const RECORD_FORMAT_UNCOMPRESSED = '1';
  */
 export const RECORD_FORMAT_VERSION = '2';
 
-export interface IngestRecord {
+/** A record the distributor produces to one partition (the ingester consumes it as a ConsumedRecord). */
+export interface PartitionRecord {
   partition: number;
   value: Buffer;
   /** Extra headers such as `traceparent`; `v` is always set by the writer. */
@@ -34,7 +35,7 @@ export interface ConsumedRecord {
 
 type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
 
-export function toMessage(tenant: string, record: IngestRecord): {
+export function toMessage(tenant: string, record: PartitionRecord): {
   partition: number;
   key: string;
   value: Buffer;

@@ -70,6 +70,13 @@ export interface RangeQueryParams extends QueryOverrides {
 /** Prometheus' API limit on points per series of a range query. */
 const MAX_POINTS_PER_SERIES = 11_000;
 
+/** Prometheus' bound on a range query's steps (the API checks it before splitting a query for the results cache). */
+export function checkRangeResolution(start: number, end: number, step: number): void {
+  if (Math.floor((end - start) / step) > MAX_POINTS_PER_SERIES) {
+    throw new PromQLBadDataError('exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
+  }
+}
+
 export class Engine {
   private readonly querier: Querier;
   private readonly lookbackDeltaMs: number;
@@ -112,9 +119,7 @@ export class Engine {
     if (step <= 0) {
       throw new PromQLBadDataError('zero or negative query resolution step widths are not accepted. Try a positive integer');
     }
-    if (Math.floor((end - start) / step) > MAX_POINTS_PER_SERIES) {
-      throw new PromQLBadDataError('exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
-    }
+    checkRangeResolution(start, end, step);
     const expr = parseExpr(p.query, this.parseOptions);
     const t = exprType(expr);
     if (t !== 'scalar' && t !== 'vector') {

@@ -1,5 +1,5 @@
 // @strata/promql: PromQL parsing and evaluation with Prometheus 3 semantics.
-export { Engine } from './engine.ts';
+export { Engine, checkRangeResolution } from './engine.ts';
 export type { EngineOptions, InstantQueryParams, RangeQueryParams } from './engine.ts';
 export { parseExpr, parseSelector } from './parser.ts';
 export type { ParseOptions } from './parser.ts';

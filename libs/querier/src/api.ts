@@ -9,16 +9,15 @@ import { Histogram, type Registry } from 'prom-client';
 import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata/model';
 import { compareUtf8, labelsToRecord } from '@strata/model';
 import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
-import { formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
+import { checkRangeResolution, formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
 import { asStrataError } from '@strata/errors';
-import { TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { REQUEST_LATENCY_BUCKETS, TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { parseReadConsistency, type StrongReads } from './consistency.ts';
 import { PROMETHEUS_API_ERRORS, badData } from './errors.ts';
 import { MAX_TIME, MIN_TIME, parseDurationParam, parseStep, parseTime } from './params.ts';
 import type { ResultsCache } from './results-cache.ts';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
-const MAX_POINTS_PER_SERIES = 11_000;
 
 export type ApiQuerier = Querier & Partial<ExemplarQuerier & MetadataQuerier>;
 
@@ -66,7 +65,7 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     name: 'strata_querier_request_duration_seconds',
     help: 'Query API latency by endpoint and status code.',
     labelNames: ['endpoint', 'status'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    buckets: [...REQUEST_LATENCY_BUCKETS],
     enableExemplars: exemplarsEnabled(opts.registry),
     registers: [opts.registry],
   });
@@ -97,9 +96,7 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
       if (end < start) throw badData('invalid parameter "end": end timestamp must not be before start time');
       const step = parseStep(p.get('step'), 'step');
       if (step <= 0) throw badData('invalid parameter "step": zero or negative query resolution step widths are not accepted. Try a positive integer');
-      if ((end - start) / step > MAX_POINTS_PER_SERIES) {
-        throw badData('exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
-      }
+      checkRangeResolution(start, end, step);
       const params: RangeQueryParams = { tenant, query, start, end, step, signal, querier, timeoutMs: timeoutParam(p) };
       const run = (q: RangeQueryParams) => engine.rangeQuery(q);
       // Strong reads want the newest data; the cache only ever holds old data, but it would skip the wait.

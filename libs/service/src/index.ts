@@ -2,7 +2,7 @@ export { parseFlags, flagsToConfig, isFlagSet, parseDuration, duration, boolFlag
 export type { FlagValues } from './flags.ts';
 export { createLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
-export { createMetricsRegistry } from './metrics.ts';
+export { REQUEST_LATENCY_BUCKETS, createMetricsRegistry } from './metrics.ts';
 export { renderMetrics, negotiateFormat, OPENMETRICS_CONTENT_TYPE, PROMETHEUS_TEXT_CONTENT_TYPE, exemplarsEnabled } from './exposition.ts';
 export type { ExpositionFormat } from './exposition.ts';
 export { createHttpServer, listen } from './http.ts';

@@ -12,3 +12,6 @@ export function createMetricsRegistry(labels: Record<string, string> = {}): Regi
   collectDefaultMetrics({ register: registry });
   return registry;
 }
+
+/** Request latency buckets (seconds) of every push and query histogram, so dashboards compare like with like. */
+export const REQUEST_LATENCY_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
