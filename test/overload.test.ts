@@ -9,15 +9,13 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import type { AppProcess } from '@strata/local-cluster';
 import type { LocalKafka } from '@strata/local-kafka';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 import { api, waitFor, type MatrixSeries } from './support/client.ts';
 import { startDistributorWithKafka, type DistributorWithKafka } from './support/distributor.ts';
 import { percentile } from './bench/latency.ts';
+import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
 
 const CLIENTS = 64;
 const SERIES_PER_PUSH = 25;
@@ -25,34 +23,21 @@ const LOAD_MS = 15_000;
 const WRITE_TIMEOUT_MS = 2_000;
 
 describe('above capacity: a distributor with small instance limits under 64 concurrent senders', { timeout: 600_000 }, () => {
+  let sp: SingleProcess;
   let strata: AppProcess;
-  let dir: string;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'strata-overload-'));
-    const [port] = await freePorts(1);
-    strata = new AppProcess({
-      name: 'strata',
-      target: 'all',
-      httpPort: port,
-      logFile: join(dir, 'strata.log'),
-      args: [
-        '-auth.multitenancy-enabled=false',
-        `-data-dir=${dir}/data`,
-        `-server.http-listen-port=${port}`,
-        '-distributor.instance-limits.max-inflight-push-requests=4',
-        `-ingest-storage.kafka.write-timeout=${WRITE_TIMEOUT_MS}ms`,
-        '-distributor.ingestion-rate-limit=5000',
-        '-distributor.ingestion-burst-size=10000',
-      ],
-    });
-    strata.start();
-    await strata.waitReady(180_000);
+    sp = await startSingleProcess('overload', [
+      '-distributor.instance-limits.max-inflight-push-requests=4',
+      `-ingest-storage.kafka.write-timeout=${WRITE_TIMEOUT_MS}ms`,
+      '-distributor.ingestion-rate-limit=5000',
+      '-distributor.ingestion-burst-size=10000',
+    ]);
+    strata = sp.strata;
   });
 
   after(async () => {
-    await strata?.kill('SIGTERM');
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+    await sp?.stop();
   });
 
   test('answers are 2xx/429/503 only, some refused; every acknowledged sample is queryable', async () => {

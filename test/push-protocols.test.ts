@@ -3,38 +3,26 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import type { AppProcess } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest, encodeWriteRequestV2 } from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson, type ExportRequestInput } from '@strata/otlp';
 import { api, waitFor, type MatrixSeries, type VectorSample } from './support/client.ts';
+import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
 
 describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 }, () => {
+  let sp: SingleProcess;
   let strata: AppProcess;
-  let dir: string;
   const start = Math.floor(Date.now() / 1000) * 1000 - 10 * 60_000;
   const at = (ms: number) => String(ms / 1000);
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'strata-protocols-'));
-    const [port] = await freePorts(1);
-    strata = new AppProcess({
-      name: 'strata',
-      target: 'all',
-      httpPort: port,
-      logFile: join(dir, 'strata.log'),
-      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${port}`],
-    });
-    strata.start();
-    await strata.waitReady(180_000);
+    sp = await startSingleProcess('protocols');
+    strata = sp.strata;
   });
 
   after(async () => {
-    await strata?.kill('SIGTERM');
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+    await sp?.stop();
   });
 
   test('remote write 2.0: 204 with the Written headers, then the series and values read back', async () => {

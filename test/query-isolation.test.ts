@@ -5,19 +5,17 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import type { AppProcess } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
+import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
 
 const PATHOLOGICAL = ['(a+)+b', '(a|a)*b', '(x+x+)+y', '(a|aa)+$b', '(.*a){20}b'];
 /** Another tenant's requests must each answer within this (a frozen event loop would not). */
 const RESPONSIVE_MS = 1000;
 
 describe('query isolation between tenants', { timeout: 300_000 }, () => {
+  let sp: SingleProcess;
   let strata: AppProcess;
-  let dir: string;
   const now = Date.now();
 
   const push = async (tenant: string, series: SeriesInput[], timeoutMs = 30_000) => {
@@ -38,17 +36,10 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
   };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'strata-isolation-'));
-    const [port] = await freePorts(1);
-    strata = new AppProcess({
-      name: 'strata',
-      target: 'all',
-      httpPort: port,
-      logFile: join(dir, 'strata.log'),
-      args: [`-data-dir=${dir}/data`, `-server.http-listen-port=${port}`, '-auth.multitenancy-enabled=true'],
-    });
-    strata.start();
-    await strata.waitReady(180_000);
+    sp = await startSingleProcess('isolation', [
+      '-auth.multitenancy-enabled=true',
+    ]);
+    strata = sp.strata;
     // Values of 30–40 characters that each pattern almost matches: the worst case for backtracking.
     const values = ['a'.repeat(34), 'a'.repeat(40), 'x'.repeat(30), 'a'.repeat(30) + 'c'];
     const res = await push(
@@ -62,8 +53,7 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
   });
 
   after(async () => {
-    await strata?.kill('SIGTERM');
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+    await sp?.stop();
   });
 
   /** Runs mallory's queries while alice pushes and queries; every alice request must answer in time. */
