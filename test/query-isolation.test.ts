@@ -1,10 +1,13 @@
-// One tenant's hostile queries must not slow another tenant down: a real
-// single process with multi-tenancy on, where tenant "mallory" runs regexes
-// that take a backtracking engine exponential time, on the head and on
-// blocks, while tenant "alice" keeps pushing and querying.
+// One tenant's hostile or heavy queries must not slow another tenant down: a
+// real single process with multi-tenancy on, where tenant "mallory" runs
+// regexes that take a backtracking engine exponential time, on the head and on
+// blocks, while tenant "alice" keeps pushing and querying; and 20 dashboard
+// range queries at once while ingesting, with the Kafka consumer keeping its
+// group membership.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { AppProcess } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
@@ -38,6 +41,9 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
   before(async () => {
     sp = await startSingleProcess('isolation', [
       '-auth.multitenancy-enabled=true',
+      // An hour of ~950 series arrives in seconds below; the default rate limit is for steady senders.
+      '-distributor.ingestion-rate-limit=100000000',
+      '-distributor.ingestion-burst-size=100000000',
     ]);
     strata = sp.strata;
     // Values of 30–40 characters that each pattern almost matches: the worst case for backtracking.
@@ -119,5 +125,89 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
     const res = await query('mallory', 'redos{v=~"(a"}');
     assert.equal(res.status, 400);
     assert.match(res.json.error ?? '', /error parsing regexp: missing closing \): `\(a`/);
+  });
+
+  test('20 concurrent range queries (1 h at 10 s, histogram_quantile over classic buckets among them) while ingesting: every query answers, pushes keep answering, the consumer keeps its group membership', async () => {
+    const STEP = 10_000;
+    const end = Math.floor(Date.now() / STEP) * STEP - 60_000;
+    const begin = end - 55 * 60_000;
+    const times = Array.from({ length: (end - begin) / STEP + 1 }, (_, i) => begin + i * STEP);
+    const LE = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '+Inf'];
+    const series: SeriesInput[] = [];
+    // 40 classic histograms × 11 buckets and 510 counters: ~950 series, as the compliance tester's load.
+    for (let h = 0; h < 40; h++) {
+      LE.forEach((le, b) =>
+        series.push({
+          labels: [{ name: '__name__', value: 'dash_duration_seconds_bucket' }, { name: 'instance', value: `i${h}` }, { name: 'le', value: le }],
+          samples: times.map((t, k) => ({ value: k * (b + 1) + h, timestamp: t })),
+        }),
+      );
+    }
+    for (let c = 0; c < 510; c++) {
+      series.push({
+        labels: [{ name: '__name__', value: 'dash_requests_total' }, { name: 'instance', value: `i${c % 40}` }, { name: 'path', value: `/p${c}` }],
+        samples: times.map((t, k) => ({ value: k * ((c % 7) + 1), timestamp: t })),
+      });
+    }
+    for (let i = 0; i < series.length; i += 50) {
+      const p = await push('alice', series.slice(i, i + 50));
+      assert.equal(p.status, 200, p.body);
+    }
+    // Acknowledged means in Kafka; wait until the ingester has consumed it all.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const r = await query('alice', `count(dash_requests_total) + count(dash_duration_seconds_bucket)`);
+      if (r.json.data.result[0]?.value[1] === String(series.length)) break;
+      assert.ok(Date.now() < deadline, `ingested: ${JSON.stringify(r.json.data.result)} of ${series.length} series`);
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    const queries = [
+      'histogram_quantile(0.9, rate(dash_duration_seconds_bucket[1m]))',
+      'histogram_quantile(0.99, sum by (le) (rate(dash_duration_seconds_bucket[1m])))',
+      'sum(rate(dash_requests_total[1m]))',
+      'sum by (instance) (rate(dash_requests_total[5m]))',
+      'topk(5, sum by (path) (rate(dash_requests_total[5m])))',
+      'avg_over_time(dash_requests_total{path=~"/p1.*"}[10m])',
+      'quantile(0.5, rate(dash_requests_total[5m]))',
+      'count by (instance) (dash_requests_total)',
+      'sum by (instance) (increase(dash_duration_seconds_bucket{le="+Inf"}[5m]))',
+      'max(rate(dash_requests_total{instance=~"i1|i2|i3"}[2m]))',
+    ];
+    const range = async (q: string) => {
+      const t0 = Date.now();
+      const res = await fetch(`${strata.url}/prometheus/api/v1/query_range`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-scope-orgid': 'alice' },
+        body: new URLSearchParams({ query: q, start: String((end - 60 * 60_000) / 1000), end: String(end / 1000), step: '10s' }).toString(),
+        signal: AbortSignal.timeout(120_000),
+      });
+      const body = (await res.json()) as { status: string; data?: { result: unknown[] }; error?: string };
+      assert.equal(res.status, 200, `${q}: ${body.error}`);
+      assert.ok((body.data?.result.length ?? 0) > 0, `${q}: no series`);
+      return Date.now() - t0;
+    };
+    let stop = false;
+    const pushLatencies: number[] = [];
+    const pusher = (async () => {
+      for (let i = 0; !stop; i++) {
+        const t0 = Date.now();
+        const p = await push('alice', [{ labels: [{ name: '__name__', value: 'dash_live' }], samples: [{ value: i, timestamp: Date.now() }] }], 10 * RESPONSIVE_MS);
+        assert.equal(p.status, 200, `push ${i} during the queries: ${p.body}`);
+        pushLatencies.push(Date.now() - t0);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    let took: number[];
+    try {
+      took = await Promise.all(Array.from({ length: 20 }, (_, i) => range(queries[i % queries.length])));
+    } finally {
+      stop = true;
+      await pusher;
+    }
+    console.log(`20 concurrent range queries over ${series.length} series: slowest ${Math.max(...took)} ms; ${pushLatencies.length} pushes meanwhile, slowest ${Math.max(...pushLatencies)} ms`);
+    assert.ok(pushLatencies.length > 0);
+    const log = readFileSync(strata.opts.logFile, 'utf8');
+    assert.doesNotMatch(log, /rejoined consumer group/, 'the partition reader lost its group membership while the queries ran');
+    assert.match(log, /joined consumer group ingester-zone-a-0/);
   });
 });

@@ -55,6 +55,8 @@ export class PartitionReader {
   private readonly logger: Logger;
   private readonly kafka: Kafka;
   private readonly admins: ClientSlot<Admin>;
+  /** Group joins so far: each one after the first regained a lost membership. */
+  private joins = 0;
   private readonly requestTimeoutMs: number;
   private consumer: Consumer | undefined;
   private state: 'new' | 'starting' | 'running' | 'stopped' | 'failed' = 'new';
@@ -222,6 +224,11 @@ export class PartitionReader {
       );
       return;
     }
+    this.joins++;
+    const where = { group: this.opts.consumerGroup, partition: this.opts.partition, joins: this.joins };
+    // A second join means the group membership was lost (a session timeout, a broker failover) and regained.
+    if (this.joins === 1) this.logger.info(where, `joined consumer group ${this.opts.consumerGroup}`);
+    else this.logger.warn(where, `rejoined consumer group ${this.opts.consumerGroup}: its membership was lost (join ${this.joins})`);
     this.consumer?.seek({ topic: this.topic, partition: this.opts.partition, offset: this.next.toString() });
     this.joinWaiter?.resolve();
     this.joinWaiter = undefined;
