@@ -15,7 +15,7 @@ export const bucketConfigShape = {
   'blocks-storage.s3.bucket-name': z.string().default('').describe('S3 bucket (required with -blocks-storage.backend=s3).'),
   'blocks-storage.s3.access-key-id': z.string().default('').describe("S3 access key id; empty: the AWS SDK's default credential chain."),
   'blocks-storage.s3.secret-access-key': z.string().default('').describe('S3 secret access key.'),
-  'blocks-storage.s3.region': z.string().default('').describe('S3 region.'),
+  'blocks-storage.s3.region': z.string().default('').describe('S3 region of the bucket.'),
   'blocks-storage.s3.insecure': boolFlag(false).describe('Plain HTTP to the S3 endpoint.'),
   // auto: path-style for any endpoint other than AWS' own (MinIO, Ceph, s3rver need it).
   'blocks-storage.s3.bucket-lookup-type': z.enum(['auto', 'virtual-hosted', 'path']).default('auto').describe("S3 URL style; auto: path-style except on AWS' own endpoints."),
