@@ -10,7 +10,7 @@ import type { Strata } from '../../strata/src/strata.ts';
 
 export function initDistributor(t: Strata): Service[] {
   const { config, logger, registry } = t;
-  const ringWatcher = new PartitionRingWatcher({ kv: t.kv, logger, registry });
+  const ringWatcher = new PartitionRingWatcher({ kv: t.kv, logger, registry, heartbeatTimeoutMs: t.config['ingester.ring.heartbeat-timeout'] });
   const haKv = haTrackerKv(config, t.kv);
   const haTracker = config['distributor.ha-tracker.enable']
     ? new HaTracker({

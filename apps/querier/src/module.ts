@@ -40,7 +40,7 @@ export function initQuerier(t: Strata): Service[] {
     logger,
   });
   // With a shared ring, ingesters are found there (their registered gRPC address); the static list is the fallback.
-  const ringWatcher = useRing ? new PartitionRingWatcher({ kv: t.kv, logger, registry }) : undefined;
+  const ringWatcher = useRing ? new PartitionRingWatcher({ kv: t.kv, logger, registry, heartbeatTimeoutMs: t.config['ingester.ring.heartbeat-timeout'] }) : undefined;
   const discovery = ringWatcher
     ? new RingIngesterDiscovery({
         ring: ringWatcher,

@@ -42,7 +42,7 @@ export class Strata {
     this.externalKafka = parsed.externalKafka;
     const alone = this.targets.length === 1 ? this.targets[0] : undefined;
     const name = alone === 'all' || alone === undefined ? 'strata' : alone === 'ingester' ? this.config['ingester.ring.instance-id'] : alone;
-    this.logger = createLogger(name);
+    this.logger = createLogger(name, this.config['log.level'], undefined, this.config['log.format']);
     this.registry = createMetricsRegistry({
       component: this.targets.join(','),
       ...(alone === 'ingester' ? { instance_id: this.config['ingester.ring.instance-id'] } : {}),

@@ -8,6 +8,7 @@ import { FilesystemBucket, type Bucket } from '@strata/objstore';
 import { createLogger } from '@strata/service';
 import { BucketStore, readBucketIndex, uploadBlock, blockFileKey } from '@strata/storegateway';
 import { writeBlock } from '@strata/tsdb';
+import { Registry } from 'prom-client';
 import { Compactor } from './index.ts';
 
 const logger = createLogger('test', 'silent');
@@ -87,6 +88,53 @@ test('zone copies merged, levels compacted, nothing duplicated or lost; marks, d
     });
     assert.equal((await withRetention.cleanupTenant('t1')).markedForDeletion, 1);
     await store.stop();
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('strata_compactor_last_successful_run_timestamp_seconds moves only after a pass in which every tenant succeeded', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'strata-compactor-'));
+  try {
+    const fs = new FilesystemBucket(join(root, 'bucket'));
+    await zoneBlocks(fs, join(root, 'src'), 't1');
+    await zoneBlocks(fs, join(root, 'src-bad'), 'bad');
+    let failBad = true;
+    // Reads of tenant "bad" fail while failBad is set (a broken block, an unreachable prefix).
+    const bucket = new Proxy(fs, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (failBad && (prop === 'get' || prop === 'getRange') && String(args[0]).startsWith('bad/')) return Promise.reject(new Error('injected read failure'));
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const registry = new Registry();
+    let now = 1_800_000_000_000;
+    const compactor = new Compactor({
+      bucket,
+      logger,
+      registry,
+      dataDir: join(root, 'work'),
+      ranges: [10 * S, 60 * S, 120 * S],
+      compactionIntervalMs: 3_600_000,
+      cleanupIntervalMs: 3_600_000,
+      deletionDelayMs: 60_000,
+      firstLevelWaitMs: 0,
+      retentionMs: () => 0,
+      partialBlockDeletionDelayMs: 60_000,
+      enabledTenants: [],
+      now: () => now,
+    });
+    const last = async () => (await registry.getSingleMetric('strata_compactor_last_successful_run_timestamp_seconds')!.get()).values[0]?.value ?? 0;
+    await compactor.compact();
+    assert.equal(await last(), 0, 'a pass with a failed tenant is no success');
+    failBad = false;
+    now += 60_000;
+    await compactor.compact();
+    assert.equal(await last(), now / 1000);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

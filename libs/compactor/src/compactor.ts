@@ -9,7 +9,7 @@
 
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Bucket } from '@strata/objstore';
 import type { Logger } from '@strata/service';
 import {
@@ -61,6 +61,7 @@ export class Compactor {
   private timers: NodeJS.Timeout[] = [];
   private readonly metaCache = new Map<string, BlockMeta>();
   private readonly counters: Record<'compactions' | 'marked' | 'deleted' | 'partial' | 'failures', Counter>;
+  private readonly lastSuccess: Gauge;
   private stopping = false;
 
   constructor(private readonly opts: CompactorOptions) {
@@ -73,6 +74,11 @@ export class Compactor {
       partial: new Counter({ name: 'strata_compactor_partial_blocks_deleted_total', help: 'Failed uploads (no meta.json) deleted.', registers }),
       failures: new Counter({ name: 'strata_compactor_runs_failed_total', help: 'Tenant runs that failed (retried next interval).', registers }),
     };
+    this.lastSuccess = new Gauge({
+      name: 'strata_compactor_last_successful_run_timestamp_seconds',
+      help: 'When the last compaction pass in which every tenant succeeded ended (0: none yet).',
+      registers,
+    });
   }
 
   /** Runs a cleanup and a compaction at once, then on their intervals. */
@@ -92,15 +98,18 @@ export class Compactor {
   /** One compaction pass over every tenant (then their bucket index). */
   compact(): Promise<void> {
     return this.serial(async () => {
+      let failed = false;
       for (const tenant of await this.tenants()) {
         try {
           await this.compactTenant(tenant);
           await this.updateIndex(tenant);
         } catch (err) {
+          failed = true;
           this.counters.failures.inc();
           this.opts.logger.error({ tenant, err: (err as Error).message }, 'compaction failed; retried next interval');
         }
       }
+      if (!failed && !this.stopping) this.lastSuccess.set(this.now() / 1000);
     });
   }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { duration, parseDuration } from '@strata/service';
 
 export const compactorConfigShape = {
-  /** Comma-separated block ranges, the first being the ingesters' (-blocks-storage.tsdb.block-ranges-period); yields ms. */
+  // Yields ms.
   'compactor.block-ranges': z
     .string()
     .default('2h,12h,24h')
@@ -17,25 +17,18 @@ export const compactorConfigShape = {
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
         return z.NEVER;
       }
-    }),
-  /** Local scratch space: source blocks are downloaded and the new block written here. */
-  'compactor.data-dir': z.string().min(1).default('./data/compactor'),
-  /** How often tenants are compacted; yields ms. */
-  'compactor.compaction-interval': duration('1h'),
-  /** How often bucket indexes are rewritten and retention and deletions applied; yields ms. */
-  'compactor.cleanup-interval': duration('15m'),
-  /** Blocks marked for deletion are deleted this long after the mark (queriers stop reading them before); yields ms. */
-  'compactor.deletion-delay': duration('12h'),
-  /** Level-1 blocks (from the ingesters) younger than this are not compacted yet, so both zones' copies are in; yields ms. */
-  'compactor.first-level-compaction-wait-period': duration('25m'),
-  /** Blocks whose newest sample is older than this are marked for deletion (0s: keep forever); yields ms. */
-  'compactor.blocks-retention-period': duration('0s'),
-  /** Per-tenant retention, overriding the default: tenant=duration,... */
-  'compactor.tenant-blocks-retention-periods': z.string().default(''),
-  /** A block without meta.json whose files are older than this is a failed upload and is deleted (0s: never); yields ms. */
-  'compactor.partial-block-deletion-delay': duration('1d'),
-  /** Only these tenants (comma-separated) are compacted; empty: every tenant found in the bucket. */
-  'compactor.enabled-tenants': z.string().default(''),
+    })
+    .describe("Comma-separated compaction levels, ascending; the first is the ingesters' -blocks-storage.tsdb.block-ranges-period."),
+  'compactor.data-dir': z.string().min(1).default('./data/compactor').describe('Scratch space: source blocks are downloaded and the new block written here (default <data-dir>/compactor).'),
+  // Durations yield ms.
+  'compactor.compaction-interval': duration('1h').describe('How often tenants are compacted.'),
+  'compactor.cleanup-interval': duration('15m').describe('How often bucket indexes are rewritten and retention and deletions applied.'),
+  'compactor.deletion-delay': duration('12h').describe('Blocks marked for deletion are deleted this long after the mark (queriers stop reading them first).'),
+  'compactor.first-level-compaction-wait-period': duration('25m').describe("Ingesters' blocks younger than this are not compacted yet, so both zones' copies are in."),
+  'compactor.blocks-retention-period': duration('0s').describe('Blocks whose newest sample is older than this are deleted (0s: keep forever).'),
+  'compactor.tenant-blocks-retention-periods': z.string().default('').describe('Per-tenant retention overriding the default, as tenant=duration,...'),
+  'compactor.partial-block-deletion-delay': duration('1d').describe('A block without meta.json whose files are older than this is a failed upload and is deleted (0s: never).'),
+  'compactor.enabled-tenants': z.string().default('').describe('Only these tenants (comma-separated) are compacted; empty: every tenant in the bucket.'),
 };
 
 export type CompactorConfig = z.infer<z.ZodObject<typeof compactorConfigShape>>;

@@ -3,16 +3,11 @@
 import { z } from 'zod';
 
 export const distributorConfigShape = {
-  'distributor.max-recv-msg-size': z.coerce.number().int().positive().default(100 << 20),
-  /**
-   * Strata's own (Mimir has none): series one push may carry (remote write: TimeSeries; OTLP: the series its
-   * points become), counted before decoding; over it 413. Bounds the memory one request takes. 0: no limit.
-   */
-  'distributor.max-series-per-request': z.coerce.number().int().nonnegative().default(1_000_000),
-  /** Push requests handled at once by one distributor, over it: 503 at once (Mimir's default 2000); 0: no limit. */
-  'distributor.instance-limits.max-inflight-push-requests': z.coerce.number().int().nonnegative().default(2000),
-  /** Bytes of push request bodies (as received) in flight in one distributor, over it: 503 at once; 0: no limit (Mimir's default). */
-  'distributor.instance-limits.max-inflight-push-requests-bytes': z.coerce.number().int().nonnegative().default(0),
+  'distributor.max-recv-msg-size': z.coerce.number().int().positive().default(100 << 20).describe('Largest push body in bytes, compressed and decompressed; over it 413.'),
+  // Strata's own (Mimir has none): bounds the memory one request takes, counted before decoding.
+  'distributor.max-series-per-request': z.coerce.number().int().nonnegative().default(1_000_000).describe('Series one push may carry (OTLP: the series its points become); over it 413; 0: no limit.'),
+  'distributor.instance-limits.max-inflight-push-requests': z.coerce.number().int().nonnegative().default(2000).describe('Push requests handled at once by one distributor; over it 503 at once; 0: no limit.'),
+  'distributor.instance-limits.max-inflight-push-requests-bytes': z.coerce.number().int().nonnegative().default(0).describe('Bytes of push bodies (as received) in flight in one distributor; over it 503 at once; 0: no limit.'),
 };
 
 /** The instance limits out of the parsed flags, for the Distributor's options. */

@@ -7,12 +7,11 @@ import { boolFlag, duration } from '@strata/service';
 import { RedisKv, type KvClient, type RingKvConfig } from '@strata/ring';
 
 export const haTrackerConfigShape = {
-  'distributor.ha-tracker.enable': boolFlag(false),
-  'distributor.ha-tracker.update-timeout': duration('15s'),
-  'distributor.ha-tracker.update-timeout-jitter-max': duration('5s'),
-  'distributor.ha-tracker.failover-timeout': duration('30s'),
-  /** A Redis of its own (host:port); empty: the ring's KV store (-ring.store, -ring.redis.endpoint). */
-  'distributor.ha-tracker.redis.endpoint': z.string().default(''),
+  'distributor.ha-tracker.enable': boolFlag(false).describe('Run the HA tracker: keep one replica of each HA Prometheus pair (tenants with accept_ha_samples).'),
+  'distributor.ha-tracker.update-timeout': duration('15s').describe("How often the elected replica's timestamp is written to the KV store."),
+  'distributor.ha-tracker.update-timeout-jitter-max': duration('5s').describe('Largest jitter added to the update timeout, spreading the writes.'),
+  'distributor.ha-tracker.failover-timeout': duration('30s').describe('Another replica takes over after the elected one was silent this long.'),
+  'distributor.ha-tracker.redis.endpoint': z.string().default('').describe("A Redis of the HA tracker's own (host:port); empty: the ring's KV store (-ring.store)."),
 };
 
 export type HaTrackerConfig = z.infer<z.ZodObject<typeof haTrackerConfigShape>>;

@@ -4,20 +4,16 @@ import { z } from 'zod';
 import { duration } from '@strata/service';
 
 export const ingesterConfigShape = {
-  'ingester.ring.instance-id': z.string().default('ingester-zone-a-0'),
-  'ingester.max-lag-records-for-ready': z.coerce.number().int().nonnegative().default(100),
+  'ingester.ring.instance-id': z.string().default('ingester-zone-a-0').describe('This ingester: ingester-zone-<zone>-<partition> (it consumes that Kafka partition).'),
+  'ingester.max-lag-records-for-ready': z.coerce.number().int().nonnegative().default(100).describe('/ready waits until the ingester is this few records behind its partition end.'),
   // Per-tenant limits the ingester applies (-ingester.out-of-order-time-window,
   // -ingester.max-global-exemplars-per-user) are @strata/limits' flags and runtime overrides.
-  /** Local directory of the blocks cut from the heads. */
-  'blocks-storage.tsdb.dir': z.string().min(1).default('./data/tsdb'),
-  /** Block range: the head is cut into blocks of this span (aligned); yields ms. */
-  'blocks-storage.tsdb.block-ranges-period': duration('2h'),
-  /** How long local blocks are kept (and served) after they were shipped; yields ms. */
-  'blocks-storage.tsdb.retention-period': duration('13h'),
-  /** How often due ranges are cut and failed uploads retried; yields ms. */
-  'blocks-storage.tsdb.head-compaction-interval': duration('1m'),
-  /** A tenant's head with no appends for this long is flushed to a block (0s: never); yields ms. */
-  'blocks-storage.tsdb.head-compaction-idle-timeout': duration('1h'),
+  // Durations yield ms.
+  'blocks-storage.tsdb.dir': z.string().min(1).default('./data/tsdb').describe('Local directory of the blocks cut from the heads (one per ingester; default <data-dir>/tsdb).'),
+  'blocks-storage.tsdb.block-ranges-period': duration('2h').describe('Block range: the head is cut into aligned blocks of this span.'),
+  'blocks-storage.tsdb.retention-period': duration('13h').describe('How long shipped blocks stay on local disk (and are served from it).'),
+  'blocks-storage.tsdb.head-compaction-interval': duration('1m').describe('How often due ranges are cut and failed uploads retried.'),
+  'blocks-storage.tsdb.head-compaction-idle-timeout': duration('1h').describe("A tenant's head with no appends for this long is flushed to a block (0s: never)."),
 };
 
 export type IngesterConfig = z.infer<z.ZodObject<typeof ingesterConfigShape>>;

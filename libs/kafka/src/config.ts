@@ -7,16 +7,13 @@ import { duration } from '@strata/service';
 export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
 
 export const kafkaConfigShape = {
-  /** Comma-separated bootstrap brokers, host:port. */
-  'ingest-storage.kafka.address': z.string().default('127.0.0.1:9092'),
-  'ingest-storage.kafka.topic': z.string().min(1).default('ingest'),
-  'ingest-storage.kafka.client-id': z.string().min(1).default('strata'),
-  /** Upper bound of one acked write, as in Mimir; yields ms. */
-  'ingest-storage.kafka.write-timeout': duration('10s'),
-  /** Partition reader's group session timeout: how fast a killed ingester's successor gets the partition; yields ms. */
-  'ingest-storage.kafka.session-timeout': duration('6s'),
-  /** Largest record value the distributor produces; a partition's series are split over records above it (Mimir's default). */
-  'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES),
+  'ingest-storage.kafka.address': z.string().default('127.0.0.1:9092').describe('Comma-separated Kafka bootstrap brokers, host:port (-target=all: none set starts a local broker).'),
+  'ingest-storage.kafka.topic': z.string().min(1).default('ingest').describe('Kafka topic of the ingest storage; one partition per ingester pair.'),
+  'ingest-storage.kafka.client-id': z.string().min(1).default('strata').describe('Kafka client id prefix.'),
+  // Durations yield ms.
+  'ingest-storage.kafka.write-timeout': duration('10s').describe('Upper bound of one acked (acks=all) write before the push is answered 503.'),
+  'ingest-storage.kafka.session-timeout': duration('6s').describe("Partition reader's consumer-group session timeout: how fast a killed ingester's successor gets the partition."),
+  'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES).describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
 };
 
 export type KafkaConfig = z.infer<z.ZodObject<typeof kafkaConfigShape>>;

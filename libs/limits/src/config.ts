@@ -9,29 +9,28 @@ const count = (fallback: number) => z.coerce.number().int().nonnegative().defaul
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const limitsConfigShape = {
-  'distributor.ingestion-rate-limit': z.coerce.number().nonnegative().default(10_000),
-  'distributor.ingestion-burst-size': count(200_000),
-  'ingester.max-global-series-per-user': count(150_000),
-  'validation.max-label-names-per-series': positive(30),
-  'validation.max-length-label-name': positive(1024),
-  'validation.max-length-label-value': positive(2048),
-  'validation.max-metadata-length': positive(1024),
-  'validation.create-grace-period': duration('10m'),
-  'validation.past-grace-period': duration('0s'),
-  'ingester.out-of-order-time-window': duration('0s'),
+  'distributor.ingestion-rate-limit': z.coerce.number().nonnegative().default(10_000).describe('Per-tenant samples/s each distributor admits; over it 429 (-target=all without multi-tenancy: 10000000).'),
+  'distributor.ingestion-burst-size': count(200_000).describe('Per-tenant burst of samples above the rate (-target=all without multi-tenancy: 10000000).'),
+  'ingester.max-global-series-per-user': count(150_000).describe('Per-tenant active series, split over the partitions; 0: no limit (-target=all without multi-tenancy: 0).'),
+  'validation.max-label-names-per-series': positive(30).describe('Per-tenant label names one series may have; more: the series is rejected (400).'),
+  'validation.max-length-label-name': positive(1024).describe('Per-tenant longest label name; longer: the series is rejected (400).'),
+  'validation.max-length-label-value': positive(2048).describe('Per-tenant longest label value; longer: the series is rejected (400).'),
+  'validation.max-metadata-length': positive(1024).describe('Per-tenant longest metadata name or unit (dropped, 400); HELP is truncated to it.'),
+  'validation.create-grace-period': duration('10m').describe('Per-tenant: samples further in the future than this are rejected (400).'),
+  'validation.past-grace-period': duration('0s').describe('Per-tenant: samples older than this are rejected (400); 0s: off.'),
+  'ingester.out-of-order-time-window': duration('0s').describe('Per-tenant window in which out-of-order samples are still accepted; 0s: none.'),
   // Mimir's default is 0 (exemplars off); Strata keeps them by default because linking a graph
   // to a trace is a core use, and 100000 is the head's own default ring size.
-  'ingester.max-global-exemplars-per-user': count(100_000),
-  'distributor.ha-tracker.enable-for-all-users': boolFlag(false),
-  'distributor.ha-tracker.cluster': z.string().min(1).default('cluster'),
-  'distributor.ha-tracker.replica': z.string().min(1).default('__replica__'),
-  'distributor.ha-tracker.max-clusters': count(100),
+  'ingester.max-global-exemplars-per-user': count(100_000).describe('Per-tenant exemplars kept, split over the partitions; 0 turns exemplars off.'),
+  'distributor.ha-tracker.enable-for-all-users': boolFlag(false).describe('Per-tenant accept_ha_samples default: deduplicate HA replicas for every tenant.'),
+  'distributor.ha-tracker.cluster': z.string().min(1).default('cluster').describe('Per-tenant label naming the HA cluster a sample comes from.'),
+  'distributor.ha-tracker.replica': z.string().min(1).default('__replica__').describe('Per-tenant label naming the HA replica; removed from written series.'),
+  'distributor.ha-tracker.max-clusters': count(100).describe('Per-tenant HA clusters tracked; a push from one more is 400; 0: no limit.'),
 };
 
 export const runtimeConfigShape = {
-  /** Mimir's runtime config file: `overrides: { <tenant>: { <limit>: value } }`. Empty: defaults only. */
-  'runtime-config.file': z.string().default(''),
-  'runtime-config.reload-period': duration('10s'),
+  'runtime-config.file': z.string().default('').describe("Mimir's runtime config file, overrides: { <tenant>: { <limit>: value } }, re-read live; empty: flag defaults only."),
+  'runtime-config.reload-period': duration('10s').describe('How often the runtime config file is re-read.'),
 };
 
 export type LimitsConfig = z.infer<z.ZodObject<typeof limitsConfigShape>>;

@@ -4,32 +4,27 @@ import { z } from 'zod';
 import { boolFlag, duration } from '@strata/service';
 
 export const querierConfigShape = {
-  /** Comma-separated id=host:port, e.g. ingester-zone-a-0=127.0.0.1:9095,ingester-zone-b-0=127.0.0.1:9096. */
-  'querier.ingester-addresses': z.string().default(''),
-  'querier.prefer-availability-zone': z.string().default('a'),
-  'querier.ingester-timeout': duration('10s'),
-  'querier.timeout': duration('2m'),
-  'querier.max-samples': z.coerce.number().int().positive().default(50_000_000),
-  /** Series one query may fetch over all its selectors; 0 for no limit. */
-  'querier.max-fetched-series-per-query': z.coerce.number().int().min(0).default(0),
-  'querier.lookback-delta': duration('5m'),
-  /** Strong read consistency: how long an ingester may take to consume the last produced offset. */
-  'querier.max-wait-for-offset': duration('10s'),
-  'querier.promql-experimental-functions-enabled': boolFlag(false),
-  /** Duration expressions in ranges and offsets (`[step()*4]`, `offset 1h+5m`), Prometheus' promql-duration-expr. */
-  'querier.promql-duration-expressions-enabled': boolFlag(false),
-  /** Ingesters are asked only for data newer than this (0s: always); yields ms. */
-  'querier.query-ingesters-within': duration('13h'),
-  /** The bucket's blocks are asked only for data older than this (0s: always); yields ms. */
-  'querier.query-store-after': duration('12h'),
+  'querier.ingester-addresses': z.string().default('').describe('Every ingester as id=host:port,... (e.g. ingester-zone-a-0=127.0.0.1:9095); with a Redis ring the fallback.'),
+  'querier.prefer-availability-zone': z.string().default('a').describe("The zone whose ingester is asked first for each partition."),
+  'querier.ingester-timeout': duration('10s').describe("Deadline of one call to an ingester before the other zone's is asked."),
+  'querier.timeout': duration('2m').describe('Query timeout.'),
+  'querier.max-samples': z.coerce.number().int().positive().default(50_000_000).describe('Samples one query may hold in memory; over it 422.'),
+  'querier.max-fetched-series-per-query': z.coerce.number().int().min(0).default(0).describe('Series one query may fetch over all its selectors; over it 422; 0: no limit.'),
+  'querier.lookback-delta': duration('5m').describe('PromQL lookback: how far back an instant selector looks for a sample.'),
+  'querier.max-wait-for-offset': duration('10s').describe('Strong read consistency: how long an ingester may take to consume the last produced offset.'),
+  'querier.promql-experimental-functions-enabled': boolFlag(false).describe('Enable experimental PromQL functions and modifiers (limit_ratio, sort_by_label, info(), ...).'),
+  'querier.promql-duration-expressions-enabled': boolFlag(false).describe('Duration expressions in ranges and offsets ([step()*4], offset 1h+5m).'),
+  // Durations yield ms.
+  'querier.query-ingesters-within': duration('13h').describe('Ingesters are asked only for data newer than this (0s: always).'),
+  'querier.query-store-after': duration('12h').describe("The bucket's blocks are asked only for data older than this (0s: always)."),
 };
 
 /** The results cache (Mimir's query-frontend flags); off unless a Redis endpoint is given. */
 export const resultsCacheConfigShape = {
-  'query-frontend.results-cache.redis.endpoint': z.string().default(''),
-  'query-frontend.split-queries-by-interval': duration('24h'),
-  'query-frontend.max-cache-freshness': duration('10m'),
-  'query-frontend.results-cache-ttl': duration('168h'),
+  'query-frontend.results-cache.redis.endpoint': z.string().default('').describe('Redis host:port of the range-query results cache; empty: no cache.'),
+  'query-frontend.split-queries-by-interval': duration('24h').describe('Range queries are split (and cached) at these boundaries.'),
+  'query-frontend.max-cache-freshness': duration('10m').describe('Points newer than this are never cached.'),
+  'query-frontend.results-cache-ttl': duration('168h').describe('Lifetime of cached extents.'),
 };
 
 export type ResultsCacheConfig = z.infer<z.ZodObject<typeof resultsCacheConfigShape>>;

@@ -10,7 +10,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@strata/service';
 import type { KvClient } from './kv.ts';
 import { PartitionRing } from './partition-ring.ts';
-import { PARTITION_RING_KEY, isEmptyRingDesc, normalizeRingDesc, type PartitionRingDesc } from './partition-ring-desc.ts';
+import { PARTITION_RING_KEY, isEmptyRingDesc, isHealthy, normalizeRingDesc, type PartitionRingDesc } from './partition-ring-desc.ts';
 
 export interface PartitionRingWatcherOptions {
   kv: KvClient;
@@ -19,6 +19,8 @@ export interface PartitionRingWatcherOptions {
   key?: string;
   /** How long start() waits for the first answer from the KV. */
   startTimeoutMs?: number;
+  /** -ingester.ring.heartbeat-timeout, for the healthy/unhealthy owner counts (default 1m; 0: always healthy). */
+  heartbeatTimeoutMs?: number;
 }
 
 export interface RingWatcherStatus {
@@ -57,6 +59,19 @@ export class PartitionRingWatcher {
         registers,
         collect() {
           for (const state of ['PENDING', 'ACTIVE', 'INACTIVE'] as const) this.set({ state }, self.current?.partitionIds(state).length ?? 0);
+        },
+      });
+      new Gauge({
+        name: 'strata_partition_ring_owners',
+        help: 'Partition owners (ingesters) in the ring in use, by health (heartbeat within -ingester.ring.heartbeat-timeout).',
+        labelNames: ['health'],
+        registers,
+        collect() {
+          const owners = self.current?.allOwners() ?? [];
+          const now = Date.now();
+          const healthy = owners.filter((o) => isHealthy(o, now, opts.heartbeatTimeoutMs ?? 60_000)).length;
+          this.set({ health: 'healthy' }, healthy);
+          this.set({ health: 'unhealthy' }, owners.length - healthy);
         },
       });
       new Gauge({

@@ -12,11 +12,9 @@ import { ReloadingYamlFile } from './reloading-file.ts';
 import { TenantError, validateTenantId } from './tenant.ts';
 
 export const authConfigShape = {
-  /** Tenant from X-Scope-OrgID; off: every request is tenant "anonymous" (Mimir's flag and default). */
-  'auth.multitenancy-enabled': boolFlag(true),
-  /** YAML: `tenants: { <tenant>: { bearer_token, basic_auth: { username, password } } }`; empty: no auth. */
-  'auth.tokens-file': z.string().default(''),
-  'auth.tokens-reload-period': duration('10s'),
+  'auth.multitenancy-enabled': boolFlag(true).describe('Tenant from the X-Scope-OrgID header; false: every request is tenant "anonymous".'),
+  'auth.tokens-file': z.string().default('').describe('YAML tenants: { <tenant>: { bearer_token, basic_auth: { username, password } } }, re-read live; empty: no auth.'),
+  'auth.tokens-reload-period': duration('10s').describe('How often the tokens file is re-read.'),
 };
 
 export type AuthConfig = z.infer<z.ZodObject<typeof authConfigShape>>;

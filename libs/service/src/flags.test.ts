@@ -23,8 +23,24 @@ test('flags, env fallback and defaults', () => {
 });
 
 test('unknown and invalid flags are errors that name the flag', () => {
-  assert.throws(() => flagsToConfig(shape, parseFlags(['-ingest-storage.kafka.adress=x'], {})), /unknown flag -ingest-storage.kafka.adress/);
-  assert.throws(() => flagsToConfig(shape, parseFlags(['-ingest-storage.kafka.write-timeout=ten'], {})), /invalid flag -ingest-storage.kafka.write-timeout: invalid duration/);
+  assert.throws(
+    () => flagsToConfig(shape, parseFlags(['-ingest-storage.kafka.adress=x'], {})),
+    /^StrataError: unknown flag -ingest-storage.kafka.adress; did you mean -ingest-storage.kafka.address\?/,
+  );
+  assert.throws(
+    () => flagsToConfig(shape, parseFlags(['-ingest-storage.kafka.write-timeout=ten'], {})),
+    /invalid value "ten" for -ingest-storage.kafka.write-timeout: invalid duration/,
+  );
+  assert.throws(() => flagsToConfig(shape, parseFlags([], { STRATA_SERVER_HTTP_LISTEN_PORT: 'x' })), /invalid value "x" for -server.http-listen-port \(from STRATA_SERVER_HTTP_LISTEN_PORT\)/);
+  assert.throws(() => flagsToConfig(shape, { args: {}, env: {}, file: { 'auth.multitenancy-enabled': 'maybe' } }), /-auth.multitenancy-enabled \(from -config.file\)/);
+});
+
+test('the command line beats the environment, which beats the config file', () => {
+  const file = { 'ingest-storage.kafka.address': 'file:1', 'server.http-listen-port': '1', 'auth.multitenancy-enabled': 'false' };
+  const c = flagsToConfig(shape, { args: { 'ingest-storage.kafka.address': 'arg:1' }, env: { server_http_listen_port: '2' }, file });
+  assert.equal(c['ingest-storage.kafka.address'], 'arg:1');
+  assert.equal(c['server.http-listen-port'], 2);
+  assert.equal(c['auth.multitenancy-enabled'], false);
 });
 
 test('durations', () => {

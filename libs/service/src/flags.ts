@@ -1,13 +1,17 @@
 // Mimir-style flags (-ingest-storage.kafka.address=host:port) with an
-// environment fallback (STRATA_INGEST_STORAGE_KAFKA_ADDRESS). Flags win.
+// environment fallback (STRATA_INGEST_STORAGE_KAFKA_ADDRESS) and a YAML config
+// file below both (-config.file). Command line, then environment, then file.
 
 import { z } from 'zod';
+import { StrataError } from '@strata/errors';
 
 export interface FlagValues {
   /** From the command line: an unknown one is an error. */
   args: Record<string, string>;
   /** From STRATA_* variables, keyed like ingest_storage_kafka_address. */
   env: Record<string, string>;
+  /** From -config.file, keyed by flag name (already checked: every key is a known flag). */
+  file?: Record<string, string>;
 }
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): FlagValues {
@@ -18,7 +22,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('-')) throw new Error(`unexpected argument "${arg}"; flags look like -name=value`);
+    if (!arg.startsWith('-')) throw new StrataError('unexpected-argument', 'bad-input', `unexpected argument "${arg}"; flags look like -name=value`);
     const body = arg.replace(/^--?/, '');
     const eq = body.indexOf('=');
     if (eq >= 0) out[body.slice(0, eq)] = body.slice(eq + 1);
@@ -33,9 +37,9 @@ export function isFlagSet(values: FlagValues, name: string): boolean {
   return lookup(values, name) !== undefined;
 }
 
-/** Looks a flag up by its dotted name or its env form. */
+/** Looks a flag up by its dotted name, its env form, then in the config file. */
 function lookup(values: FlagValues, name: string): string | undefined {
-  return values.args[name] ?? values.env[name.replace(/[.-]/g, '_')];
+  return values.args[name] ?? values.env[name.replace(/[.-]/g, '_')] ?? values.file?.[name];
 }
 
 /**
@@ -49,24 +53,31 @@ export function flagsToConfig<S extends z.ZodRawShape>(shape: S, values: FlagVal
     if (v !== undefined) raw[name] = v;
   }
   const unknown = Object.keys(values.args).filter((k) => !(k in shape));
+  if (unknown.length > 0) {
+    const near = closest(unknown[0], Object.keys(shape));
+    throw new StrataError('unknown-flag', 'bad-input', `unknown flag -${unknown[0]}${near === undefined ? '' : `; did you mean -${near}?`} (-help lists every flag)`);
+  }
   const parsed = z.object(shape).safeParse(raw);
-  if (unknown.length > 0) throw new Error(`unknown flag -${unknown[0]}${closest(unknown[0], Object.keys(shape))}`);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`invalid flag -${String(issue.path[0])}: ${issue.message}`);
+    const name = String(issue.path[0]);
+    const where = values.args[name] !== undefined ? '' : values.env[name.replace(/[.-]/g, '_')] !== undefined ? ` (from STRATA_${name.replace(/[.-]/g, '_').toUpperCase()})` : ' (from -config.file)';
+    // One line whatever zod says: the value given, the flag, what is wrong with it.
+    const message = issue.message.replace(/\s*\n\s*/g, ' ');
+    throw new StrataError('invalid-flag', 'bad-input', `invalid value ${JSON.stringify(raw[name])} for -${name}${where}: ${message}`);
   }
   return parsed.data;
 }
 
-/** "; did you mean -x?" for the known flag nearest by edit distance, when one is near. */
-function closest(name: string, known: string[]): string {
+/** The known name nearest `name` by edit distance, when one is near enough to be a typo of it. */
+export function closest(name: string, known: readonly string[]): string | undefined {
   let best = '';
   let bestDistance = Infinity;
   for (const k of known) {
     const d = editDistance(name, k);
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
-  return bestDistance <= Math.max(3, name.length / 3) ? `; did you mean -${best}?` : '';
+  return bestDistance <= Math.max(3, name.length / 3) ? best : undefined;
 }
 
 function editDistance(a: string, b: string): number {

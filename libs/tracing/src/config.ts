@@ -4,13 +4,12 @@
 import { z } from 'zod';
 
 export const tracingConfigShape = {
-  /** Base URL of an OTLP/HTTP receiver, e.g. http://otel-collector:4318; spans go to <url>/v1/traces. */
   'tracing.otlp-endpoint': z
     .string()
     .default('')
-    .refine((s) => s === '' || /^https?:\/\/[^/]+/.test(s), { message: 'must be an http:// or https:// URL, e.g. http://otel-collector:4318' }),
-  /** Share of new traces (no sampled parent) that are recorded and exported, 0..1. */
-  'tracing.sample-ratio': z.coerce.number().min(0).max(1).default(1),
+    .refine((s) => s === '' || /^https?:\/\/[^/]+/.test(s), { message: 'must be an http:// or https:// URL, e.g. http://otel-collector:4318' })
+    .describe('Base URL of an OTLP/HTTP receiver for spans (e.g. http://otel-collector:4318); empty: OTEL_EXPORTER_OTLP_* or none.'),
+  'tracing.sample-ratio': z.coerce.number().min(0).max(1).default(1).describe('Share of new traces (no sampled parent) recorded and exported, 0..1.'),
 };
 
 export type TracingConfig = z.infer<z.ZodObject<typeof tracingConfigShape>>;
