@@ -46,7 +46,7 @@ function initServer(t: Strata): ReturnType<ModuleInit> {
         const host = t.config['server.http-listen-address'];
         const port = await listen(t.http, host, t.config['server.http-listen-port']);
         const base = `http://${host}:${port}`;
-        t.logger.info({ port, targets: t.targets }, `Strata (${t.targets.join(',')}) listening on ${base}: ${t.endpoints.map((e) => e.replaceAll('$BASE', base)).join(', ')}, ready ${base}/ready, metrics ${base}/metrics`);
+        t.logger.info({ port, targets: t.targets }, `Strata (${t.targets.join(',')}) listening on ${base}: ${t.endpoints.map((e) => e.replaceAll('$BASE', base)).join(', ')}, ready ${base}/ready, metrics ${base}/metrics, web UI ${base}/`);
       },
       stop: () => t.http.close(),
     },
@@ -65,7 +65,6 @@ function initUi(t: Strata): ReturnType<ModuleInit> {
     links: () => t.uiLinks,
     query: () => t.queryApi,
   });
-  t.endpoints.push('UI $BASE/');
   return [];
 }
 

@@ -5,7 +5,7 @@
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, completionStatus } from '@codemirror/autocomplete';
 import { defaultKeymap, history as editorHistory, historyKeymap, insertNewlineAndIndent } from '@codemirror/commands';
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { lintKeymap } from '@codemirror/lint';
+import { forEachDiagnostic, lintKeymap } from '@codemirror/lint';
 import { EditorState, Prec } from '@codemirror/state';
 import { EditorView, drawSelection, highlightSpecialChars, keymap, placeholder } from '@codemirror/view';
 import { PromQLExtension } from '@prometheus-io/codemirror-promql';
@@ -56,6 +56,8 @@ export function renderQuery(main: HTMLElement, cfg: QueryConfig): void {
   const end = h('input', { type: 'datetime-local', id: 'end', step: '1', title: 'end of the range (empty: now)', value: params.get('end') ?? '' });
   const step = h('input', { type: 'text', id: 'step', size: '6', placeholder: 'auto', title: 'resolution step, e.g. 15s (empty: range/250)', value: params.get('step') ?? '' });
   const status = h('span', { class: 'muted', id: 'query-status' });
+  // The linter's diagnostics in words, not only as a squiggle.
+  const syntax = h('div', { class: 'syntax-error', id: 'syntax-error', role: 'status' });
   const output = h('div', { id: 'output' });
   let tab: 'table' | 'graph' = params.get('tab') === 'table' ? 'table' : 'graph';
   const tabs = {
@@ -90,6 +92,12 @@ export function renderQuery(main: HTMLElement, cfg: QueryConfig): void {
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         placeholder('Expression (press Enter to run, Shift+Enter for a new line)'),
         EditorView.lineWrapping,
+        EditorView.updateListener.of((u) => {
+          const messages: string[] = [];
+          forEachDiagnostic(u.state, (d) => messages.push(d.message));
+          const text = messages.join('; ');
+          if (syntax.textContent !== text) syntax.textContent = text;
+        }),
         promql.asExtension(),
         // Enter runs the query unless a completion is open (then it picks the completion).
         Prec.highest(
@@ -195,6 +203,7 @@ export function renderQuery(main: HTMLElement, cfg: QueryConfig): void {
       h('div', { class: 'editor', id: 'editor' }, view.dom),
       h('button', { type: 'button', id: 'execute', class: 'primary', onclick: () => void run() }, 'Execute'),
     ),
+    syntax,
     h(
       'div',
       { class: 'controls' },
