@@ -44,7 +44,8 @@ export function sourcesDigest(): string {
   add('src/types.ts', readFileSync(join(UI_ROOT, 'src', 'types.ts')));
   add('scripts/build-ui.ts', readFileSync(BUILD_SCRIPT));
   const pkg = JSON.parse(readFileSync(join(UI_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
-  for (const dep of Object.keys(pkg.devDependencies ?? {}).sort()) add(`dep:${dep}`, installedVersion(dep));
+  // The bundled packages, and the bundler (a root devDependency, as the build script is the root's).
+  for (const dep of [...Object.keys(pkg.devDependencies ?? {}), 'vite'].sort()) add(`dep:${dep}`, installedVersion(dep));
   return h.digest('hex');
 }
 

@@ -30,7 +30,7 @@ type InstantData =
   | { resultType: 'matrix'; result: RangeSeries[] }
   | { resultType: 'scalar' | 'string'; result: [number, string] };
 
-export function parseDuration(s: string): number | undefined {
+function parseDuration(s: string): number | undefined {
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)/g;
   const unit: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 };
   let total = 0;
