@@ -3,6 +3,7 @@
 
 import { Compactor, retentionByTenant } from '@strata/compactor';
 import type { Service } from '@strata/service';
+import { compactorPage } from '../../strata/src/status-pages.ts';
 import type { Strata } from '../../strata/src/strata.ts';
 
 export function initCompactor(t: Strata): Service[] {
@@ -21,6 +22,7 @@ export function initCompactor(t: Strata): Service[] {
     partialBlockDeletionDelayMs: config['compactor.partial-block-deletion-delay'],
     enabledTenants: config['compactor.enabled-tenants'].split(',').map((t) => t.trim()).filter((t) => t !== ''),
   });
+  t.statusPages.push(compactorPage(compactor));
   t.endpoints.push(`compactor on bucket ${t.bucket.name}`);
   return [{ name: 'compactor', start: () => compactor.start(), stop: () => compactor.stop() }];
 }

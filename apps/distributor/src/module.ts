@@ -6,6 +6,7 @@ import { Distributor, instanceLimitsFromConfig, registerPushRoutes } from '@stra
 import { PartitionRingWatcher, WritePartitions, registerRingStatusPage } from '@strata/ring';
 import { HaTracker, haTrackerKv } from '@strata/ha-tracker';
 import type { Service } from '@strata/service';
+import { haTrackerPage, ringPage } from '../../strata/src/status-pages.ts';
 import type { Strata } from '../../strata/src/strata.ts';
 
 export function initDistributor(t: Strata): Service[] {
@@ -62,6 +63,8 @@ export function initDistributor(t: Strata): Service[] {
     heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
     paths: ['/ingester/partition-ring', '/distributor/ring'],
   });
+  t.statusPages.push(ringPage(() => writePartitions.snapshot(), config['ingester.ring.heartbeat-timeout']), haTrackerPage(haTracker));
+  t.uiLinks.push({ label: 'Partition ring (/ingester/partition-ring)', href: '/ingester/partition-ring' });
   t.endpoints.push('push $BASE/api/v1/push', 'OTLP $BASE/otlp/v1/metrics', 'partition ring $BASE/ingester/partition-ring');
   return [
     {

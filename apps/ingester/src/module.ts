@@ -9,6 +9,7 @@ import { ingesterLimits } from '@strata/limits';
 import { IngesterServer } from '@strata/ingester-rpc';
 import { PartitionInstanceLifecycler, instanceHost, registerIngesterRingRoutes } from '@strata/ring';
 import type { Service } from '@strata/service';
+import { ingesterPage, tenantsPage } from '../../strata/src/status-pages.ts';
 import { failureSignal, type Strata } from '../../strata/src/strata.ts';
 
 export function initIngester(t: Strata): Service[] {
@@ -70,6 +71,7 @@ export function initIngester(t: Strata): Service[] {
     registry,
   });
   registerIngesterRingRoutes(t.http, { lifecycler, logger });
+  t.statusPages.push(ingesterPage(ingester), tenantsPage(ingester));
   t.endpoints.push(`${identity.id} on partition ${identity.partition}`, 'flush $BASE/ingester/flush');
   return [
     {

@@ -16,6 +16,7 @@ import {
   StrongReads,
   parseIngesterAddresses,
   registerPrometheusApi,
+  registerUserStatsApi,
 } from '@strata/querier';
 import { PartitionRingWatcher } from '@strata/ring';
 import type { Service } from '@strata/service';
@@ -109,6 +110,14 @@ export function initQuerier(t: Strata): Service[] {
     auth: t.auth,
     tracer: t.tracing.tracer,
   });
+  // user_stats from the ingester in this process (remote ingesters have no user-stats RPC yet).
+  registerUserStatsApi(t.http, {
+    sources: () => (local ? [local.ingester] : []),
+    multitenancyEnabled: config['auth.multitenancy-enabled'],
+    auth: t.auth,
+    prefixes: ['/api/v1', '/prometheus/api/v1'],
+  });
+  t.queryApi = { apiPrefix: '/prometheus/api/v1', multitenancy: config['auth.multitenancy-enabled'] };
   // /ready stays 503 until the recent blocks' index headers are loaded.
   t.readiness.push(() => store.notReadyReason());
   t.endpoints.push('Prometheus API $BASE/prometheus');

@@ -33,6 +33,7 @@ const services: Service[] = [];
 for (const name of t.modules) services.push(...((await MODULES[name].init?.(t)) ?? []));
 const manager = new ServiceManager(services, t.logger);
 t.readiness.unshift(() => manager.notReadyReason());
+t.serviceStates = () => manager.snapshot();
 process.exit(await manager.run());
 
 function usage(): string {

@@ -7,10 +7,12 @@ import { Overrides } from '@strata/limits';
 import { createBucket } from '@strata/objstore';
 import { createKv } from '@strata/ring';
 import { createAuthenticator, listen, type ModuleSpec, type Service } from '@strata/service';
+import { registerUi } from '@strata/ui';
 import { initCompactor } from '../../compactor/src/module.ts';
 import { initDistributor } from '../../distributor/src/module.ts';
 import { initIngester } from '../../ingester/src/module.ts';
 import { initQuerier } from '../../querier/src/module.ts';
+import { configPage, overridesPage, servicesPage } from './status-pages.ts';
 import { failureSignal, type ModuleInit, type Strata } from './strata.ts';
 
 interface Module extends ModuleSpec {
@@ -19,16 +21,18 @@ interface Module extends ModuleSpec {
 
 export const MODULES: Record<string, Module> = {
   server: { internal: true, init: initServer },
+  /** The operator's web UI on the HTTP port: pages for whatever else this process runs. */
+  ui: { internal: true, deps: ['server'], init: initUi },
   tracing: { internal: true, init: (t) => [{ name: 'tracing', start: () => t.tracing.start(), stop: () => t.tracing.stop() }] },
   'runtime-config': { internal: true, init: initRuntimeConfig },
   auth: { internal: true, init: initAuth },
   'ring-kv': { internal: true, init: initRingKv },
   kafka: { internal: true, init: initKafka },
   bucket: { internal: true, init: initBucket },
-  distributor: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'kafka'], init: initDistributor },
-  ingester: { deps: ['server', 'tracing', 'runtime-config', 'ring-kv', 'kafka', 'bucket'], init: initIngester },
-  querier: { deps: ['server', 'tracing', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
-  compactor: { deps: ['server', 'bucket'], init: initCompactor },
+  distributor: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'kafka'], init: initDistributor },
+  ingester: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'ring-kv', 'kafka', 'bucket'], init: initIngester },
+  querier: { deps: ['server', 'ui', 'tracing', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
+  compactor: { deps: ['server', 'ui', 'bucket'], init: initCompactor },
   /** The single process: both zones are one failure domain here, so it runs one ingester (zone a). */
   all: { deps: ['distributor', 'ingester', 'querier', 'compactor'] },
 };
@@ -42,15 +46,31 @@ function initServer(t: Strata): ReturnType<ModuleInit> {
         const host = t.config['server.http-listen-address'];
         const port = await listen(t.http, host, t.config['server.http-listen-port']);
         const base = `http://${host}:${port}`;
-        t.logger.info({ port, targets: t.targets }, `Strata (${t.targets.join(',')}) listening on ${base}: ${t.endpoints.map((e) => e.replaceAll('$BASE', base)).join(', ')}, ready ${base}/ready, metrics ${base}/metrics`);
+        t.logger.info({ port, targets: t.targets }, `Strata (${t.targets.join(',')}) listening on ${base}: ${t.endpoints.map((e) => e.replaceAll('$BASE', base)).join(', ')}, ready ${base}/ready, metrics ${base}/metrics, web UI ${base}/`);
       },
       stop: () => t.http.close(),
     },
   ];
 }
 
+/** Pages are read per request, so the modules built after this one still show. */
+function initUi(t: Strata): ReturnType<ModuleInit> {
+  t.statusPages.push(servicesPage(() => t.serviceStates(), () => t.notReadyReason()), configPage(t.config));
+  t.uiLinks.push({ label: 'Metrics (/metrics)', href: '/metrics' }, { label: 'Readiness (/ready)', href: '/ready' });
+  registerUi(t.http, {
+    targets: t.targets,
+    modules: t.modules,
+    endpoints: () => t.endpoints,
+    pages: () => t.statusPages,
+    links: () => t.uiLinks,
+    query: () => t.queryApi,
+  });
+  return [];
+}
+
 function initRuntimeConfig(t: Strata): ReturnType<ModuleInit> {
   t.overrides = Overrides.fromFlags(t.config, { logger: t.logger, registry: t.registry });
+  t.statusPages.push(overridesPage(t.overrides));
   return [{ name: 'runtime-config', start: () => t.overrides.start(), stop: () => t.overrides.stop() }];
 }
 

@@ -8,7 +8,8 @@ import type { Ingester, IngesterIdentity } from '@strata/ingester';
 import type { Overrides } from '@strata/limits';
 import type { Bucket } from '@strata/objstore';
 import type { KvClient } from '@strata/ring';
-import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type Service } from '@strata/service';
+import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type Service, type ServiceState } from '@strata/service';
+import type { StatusPage, UiLink } from '@strata/ui';
 import { Tracing } from '@strata/tracing';
 import type { ParsedConfig, StrataConfig } from './config.ts';
 
@@ -24,6 +25,13 @@ export class Strata {
   readonly readiness: (() => string | undefined)[] = [];
   /** What each module serves over HTTP, for the startup line. */
   readonly endpoints: string[] = [];
+  /** The UI's status pages and links, added by the modules that own the data (read per request). */
+  readonly statusPages: StatusPage[] = [];
+  readonly uiLinks: UiLink[] = [];
+  /** Set by the querier module: the Prometheus API the query page uses. */
+  queryApi: { apiPrefix: string; multitenancy: boolean } | undefined;
+  /** Every service's state, once main.ts built the service manager. */
+  serviceStates: () => ServiceState[] = () => [];
   /** The modules this process runs, dependencies included. */
   modules: readonly string[] = [];
 
@@ -67,7 +75,8 @@ export class Strata {
     return this.modules.includes(module) || this.targets.includes(module) || this.targets.includes('all');
   }
 
-  private notReadyReason(): string | undefined {
+  /** Why this process is not ready (/ready's answer), undefined when it is. */
+  notReadyReason(): string | undefined {
     for (const r of this.readiness) {
       const reason = r();
       if (reason !== undefined) return reason;

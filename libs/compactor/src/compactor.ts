@@ -52,6 +52,22 @@ export interface TenantRunStats {
   partialDeleted: number;
 }
 
+/** One pass (compaction or cleanup) over every tenant. Times are ms since the epoch. */
+export interface CompactorRun {
+  startedAt: number;
+  /** Unset while the pass runs. */
+  finishedAt?: number;
+  tenants: number;
+  failedTenants: number;
+}
+
+/** What the status page shows: the last passes, and each tenant's blocks as its bucket index lists them. */
+export interface CompactorStatus {
+  lastCompaction?: CompactorRun;
+  lastCleanup?: CompactorRun;
+  tenants: { tenant: string; blocks: number; markedForDeletion: number; maxCompactionLevel: number; minTime?: number; maxTime?: number; indexUpdatedAt?: number }[];
+}
+
 /** At most this many compactions per tenant per run, so one tenant cannot starve the others. */
 const MAX_COMPACTIONS_PER_RUN = 100;
 
@@ -63,6 +79,7 @@ export class Compactor {
   private readonly counters: Record<'compactions' | 'marked' | 'deleted' | 'partial' | 'failures', Counter>;
   private readonly lastSuccess: Gauge;
   private stopping = false;
+  private readonly runs: { compaction?: CompactorRun; cleanup?: CompactorRun } = {};
 
   constructor(private readonly opts: CompactorOptions) {
     this.now = opts.now ?? Date.now;
@@ -98,34 +115,60 @@ export class Compactor {
   /** One compaction pass over every tenant (then their bucket index). */
   compact(): Promise<void> {
     return this.serial(async () => {
-      let failed = false;
+      const run: CompactorRun = { startedAt: this.now(), tenants: 0, failedTenants: 0 };
+      this.runs.compaction = run;
       for (const tenant of await this.tenants()) {
+        run.tenants++;
         try {
           await this.compactTenant(tenant);
           await this.updateIndex(tenant);
         } catch (err) {
-          failed = true;
+          run.failedTenants++;
           this.counters.failures.inc();
           this.opts.logger.error({ tenant, err: (err as Error).message }, 'compaction failed; retried next interval');
         }
       }
-      if (!failed && !this.stopping) this.lastSuccess.set(this.now() / 1000);
+      if (run.failedTenants === 0 && !this.stopping) this.lastSuccess.set(this.now() / 1000);
+      run.finishedAt = this.now();
     });
   }
 
   /** Retention, deletions, failed uploads and the bucket index of every tenant. */
   cleanup(): Promise<void> {
     return this.serial(async () => {
+      const run: CompactorRun = { startedAt: this.now(), tenants: 0, failedTenants: 0 };
+      this.runs.cleanup = run;
       for (const tenant of await this.tenants()) {
+        run.tenants++;
         try {
           await this.cleanupTenant(tenant);
           await this.updateIndex(tenant);
         } catch (err) {
+          run.failedTenants++;
           this.counters.failures.inc();
           this.opts.logger.error({ tenant, err: (err as Error).message }, 'cleanup failed; retried next interval');
         }
       }
+      run.finishedAt = this.now();
     });
+  }
+
+  /** The last passes and every tenant's blocks from its bucket index (one small read per tenant). */
+  async status(): Promise<CompactorStatus> {
+    const tenants: CompactorStatus['tenants'] = [];
+    for (const tenant of await this.tenants()) {
+      const index = await readBucketIndex(this.opts.bucket, tenant).catch(() => null);
+      const blocks = index?.blocks ?? [];
+      tenants.push({
+        tenant,
+        blocks: blocks.length,
+        markedForDeletion: index?.block_deletion_marks.length ?? 0,
+        maxCompactionLevel: Math.max(0, ...blocks.map((b) => b.compaction_level ?? 1)),
+        ...(blocks.length > 0 ? { minTime: Math.min(...blocks.map((b) => b.min_time)), maxTime: Math.max(...blocks.map((b) => b.max_time)) } : {}),
+        ...(index ? { indexUpdatedAt: index.updated_at * 1000 } : {}),
+      });
+    }
+    return { ...(this.runs.compaction ? { lastCompaction: { ...this.runs.compaction } } : {}), ...(this.runs.cleanup ? { lastCleanup: { ...this.runs.cleanup } } : {}), tenants };
   }
 
   /** Compaction until nothing is left to do (bounded), for one tenant. */

@@ -176,6 +176,19 @@ export class HaTracker implements HaReplicaChecker {
     if (refused) throw haErrors.tooManyClusters(tenant, cluster, maxClusters);
   }
 
+  /** Every (tenant, cluster) election this distributor has seen, by tenant and cluster (the status page). */
+  elections(): ({ tenant: string; cluster: string } & ReplicaDesc)[] {
+    const prefix = this.opts.keyPrefix ?? 'ha-tracker/';
+    const out: ({ tenant: string; cluster: string } & ReplicaDesc)[] = [];
+    for (const [key, desc] of this.cache) {
+      // Tenant ids have no "/" (validateTenantId); cluster names may.
+      const rest = key.slice(prefix.length);
+      const slash = rest.indexOf('/');
+      out.push({ tenant: rest.slice(0, slash), cluster: rest.slice(slash + 1), ...desc });
+    }
+    return out.sort((a, b) => a.tenant.localeCompare(b.tenant) || a.cluster.localeCompare(b.cluster));
+  }
+
   /** The replica this distributor last saw elected, if any (for status and tests). */
   elected(tenant: string, cluster: string): ReplicaDesc | undefined {
     return this.cache.get(`${this.opts.keyPrefix ?? 'ha-tracker/'}${tenant}/${cluster}`);

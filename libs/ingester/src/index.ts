@@ -1,5 +1,5 @@
 export { Ingester, NotReadyError } from './ingester.ts';
-export type { IngesterOptions, IngestRecord, RecordSource, IngesterLimits, BlocksStorageOptions } from './ingester.ts';
+export type { IngesterOptions, IngestRecord, RecordSource, IngesterLimits, BlocksStorageOptions, IngesterStatus, TenantStats } from './ingester.ts';
 export { parseInstanceId } from './instance-id.ts';
 export type { IngesterIdentity } from './instance-id.ts';
 export { ingesterConfigShape } from './config.ts';

@@ -30,6 +30,7 @@ import { ConsumedOffset } from './consumed-offset.ts';
 import type { IngesterIdentity } from './instance-id.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { TenantDB } from './tenant-db.ts';
+import { EwmaRate, INGESTION_RATE_TICK_MS } from './ingestion-rate.ts';
 import { SpanStatusCode, defaultTracer, extractTraceContext, inSpanSync, type Tracer } from '@strata/tracing';
 
 export interface IngestRecord {
@@ -89,6 +90,39 @@ export interface IngesterOptions {
   tracer?: Tracer;
 }
 
+/** A tenant's numbers in this ingester, with Mimir's user_stats names. */
+export interface TenantStats {
+  tenant: string;
+  /** Series in the in-memory head. */
+  numSeries: number;
+  /** Samples per second appended (an EWMA ticked every 15s), once caught up. */
+  ingestionRate: number;
+  /** The part that came through the push API: all of it (no ruler writes here). */
+  apiIngestionRate: number;
+  ruleIngestionRate: number;
+}
+
+/** What the ingester's status page shows: where it is in its partition. */
+export interface IngesterStatus {
+  id: string;
+  zone: string;
+  partition: number;
+  state: 'loading local blocks' | 'replaying' | 'running' | 'stopped';
+  /** Why it is not ready, when it is not. */
+  notReadyReason: string | undefined;
+  /** While replaying: records consumed of the partition's end offset when replay began (as strings: offsets are 64-bit). */
+  replay: { consumed: string; end: string } | undefined;
+  /** The next offset to consume. */
+  nextOffset: string | undefined;
+  /** Everything before it is in shipped blocks (null: nothing committed since start). */
+  committedOffset: string | null;
+  /** Records in the partition not consumed yet (asked from Kafka now); undefined if Kafka did not answer in 2s. */
+  lagRecords: number | undefined;
+  series: number;
+  tenants: number;
+  localBlocks: number;
+}
+
 /** Asked to serve before it caught up (or while stopping): `unavailable`, the querier asks the other zone. */
 export class NotReadyError extends StrataError {
   constructor(message: string) {
@@ -111,6 +145,9 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private consuming = false;
   private warm = false;
   private progress = 'starting';
+  private replay: { consumed: bigint; end: bigint } | undefined;
+  private readonly rates = new Map<string, EwmaRate>();
+  private rateTimer: NodeJS.Timeout | undefined;
   private lastCommitted: bigint | null = null;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -263,6 +300,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     void this.source
       .waitCaughtUp(this.opts.maxLagForReady, (consumed, end) => {
         this.progress = `replaying partition ${identity.partition}: ${consumed} of ${end} records`;
+        this.replay = { consumed, end };
         if (this.now() - lastLog >= 2000) {
           lastLog = this.now();
           logger.info({ consumed: String(consumed), end: String(end) }, this.progress);
@@ -279,6 +317,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         this.progress = `catch-up failed: ${err.message}`;
         logger.error({ err: err.message }, 'waiting for catch-up failed');
       });
+    this.rateTimer = setInterval(() => {
+      for (const r of this.rates.values()) r.tick();
+    }, INGESTION_RATE_TICK_MS);
+    this.rateTimer.unref();
     if (this.cutter && this.opts.blocksStorage) {
       this.timer = setInterval(() => void this.tick(), this.opts.blocksStorage.headCompactionIntervalMs);
       this.timer.unref();
@@ -289,6 +331,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   async stop(): Promise<void> {
     this.consuming = false;
     if (this.timer) clearInterval(this.timer);
+    if (this.rateTimer) clearInterval(this.rateTimer);
     await this.ticking?.catch(() => undefined);
     await this.source.stop();
     for (const db of this.dbs.values()) for (const b of db.blocks) await b.reader.close().catch(() => undefined);
@@ -302,6 +345,45 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     let n = 0;
     for (const db of this.dbs.values()) n += db.head.numSeries;
     return n;
+  }
+
+  /** The tenant's series and ingestion rate here (Mimir's user_stats); zeros for a tenant this ingester never saw. */
+  userStats(tenant: string): TenantStats {
+    const rate = this.rates.get(tenant)?.rate() ?? 0;
+    return { tenant, numSeries: this.dbs.get(tenant)?.head.numSeries ?? 0, ingestionRate: rate, apiIngestionRate: rate, ruleIngestionRate: 0 };
+  }
+
+  /** Every tenant this ingester holds, by tenant id. */
+  allUserStats(): TenantStats[] {
+    return [...this.dbs.keys()].sort().map((t) => this.userStats(t));
+  }
+
+  /** Where the ingester is in its partition, the lag asked from Kafka now. */
+  async status(): Promise<IngesterStatus> {
+    const { id, zone, partition } = this.opts.identity;
+    let lagRecords: number | undefined;
+    if (this.consuming && this.source.lag) {
+      const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref());
+      const got = await Promise.race([this.source.lag().catch(() => undefined), timeout]);
+      if (got !== undefined) lagRecords = Number(got);
+    }
+    const notReadyReason = this.notReadyReason();
+    let localBlocks = 0;
+    for (const db of this.dbs.values()) localBlocks += db.blocks.length;
+    return {
+      id,
+      zone,
+      partition,
+      state: !this.warm ? 'loading local blocks' : !this.consuming ? 'stopped' : this.caughtUp ? 'running' : 'replaying',
+      notReadyReason,
+      replay: this.replay && !this.caughtUp ? { consumed: String(this.replay.consumed), end: String(this.replay.end) } : undefined,
+      nextOffset: this.consuming ? String(this.source.position()) : undefined,
+      committedOffset: this.lastCommitted === null ? null : String(this.lastCommitted),
+      lagRecords,
+      series: this.numSeries,
+      tenants: this.dbs.size,
+      localBlocks,
+    };
   }
 
   /** The tenant's head (tests, exemplars and metadata for the API). */
@@ -508,6 +590,12 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
 
   private count(tenant: string, stats: AppendStats): void {
     if (stats.appended > 0) this.samplesAppended.inc({ tenant }, stats.appended);
+    // The live rate: a replay after a restart is not what the tenant sends now.
+    if (stats.appended > 0 && this.caughtUp) {
+      let rate = this.rates.get(tenant);
+      if (!rate) this.rates.set(tenant, (rate = new EwmaRate()));
+      rate.add(stats.appended);
+    }
     if (stats.duplicates > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate' }, stats.duplicates);
     if (stats.outOfOrder > 0) this.samplesRejected.inc({ tenant, reason: 'out-of-order' }, stats.outOfOrder);
     if (stats.conflicting > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate-timestamp-other-value' }, stats.conflicting);

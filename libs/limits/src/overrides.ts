@@ -5,7 +5,7 @@
 import type { Registry } from 'prom-client';
 import { ReloadingYamlFile, type Logger } from '@strata/service';
 import { defaultLimitsFromFlags, type LimitsConfig, type RuntimeConfigFlags } from './config.ts';
-import { applyOverrides, runtimeConfigSchema, type RuntimeConfig, type TenantLimits } from './limits.ts';
+import { applyOverrides, runtimeConfigSchema, type RuntimeConfig, type TenantLimits, type TenantOverrides } from './limits.ts';
 
 export interface OverridesOptions {
   defaults: Readonly<TenantLimits>;
@@ -19,12 +19,14 @@ export class Overrides {
   private readonly defaults: Readonly<TenantLimits>;
   private readonly file: ReloadingYamlFile<RuntimeConfig> | undefined;
   private readonly source: (() => RuntimeConfig | undefined) | undefined;
+  private readonly path: string | undefined;
   /** Merged limits of overridden tenants, valid for one runtime config object. */
   private cacheFor: RuntimeConfig | undefined;
   private cache = new Map<string, Readonly<TenantLimits>>();
 
   constructor(opts: OverridesOptions) {
     this.defaults = Object.freeze({ ...opts.defaults });
+    this.path = opts.file?.path;
     if (opts.file) {
       const file = new ReloadingYamlFile<RuntimeConfig>({
         ...opts.file,
@@ -60,6 +62,13 @@ export class Overrides {
   /** Re-reads the runtime config file now; returns why it was not applied, if it was not. */
   async reload(): Promise<string | undefined> {
     return this.file?.reload();
+  }
+
+  /** What is in force now (the status page): the defaults, and each overridden tenant's overrides as the file gives them. */
+  snapshot(): { file: string | undefined; defaults: Readonly<TenantLimits>; overrides: Record<string, TenantOverrides> } {
+    const overrides: Record<string, TenantOverrides> = {};
+    for (const [tenant, o] of Object.entries(this.source?.()?.overrides ?? {})) if (o) overrides[tenant] = o;
+    return { file: this.path, defaults: this.defaults, overrides };
   }
 
   /** The tenant's limits now. Cheap: call it per request rather than keeping the result. */

@@ -16,3 +16,5 @@ export { RedisCacheBackend } from './redis-cache.ts';
 export type { RedisCacheOptions } from './redis-cache.ts';
 export { querierConfigShape, resultsCacheConfigShape, parseIngesterAddresses } from './config.ts';
 export type { QuerierConfig, ResultsCacheConfig, IngesterAddress } from './config.ts';
+export { registerUserStatsApi, sumUserStats } from './user-stats.ts';
+export type { UserStats, UserStatsApiOptions, UserStatsSource } from './user-stats.ts';
