@@ -6,7 +6,7 @@ import { Engine } from '@strata/promql';
 import { IngesterClient } from '@strata/ingester-rpc';
 import { parseInstanceId } from '@strata/ingester';
 import { LastProducedOffsetsReader } from '@strata/kafka';
-import { BucketStore } from '@strata/storegateway';
+import { BucketStore, DeletionFilterQuerier, Deletions } from '@strata/storegateway';
 import {
   PartitionQuerier,
   RingIngesterDiscovery,
@@ -14,8 +14,10 @@ import {
   RedisCacheBackend,
   ResultsCache,
   StrongReads,
+  adminRoutes,
   parseIngesterAddresses,
   registerPrometheusApi,
+  remoteReadRoutes,
 } from '@strata/querier';
 import { PartitionRingWatcher } from '@strata/ring';
 import type { Service } from '@strata/service';
@@ -87,6 +89,8 @@ export function initQuerier(t: Strata): Service[] {
     clientId: `${config['ingest-storage.kafka.client-id']}-querier`,
     logger,
   });
+  // Delete requests and deleted tenants, read from the bucket: every read goes through this filter.
+  const deletions = (t.deletions ??= new Deletions({ bucket: t.bucket, syncIntervalMs: config['querier.deletion-requests-sync-interval'] }));
   const redisEndpoint = config['query-frontend.results-cache.redis.endpoint'];
   const cacheBackend = redisEndpoint ? new RedisCacheBackend({ endpoint: redisEndpoint }) : undefined;
   registerPrometheusApi(t.http, {
@@ -108,6 +112,8 @@ export function initQuerier(t: Strata): Service[] {
       : undefined,
     auth: t.auth,
     tracer: t.tracing.tracer,
+    readFilter: (q) => new DeletionFilterQuerier(q, deletions),
+    routes: [...remoteReadRoutes(), ...adminRoutes([deletions])],
   });
   // /ready stays 503 until the recent blocks' index headers are loaded.
   t.readiness.push(() => store.notReadyReason());

@@ -22,6 +22,8 @@ export const querierConfigShape = {
   'querier.query-ingesters-within': duration('13h'),
   /** The bucket's blocks are asked only for data older than this (0s: always); yields ms. */
   'querier.query-store-after': duration('12h'),
+  /** How old a tenant's delete requests and deletion mark (read from the bucket) may get before they are read again; yields ms. */
+  'querier.deletion-requests-sync-interval': duration('1m'),
 };
 
 /** The results cache (Mimir's query-frontend flags); off unless a Redis endpoint is given. */
