@@ -113,7 +113,7 @@ export function initQuerier(t: Strata): Service[] {
     auth: t.auth,
     tracer: t.tracing.tracer,
     readFilter: (q) => new DeletionFilterQuerier(q, deletions),
-    routes: [...remoteReadRoutes(), ...adminRoutes([deletions])],
+    routes: [...remoteReadRoutes({ registry }), ...adminRoutes([deletions])],
   });
   // /ready stays 503 until the recent blocks' index headers are loaded.
   t.readiness.push(() => store.notReadyReason());

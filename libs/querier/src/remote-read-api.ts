@@ -2,6 +2,7 @@
 // as one snappy ReadResponse, or streamed XOR chunks when the client accepts them.
 
 import { Readable } from 'node:stream';
+import { Counter, type Registry } from 'prom-client';
 import type { Series } from '@strata/model';
 import type { ExtraRoute, RawReply, RequestContext } from './api.ts';
 import { badData } from './errors.ts';
@@ -17,10 +18,17 @@ import {
 export interface RemoteReadOptions {
   /** Largest decompressed request accepted. */
   maxRequestBytes?: number;
+  registry?: Registry;
 }
 
 export function remoteReadRoutes(opts: RemoteReadOptions = {}): ExtraRoute[] {
   const maxBytes = opts.maxRequestBytes ?? 16 << 20;
+  const answers = new Counter({
+    name: 'strata_querier_remote_read_responses_total',
+    help: 'Remote read requests answered, by response type (SAMPLES or STREAMED_XOR_CHUNKS).',
+    labelNames: ['type'],
+    registers: opts.registry ? [opts.registry] : [],
+  });
   const handler = async ({ body, tenant, querier, signal }: RequestContext): Promise<RawReply> => {
     if (!body) throw badData('remote read wants a snappy-compressed protobuf ReadRequest body (Content-Type: application/x-protobuf)');
     const req = decodeReadRequest(body, maxBytes);
@@ -28,7 +36,9 @@ export function remoteReadRoutes(opts: RemoteReadOptions = {}): ExtraRoute[] {
       const q = req.queries[i];
       return querier.select({ tenant, matchers: q.matchers, mint: q.startMs, maxt: q.endMs, signal, hints: q.hints });
     };
-    if (negotiateResponseType(req.acceptedResponseTypes) === 'SAMPLES') {
+    const type = negotiateResponseType(req.acceptedResponseTypes);
+    answers.inc({ type });
+    if (type === 'SAMPLES') {
       const results: Series[][] = [];
       for (let i = 0; i < req.queries.length; i++) results.push(await select(i));
       return {
