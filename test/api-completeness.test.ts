@@ -7,7 +7,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -190,6 +190,18 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     assert.equal([...dump.keys()].filter((k) => k.includes('rr_metric')).length, 3, 'other series are untouched');
     const stillGone = await rangeQuery();
     assert.deepEqual(stillGone.data.result.map((s) => s.metric.instance), ['host-1']);
+  });
+
+  test('status endpoints of the real process: buildinfo from package.json and git, config redacted, tsdb stats', async () => {
+    const build = await api<{ version: string; revision: string }>(strata.url, '/prometheus/api/v1/status/buildinfo', {});
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    assert.equal(build.data.version, pkg.version);
+    const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: join(import.meta.dirname, '..') });
+    assert.equal(build.data.revision, git.status === 0 ? git.stdout.toString().trim() : 'unknown');
+    const config = await api<{ yaml: string }>(strata.url, '/api/v1/status/config', {});
+    assert.match(config.data.yaml, /^querier\.query-store-after: 0$/m);
+    const tsdb = await api<{ headStats: { numSeries: number }; seriesCountByMetricName: { name: string; value: number }[] }>(strata.url, '/api/v1/status/tsdb', {});
+    assert.ok(tsdb.data.seriesCountByMetricName.some((m) => m.name === 'rr_metric' && m.value === 3), JSON.stringify(tsdb.data));
   });
 
   test('POST /compactor/delete_tenant: the tenant reads as empty, and the compactor deletes its blocks', async () => {

@@ -2,6 +2,7 @@
 // partition (in this process, listed by -querier.ingester-addresses, or found
 // in the partition ring) joined with the bucket's blocks.
 
+import { fileURLToPath } from 'node:url';
 import { Engine } from '@strata/promql';
 import { IngesterClient } from '@strata/ingester-rpc';
 import { parseInstanceId } from '@strata/ingester';
@@ -15,9 +16,12 @@ import {
   ResultsCache,
   StrongReads,
   adminRoutes,
+  cardinalityRoutes,
   parseIngesterAddresses,
+  readBuildInfo,
   registerPrometheusApi,
   remoteReadRoutes,
+  statusRoutes,
 } from '@strata/querier';
 import { PartitionRingWatcher } from '@strata/ring';
 import type { Service } from '@strata/service';
@@ -113,7 +117,13 @@ export function initQuerier(t: Strata): Service[] {
     auth: t.auth,
     tracer: t.tracing.tracer,
     readFilter: (q) => new DeletionFilterQuerier(q, deletions),
-    routes: [...remoteReadRoutes({ registry }), ...adminRoutes([deletions])],
+    buildInfo: readBuildInfo(fileURLToPath(new URL('../../..', import.meta.url))),
+    routes: [
+      ...remoteReadRoutes({ registry }),
+      ...adminRoutes([deletions]),
+      ...statusRoutes({ config, headWindowMs: config['querier.query-ingesters-within'], retention: retentionText(config['compactor.blocks-retention-period']) }),
+      ...cardinalityRoutes({ headWindowMs: config['querier.query-ingesters-within'] }),
+    ],
   });
   // /ready stays 503 until the recent blocks' index headers are loaded.
   t.readiness.push(() => store.notReadyReason());
@@ -143,4 +153,8 @@ export function initQuerier(t: Strata): Service[] {
     },
     { name: 'bucket-store', start: () => store.start(), stop: () => store.stop() },
   ];
+}
+
+function retentionText(ms: number): string {
+  return ms > 0 ? `${ms / 1000}s` : 'unlimited';
 }

@@ -23,3 +23,9 @@ export { encodeReadRequest, decodeReadResponse, decodeChunkedFrames, SAMPLES_CON
 export type { ReadRequest, ReadQuery, ReadResponseType, DecodedSeries, DecodedChunkedSeries } from './remote-read.ts';
 export { adminRoutes } from './admin-api.ts';
 export type { SeriesDeleter } from './admin-api.ts';
+export { statusRoutes, redactedConfig, configYaml, tsdbStatus } from './status-api.ts';
+export type { StatusOptions } from './status-api.ts';
+export { translateAst } from './parse-query.ts';
+export { cardinalityRoutes } from './cardinality-api.ts';
+export type { CardinalityOptions } from './cardinality-api.ts';
+export { readBuildInfo } from './build-info.ts';
