@@ -1,7 +1,8 @@
 // The compactor module: merges the zones' blocks, compacts levels, applies
 // retention and deletions, and keeps every tenant's bucket index current.
 
-import { Compactor, retentionByTenant } from '@strata/compactor';
+import { Compactor, registerTenantDeletionApi, retentionByTenant } from '@strata/compactor';
+import { Deletions } from '@strata/storegateway';
 import type { Service } from '@strata/service';
 import { compactorPage } from '../../strata/src/status-pages.ts';
 import type { Strata } from '../../strata/src/strata.ts';
@@ -23,6 +24,9 @@ export function initCompactor(t: Strata): Service[] {
     enabledTenants: config['compactor.enabled-tenants'].split(',').map((t) => t.trim()).filter((t) => t !== ''),
   });
   t.statusPages.push(compactorPage(compactor));
+  // Mimir's tenant deletion API; the cache is the querier's when it runs here too, so its answers stop at once.
+  const deletions = (t.deletions ??= new Deletions({ bucket: t.bucket, syncIntervalMs: config['querier.deletion-requests-sync-interval'] }));
+  registerTenantDeletionApi(t.http, { bucket: t.bucket, deletions, multitenancyEnabled: config['auth.multitenancy-enabled'], auth: t.auth });
   t.endpoints.push(`compactor on bucket ${t.bucket.name}`);
   return [{ name: 'compactor', start: () => compactor.start(), stop: () => compactor.stop() }];
 }

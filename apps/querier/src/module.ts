@@ -2,11 +2,12 @@
 // partition (in this process, listed by -querier.ingester-addresses, or found
 // in the partition ring) joined with the bucket's blocks.
 
+import { fileURLToPath } from 'node:url';
 import { Engine } from '@strata/promql';
 import { IngesterClient } from '@strata/ingester-rpc';
 import { parseInstanceId } from '@strata/ingester';
 import { LastProducedOffsetsReader } from '@strata/kafka';
-import { BucketStore } from '@strata/storegateway';
+import { BucketStore, DeletionFilterQuerier, Deletions } from '@strata/storegateway';
 import {
   PartitionQuerier,
   RingIngesterDiscovery,
@@ -14,9 +15,14 @@ import {
   RedisCacheBackend,
   ResultsCache,
   StrongReads,
+  adminRoutes,
+  cardinalityRoutes,
   parseIngesterAddresses,
+  readBuildInfo,
   registerPrometheusApi,
   registerUserStatsApi,
+  remoteReadRoutes,
+  statusRoutes,
 } from '@strata/querier';
 import { PartitionRingWatcher } from '@strata/ring';
 import type { Service } from '@strata/service';
@@ -88,6 +94,8 @@ export function initQuerier(t: Strata): Service[] {
     clientId: `${config['ingest-storage.kafka.client-id']}-querier`,
     logger,
   });
+  // Delete requests and deleted tenants, read from the bucket: every read goes through this filter.
+  const deletions = (t.deletions ??= new Deletions({ bucket: t.bucket, syncIntervalMs: config['querier.deletion-requests-sync-interval'] }));
   const redisEndpoint = config['query-frontend.results-cache.redis.endpoint'];
   const cacheBackend = redisEndpoint ? new RedisCacheBackend({ endpoint: redisEndpoint }) : undefined;
   registerPrometheusApi(t.http, {
@@ -109,6 +117,14 @@ export function initQuerier(t: Strata): Service[] {
       : undefined,
     auth: t.auth,
     tracer: t.tracing.tracer,
+    readFilter: (q) => new DeletionFilterQuerier(q, deletions),
+    buildInfo: readBuildInfo(fileURLToPath(new URL('../../..', import.meta.url))),
+    routes: [
+      ...remoteReadRoutes({ registry }),
+      ...adminRoutes([deletions]),
+      ...statusRoutes({ config, headWindowMs: config['querier.query-ingesters-within'], retention: retentionText(config['compactor.blocks-retention-period']) }),
+      ...cardinalityRoutes({ headWindowMs: config['querier.query-ingesters-within'] }),
+    ],
   });
   // user_stats from the ingester in this process (remote ingesters have no user-stats RPC yet).
   registerUserStatsApi(t.http, {
@@ -146,4 +162,8 @@ export function initQuerier(t: Strata): Service[] {
     },
     { name: 'bucket-store', start: () => store.start(), stop: () => store.stop() },
   ];
+}
+
+function retentionText(ms: number): string {
+  return ms > 0 ? `${ms / 1000}s` : 'unlimited';
 }

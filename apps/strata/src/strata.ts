@@ -8,6 +8,7 @@ import type { Ingester, IngesterIdentity } from '@strata/ingester';
 import type { Overrides } from '@strata/limits';
 import type { Bucket } from '@strata/objstore';
 import type { KvClient } from '@strata/ring';
+import type { Deletions } from '@strata/storegateway';
 import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type Service, type ServiceState } from '@strata/service';
 import type { StatusPage, UiLink } from '@strata/ui';
 import { Tracing } from '@strata/tracing';
@@ -41,6 +42,8 @@ export class Strata {
   auth: Authenticator | undefined;
   kv!: KvClient;
   bucket!: Bucket;
+  /** Delete requests and tenant deletion marks in the bucket, one cache per process (querier and compactor share it). */
+  deletions: Deletions | undefined;
   /** The ingester when it runs in this process: the querier reads it directly. */
   localIngester: { ingester: Ingester; identity: IngesterIdentity } | undefined;
 

@@ -6,6 +6,9 @@
 // rewrites the tenant's bucket index, which queriers read instead of listing.
 // A new block is uploaded (meta.json last) before its sources are marked, so
 // a crash at any point leaves data readable (at worst twice, deduplicated).
+// Delete requests (<tenant>/tombstones/) are applied to every block it writes,
+// and a block still holding deleted samples is rewritten alone; a tenant marked
+// for deletion has all its blocks deleted.
 
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -18,11 +21,15 @@ import {
   markForDeletion,
   readBucketIndex,
   readDeletionMarks,
+  readDeletionRequests,
+  readTenantDeletionMark,
   scanTenantBlocks,
   tenantFromListing,
   uploadBlock,
   writeBucketIndex,
+  writeTenantDeletionMark,
   type DeletionMark,
+  type DeletionRequest,
 } from '@strata/storegateway';
 import { BlockReader, compactBlocks, ulidTime, type BlockMeta } from '@strata/tsdb';
 import { planCompaction, type PlanBlock } from './planner.ts';
@@ -80,6 +87,8 @@ export class Compactor {
   private readonly lastSuccess: Gauge;
   private stopping = false;
   private readonly runs: { compaction?: CompactorRun; cleanup?: CompactorRun } = {};
+  /** "<block>/<request>": blocks known to hold nothing a delete request covers (they need no rewrite). */
+  private readonly clean = new Set<string>();
 
   constructor(private readonly opts: CompactorOptions) {
     this.now = opts.now ?? Date.now;
@@ -174,6 +183,8 @@ export class Compactor {
   /** Compaction until nothing is left to do (bounded), for one tenant. */
   async compactTenant(tenant: string): Promise<number> {
     let done = 0;
+    if (await readTenantDeletionMark(this.opts.bucket, tenant)) return 0;
+    const requests = await readDeletionRequests(this.opts.bucket, tenant);
     while (done < MAX_COMPACTIONS_PER_RUN && !this.stopping) {
       const { metas, marks } = await this.blocks(tenant);
       const live = [...metas.values()].filter((m) => !marks.has(m.ulid));
@@ -184,17 +195,63 @@ export class Compactor {
         continue;
       }
       const plan = planCompaction(live.map(planBlock), { ranges: this.opts.ranges, now: this.now(), firstLevelWaitMs: this.opts.firstLevelWaitMs });
-      if (plan === null) break;
-      await this.compactGroup(tenant, plan.map((p) => metas.get(p.ulid) as BlockMeta));
+      if (plan !== null) {
+        await this.compactGroup(tenant, plan.map((p) => metas.get(p.ulid) as BlockMeta), requests);
+        done++;
+        continue;
+      }
+      // Nothing to merge: rewrite, one at a time, blocks that still hold deleted samples (Prometheus' clean_tombstones).
+      const dirty = await this.firstDirty(tenant, live, requests);
+      if (dirty === null) break;
+      await this.compactGroup(tenant, [dirty], requests);
       done++;
     }
     return done;
+  }
+
+  /** The first live block holding a sample some delete request covers; null when every block is clean. */
+  private async firstDirty(tenant: string, live: BlockMeta[], requests: DeletionRequest[]): Promise<BlockMeta | null> {
+    const young = this.now() - this.opts.firstLevelWaitMs;
+    for (const m of live) {
+      // A fresh ingester block waits for its other zone's copy; the merge applies the requests then.
+      if (m.compaction.level === 1 && ulidTime(m.ulid) > young) continue;
+      const todo = requests.filter((r) => r.mint <= m.maxTime && m.minTime <= r.maxt && !this.clean.has(`${m.ulid}/${r.id}`));
+      if (todo.length === 0) continue;
+      const work = join(this.opts.dataDir, tenant, `check-${m.ulid}`);
+      const reader = await this.download(tenant, m.ulid, work);
+      try {
+        for (const r of todo) {
+          const hit = (await reader.select({ matchers: r.matchers, mint: r.mint, maxt: r.maxt })).some((s) => s.timestamps.length > 0);
+          if (hit) return m;
+          this.clean.add(`${m.ulid}/${r.id}`);
+        }
+      } finally {
+        await reader.close().catch(() => undefined);
+        await rm(work, { recursive: true, force: true });
+      }
+    }
+    return null;
   }
 
   async cleanupTenant(tenant: string): Promise<TenantRunStats> {
     const stats: TenantRunStats = { compactions: 0, markedForDeletion: 0, deleted: 0, partialDeleted: 0 };
     const now = this.now();
     const { metas, marks, partial } = await this.blocks(tenant);
+    const tenantMark = await readTenantDeletionMark(this.opts.bucket, tenant);
+    if (tenantMark) {
+      // Mimir's tenant deletion: every block goes now (queriers already answer nothing), then the mark says when it finished.
+      for (const ulid of new Set([...metas.keys(), ...partial.keys(), ...marks.keys()])) {
+        await deleteBlock(this.opts.bucket, tenant, ulid);
+        this.metaCache.delete(ulid);
+        this.counters.deleted.inc();
+        stats.deleted++;
+      }
+      if (tenantMark.finished_time === undefined) {
+        await writeTenantDeletionMark(this.opts.bucket, tenant, { ...tenantMark, finished_time: Math.floor(now / 1000) });
+        this.opts.logger.info({ tenant, blocks: stats.deleted }, `deleted tenant ${tenant}'s blocks (tenant marked for deletion)`);
+      }
+      return stats;
+    }
     const retention = this.opts.retentionMs(tenant);
     if (retention > 0) {
       for (const m of metas.values()) {
@@ -232,14 +289,15 @@ export class Compactor {
     await writeBucketIndex(this.opts.bucket, tenant, index);
   }
 
-  private async compactGroup(tenant: string, sources: BlockMeta[]): Promise<void> {
+  private async compactGroup(tenant: string, sources: BlockMeta[], tombstones: DeletionRequest[]): Promise<void> {
     const began = this.now();
     const work = join(this.opts.dataDir, tenant, `compact-${sources[0].ulid}`);
     await rm(work, { recursive: true, force: true });
     const readers: BlockReader[] = [];
     try {
       for (const m of sources) readers.push(await this.download(tenant, m.ulid, join(work, m.ulid)));
-      const { block, stats } = await compactBlocks({ dir: join(work, 'out'), blocks: readers });
+      const { block, stats } = await compactBlocks({ dir: join(work, 'out'), blocks: readers, tombstones });
+      if (block) for (const r of tombstones) this.clean.add(`${block.meta.ulid}/${r.id}`);
       if (block) await uploadBlock(this.opts.bucket, tenant, block.meta.ulid, block.dir);
       for (const m of sources) await this.mark(tenant, m.ulid, `compacted into ${block?.meta.ulid ?? 'nothing (no series)'}`);
       this.counters.compactions.inc();
@@ -253,6 +311,7 @@ export class Compactor {
           maxTime: block?.meta.maxTime,
           samples: block?.meta.stats.numSamples,
           duplicateSamples: stats.duplicateSamples,
+          deletedSamples: stats.deletedSamples,
           ms: this.now() - began,
         },
         `compacted ${sources.length} blocks of tenant ${tenant} into ${block?.meta.ulid ?? 'nothing'} (${stats.duplicateSamples} duplicate samples dropped)`,

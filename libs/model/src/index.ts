@@ -36,3 +36,5 @@ export type {
 export { mergeSeriesSets, mergeSamples, mergeStringSets } from './merge-series.ts';
 export { MergeQuerier, restrictRange, tenantQuerier } from './merge-querier.ts';
 export { QueryAbortedError, throwIfAborted } from './abort.ts';
+export type { Tombstone } from './tombstones.ts';
+export { applyTombstones, applyTombstonesAll, tombstoneIntervals } from './tombstones.ts';

@@ -4,6 +4,7 @@
 // envelope and error types. X-Read-Consistency: strong reads through
 // ingesters that consumed every acknowledged write first.
 
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
 import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata/model';
@@ -14,7 +15,7 @@ import { asStrataError } from '@strata/errors';
 import { REQUEST_LATENCY_BUCKETS, TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { parseReadConsistency, type StrongReads } from './consistency.ts';
 import { PROMETHEUS_API_ERRORS, badData } from './errors.ts';
-import { MAX_TIME, MIN_TIME, parseDurationParam, parseStep, parseTime } from './params.ts';
+import { MAX_TIME, MIN_TIME, matchParams, parseDurationParam, parseStep, parseTime, range, required } from './params.ts';
 import type { ResultsCache } from './results-cache.ts';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
@@ -48,17 +49,48 @@ export interface PrometheusApiOptions {
   auth?: Authenticator;
   /** A span per API request, continuing an incoming `traceparent`. Default: the global (no-op) tracer. */
   tracer?: Tracer;
+  /** Wraps every querier a request reads through (the deletion filter: deleted series and tenants read as gone). */
+  readFilter?: (q: ApiQuerier) => ApiQuerier;
+  /** More routes sharing the tenant, auth, tracing and error handling (status, remote read, admin, cardinality). */
+  routes?: ExtraRoute[];
 }
 
-interface RequestContext {
+export interface RequestContext {
   params: URLSearchParams;
+  /** The raw body of a non-form POST (remote read's protobuf), else undefined. */
+  body: Buffer | undefined;
   tenant: string;
   signal: AbortSignal;
   querier: ApiQuerier;
   strong: boolean;
 }
 
-type Handler = (ctx: RequestContext) => Promise<unknown>;
+/** What a handler answers: Prometheus' JSON envelope's data (and annotations), or a non-JSON reply. */
+export type Handler = (ctx: RequestContext) => Promise<Envelope | RawReply>;
+
+/** A reply that is not the JSON envelope (remote read's protobuf, the admin API's 204). */
+export interface RawReply {
+  raw: true;
+  status: number;
+  headers?: Record<string, string>;
+  body?: Buffer | string | Readable;
+}
+
+export interface Envelope {
+  data: unknown;
+  warnings?: string[];
+  infos?: string[];
+}
+
+/** A route beyond the built-in ones: its path under each prefix, methods, and handler. */
+export interface ExtraRoute {
+  endpoint: string;
+  path: string;
+  methods: ('GET' | 'POST' | 'PUT')[];
+  handler: Handler;
+  /** Served at these prefixes instead of `opts.prefixes` (e.g. Mimir's /compactor). */
+  prefixes?: string[];
+}
 
 export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiOptions): void {
   const latency = new Histogram({
@@ -205,7 +237,15 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
         }
         querier = await opts.strongReads.querier();
       }
-      const body = (await fn({ params: requestParams(req), tenant, signal: abort.signal, querier, strong })) as Envelope;
+      if (opts.readFilter) querier = opts.readFilter(querier);
+      const rawBody = Buffer.isBuffer(req.body) ? req.body : undefined;
+      const body = await fn({ params: requestParams(req), body: rawBody, tenant, signal: abort.signal, querier, strong });
+      if ('raw' in body) {
+        end({ status: body.status }, exemplarLabels());
+        reply.code(body.status);
+        for (const [k, v] of Object.entries(body.headers ?? {})) reply.header(k, v);
+        return reply.send(body.body);
+      }
       end({ status: 200 }, exemplarLabels());
       return reply.code(200).send({ status: 'success', ...body });
     } catch (err) {
@@ -242,13 +282,12 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
         handler: (req, reply) => run('buildinfo', req, reply, async () => ({ data: buildInfo })),
       });
     }
+    for (const r of opts.routes ?? []) {
+      for (const prefix of r.prefixes ?? opts.prefixes) {
+        scope.route({ method: r.methods, url: `${prefix}${r.path}`, handler: (req, reply) => run(r.endpoint, req, reply, r.handler) });
+      }
+    }
   });
-}
-
-interface Envelope {
-  data: unknown;
-  warnings?: string[];
-  infos?: string[];
 }
 
 /** A query's data plus the warnings and infos Prometheus puts next to it (omitted when empty). */
@@ -265,31 +304,6 @@ function requestParams(req: FastifyRequest): URLSearchParams {
   const params = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
   if (typeof req.body === 'string') for (const [k, v] of new URLSearchParams(req.body)) params.append(k, v);
   return params;
-}
-
-function required(p: URLSearchParams, name: string): string {
-  const v = p.get(name);
-  if (v === null || v === '') throw badData(`invalid parameter "${name}": missing ${name}`);
-  return v;
-}
-
-function range(p: URLSearchParams): { mint: number; maxt: number } {
-  const mint = parseTime(p.get('start'), 'start', MIN_TIME);
-  const maxt = parseTime(p.get('end'), 'end', MAX_TIME);
-  if (maxt < mint) throw badData('invalid parameter "end": end timestamp must not be before start time');
-  return { mint, maxt };
-}
-
-function matchParams(p: URLSearchParams, requireOne: boolean): Matcher[][] {
-  const raw = p.getAll('match[]');
-  if (raw.length === 0 && requireOne) throw badData('no match[] parameter provided');
-  return raw.map((s) => {
-    try {
-      return parseSelector(s);
-    } catch (err) {
-      throw badData(`invalid parameter "match[]": ${(err as Error).message}`);
-    }
-  });
 }
 
 function intParam(p: URLSearchParams, name: string): number {

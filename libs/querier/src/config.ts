@@ -17,6 +17,7 @@ export const querierConfigShape = {
   // Durations yield ms.
   'querier.query-ingesters-within': duration('13h').describe('Ingesters are asked only for data newer than this (0s: always).'),
   'querier.query-store-after': duration('12h').describe("The bucket's blocks are asked only for data older than this (0s: always)."),
+  'querier.deletion-requests-sync-interval': duration('1m').describe('How old a tenant\'s delete requests and deletion mark (read from the bucket) may get before they are read again.'),
 };
 
 /** The results cache (Mimir's query-frontend flags); off unless a Redis endpoint is given. */

@@ -18,3 +18,16 @@ export { querierConfigShape, resultsCacheConfigShape, parseIngesterAddresses } f
 export type { QuerierConfig, ResultsCacheConfig, IngesterAddress } from './config.ts';
 export { registerUserStatsApi, sumUserStats } from './user-stats.ts';
 export type { UserStats, UserStatsApiOptions, UserStatsSource } from './user-stats.ts';
+export type { Handler, RequestContext, RawReply, Envelope, ExtraRoute } from './api.ts';
+export { remoteReadRoutes } from './remote-read-api.ts';
+export type { RemoteReadOptions } from './remote-read-api.ts';
+export { encodeReadRequest, decodeReadResponse, decodeChunkedFrames, SAMPLES_CONTENT_TYPE, STREAMED_CONTENT_TYPE } from './remote-read.ts';
+export type { ReadRequest, ReadQuery, ReadResponseType, DecodedSeries, DecodedChunkedSeries } from './remote-read.ts';
+export { adminRoutes } from './admin-api.ts';
+export type { SeriesDeleter } from './admin-api.ts';
+export { statusRoutes, redactedConfig, configYaml, tsdbStatus } from './status-api.ts';
+export type { StatusOptions } from './status-api.ts';
+export { translateAst } from './parse-query.ts';
+export { cardinalityRoutes } from './cardinality-api.ts';
+export type { CardinalityOptions } from './cardinality-api.ts';
+export { readBuildInfo } from './build-info.ts';

@@ -1,6 +1,8 @@
 // Parameter parsing with Prometheus' rules: times as unix seconds or RFC 3339,
 // durations as Prometheus durations or float seconds.
 
+import type { Matcher } from '@strata/model';
+import { parseSelector } from '@strata/promql';
 import { parseDuration } from '@strata/service';
 import { badData } from './errors.ts';
 
@@ -37,4 +39,29 @@ export function parseStep(value: string | null, name: string): number {
     }
   }
   return ms;
+}
+
+export function required(p: URLSearchParams, name: string): string {
+  const v = p.get(name);
+  if (v === null || v === '') throw badData(`invalid parameter "${name}": missing ${name}`);
+  return v;
+}
+
+export function range(p: URLSearchParams): { mint: number; maxt: number } {
+  const mint = parseTime(p.get('start'), 'start', MIN_TIME);
+  const maxt = parseTime(p.get('end'), 'end', MAX_TIME);
+  if (maxt < mint) throw badData('invalid parameter "end": end timestamp must not be before start time');
+  return { mint, maxt };
+}
+
+export function matchParams(p: URLSearchParams, requireOne: boolean): Matcher[][] {
+  const raw = p.getAll('match[]');
+  if (raw.length === 0 && requireOne) throw badData('no match[] parameter provided');
+  return raw.map((s) => {
+    try {
+      return parseSelector(s);
+    } catch (err) {
+      throw badData(`invalid parameter "match[]": ${(err as Error).message}`);
+    }
+  });
 }

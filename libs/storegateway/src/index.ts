@@ -22,3 +22,13 @@ export { BucketStore } from './bucket-store.ts';
 export type { BucketStoreOptions } from './bucket-store.ts';
 export { bucketStoreConfigShape } from './config.ts';
 export type { BucketStoreConfig } from './config.ts';
+export {
+  Deletions,
+  DeletionFilterQuerier,
+  readDeletionRequests,
+  readTenantDeletionMark,
+  writeTenantDeletionMark,
+  tenantDeletionMarkKey,
+  TOMBSTONES_DIR,
+} from './deletion-requests.ts';
+export type { DeletionRequest, TenantDeletionMark, DeletionsOptions } from './deletion-requests.ts';

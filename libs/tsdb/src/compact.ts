@@ -4,7 +4,7 @@
 // its samples are merged (identical timestamps kept once) and re-encoded.
 // Streams series; memory holds labels and chunk metas, not samples.
 
-import { compareLabels, mergeSamples, type Labels } from '@strata/model';
+import { applyTombstones, compareLabels, mergeSamples, tombstoneIntervals, type Labels, type Tombstone } from '@strata/model';
 import { BlockBuilder, type WrittenBlock } from './block-builder.ts';
 import { BlockUnsupportedError } from './block-errors.ts';
 import type { BlockReader } from './block-reader.ts';
@@ -23,6 +23,8 @@ export interface CompactOptions {
   samplesPerChunk?: number;
   /** `thanos.source` of the new block. Default 'compactor'. */
   source?: string;
+  /** Deleted ranges: samples they cover are left out of the new block (a series left empty is dropped). */
+  tombstones?: Tombstone[];
 }
 
 export interface CompactStats {
@@ -30,6 +32,8 @@ export interface CompactStats {
   seriesMerged: number;
   /** Samples dropped because another source held the same timestamp. */
   duplicateSamples: number;
+  /** Samples dropped because a tombstone covered them. */
+  deletedSamples: number;
 }
 
 interface Cursor {
@@ -45,7 +49,7 @@ export async function compactBlocks(opts: CompactOptions): Promise<{ block: Writ
     return b.meta;
   });
   const perChunk = opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK;
-  const stats: CompactStats = { seriesCopied: 0, seriesMerged: 0, duplicateSamples: 0 };
+  const stats: CompactStats = { seriesCopied: 0, seriesMerged: 0, duplicateSamples: 0, deletedSamples: 0 };
   const cursors: Cursor[] = [];
   for (const block of opts.blocks) {
     const it = block.allSeries();
@@ -66,7 +70,12 @@ export async function compactBlocks(opts: CompactOptions): Promise<{ block: Writ
           c.cur = next.done ? null : next.value;
         }
       }
-      await builder.addSeries(min, await mergedChunks(parts, perChunk, stats));
+      let chunks = await mergedChunks(parts, perChunk, stats);
+      const deleted = tombstoneIntervals(min, opts.tombstones ?? []);
+      if (deleted.length > 0 && chunks.some((c) => deleted.some(([a, b]) => c.minTime <= b && a <= c.maxTime))) {
+        chunks = withoutDeleted(min, chunks, opts.tombstones ?? [], perChunk, stats);
+      }
+      if (chunks.length > 0) await builder.addSeries(min, chunks);
     }
     const block = await builder.finish({
       compaction: compactionMeta(metas),
@@ -123,4 +132,17 @@ async function mergedChunks(parts: { block: BlockReader; entry: IndexSeriesEntry
   if (merged === null) return [];
   stats.duplicateSamples += total - merged.timestamps.length;
   return encodeChunks(merged.timestamps, merged.values, perChunk);
+}
+
+/** The series' chunks re-encoded without the samples tombstones cover. */
+function withoutDeleted(labels: Labels, chunks: EncodedChunk[], tombstones: Tombstone[], perChunk: number, stats: CompactStats): EncodedChunk[] {
+  let total = 0;
+  for (const c of chunks) total += xorChunkNumSamples(c.data);
+  const timestamps = new Float64Array(total);
+  const values = new Float64Array(total);
+  let at = 0;
+  for (const c of chunks) at += decodeXorChunkInto(c.data, timestamps, values, at);
+  const kept = applyTombstones({ labels, timestamps, values }, tombstones);
+  stats.deletedSamples += total - (kept?.timestamps.length ?? 0);
+  return kept ? encodeChunks(kept.timestamps, kept.values, perChunk) : [];
 }
