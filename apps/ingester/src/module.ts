@@ -36,6 +36,8 @@ export function initIngester(t: Strata): Service[] {
     // Runtime overrides per tenant; series and exemplar limits are this partition's share.
     limits: ingesterLimits(t.overrides, () => partitions.value),
     tracer: t.tracing.tracer,
+    // The querier's limits hold inside the ingester too: an over-budget select stops early here.
+    queryBudget: { maxSeries: config['querier.max-fetched-series-per-query'], maxSamples: config['querier.max-samples'] },
     createSource: (onRecords) =>
       new PartitionReader({
         brokers: t.brokers,

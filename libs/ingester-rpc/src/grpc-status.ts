@@ -3,7 +3,7 @@
 // the client throws, so a kind survives the hop (as far as gRPC's codes tell kinds apart).
 
 import * as grpc from '@grpc/grpc-js';
-import { StrataError, asStrataError, type ErrorKind } from '@strata/errors';
+import { StrataError, asStrataError, isRetriable, type ErrorKind } from '@strata/errors';
 
 /** Server side: what an error of each kind is answered with. */
 export const GRPC_STATUS: Readonly<Record<ErrorKind, grpc.status>> = {
@@ -52,7 +52,9 @@ export function toGrpcStatus(err: unknown): Partial<grpc.StatusObject> {
 }
 
 /** A failed call as the client throws it: the kind read back from the gRPC status, `who` (the ingester) in the message. */
-export function fromGrpcError(err: Error & { code?: number }, who: string): StrataError {
+export function fromGrpcError(err: Error & { code?: number; details?: string }, who: string): StrataError {
   const kind = KIND_OF_GRPC_STATUS[err.code as grpc.status] ?? 'internal';
+  // The ingester's verdict on the query itself (a budget, a bad matcher) reaches the user in its own words.
+  if (!isRetriable(kind) && kind !== 'internal' && err.details) return new StrataError('ingester-call-failed', kind, err.details, { cause: err });
   return new StrataError('ingester-call-failed', kind, `${who}: ${err.message}`, { cause: err });
 }

@@ -11,6 +11,7 @@ import { StrataError } from '@strata/errors';
 import { decodeWriteRequest } from '@strata/remote-write';
 import { Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
 import {
+  QueryAbortedError,
   labelsKey,
   type ExemplarParams,
   type ExemplarQuerier,
@@ -20,6 +21,7 @@ import {
   type MetadataQuerier,
   type MetricMetadataEntry,
   type Querier,
+  type QueryBudget,
   type SelectParams,
   type Series,
 } from '@strata/model';
@@ -88,6 +90,8 @@ export interface IngesterOptions {
   now?: () => number;
   /** An `ingester.append` span per record, child of the span that produced it. Default: the global (no-op) tracer. */
   tracer?: Tracer;
+  /** What one query may take out of a tenant's head (-querier.max-fetched-series-per-query, -querier.max-samples). */
+  queryBudget?: QueryBudget;
 }
 
 /** A tenant's numbers in this ingester, with Mimir's user_stats names. */
@@ -159,6 +163,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   /** When each tenant's rejected samples were last logged (one line per tenant per minute). */
   private readonly rejectionLoggedAt = new Map<string, number>();
   private readonly recordsConsumed: Counter;
+  private readonly queriesStopped: Counter<'reason'>;
   private readonly samplesConsumed: Counter<'tenant'>;
   private readonly receiveDelay: Histogram<'partition'>;
   private readonly committedOffset: Gauge;
@@ -181,6 +186,12 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     });
     this.exemplarsAppended = new Counter({ name: 'strata_ingester_exemplars_appended_total', help: 'Exemplars stored.', labelNames: ['tenant'], registers });
     this.recordsConsumed = new Counter({ name: 'strata_ingester_kafka_records_consumed_total', help: 'Kafka records consumed from the owned partition.', registers });
+    this.queriesStopped = new Counter({
+      name: 'strata_ingester_queries_stopped_total',
+      help: 'Selects stopped before they finished: canceled by the caller (timeout, client gone) or over the query budget.',
+      labelNames: ['reason'],
+      registers,
+    });
     this.samplesConsumed = new Counter({
       name: 'strata_ingester_samples_consumed_total',
       help: 'Samples in consumed Kafka records, appended or not (see strata_ingester_samples_appended_total and _rejected_total).',
@@ -397,7 +408,16 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
 
   async select(p: SelectParams): Promise<Series[]> {
     this.assertReady();
-    return (await this.dbs.get(p.tenant)?.select(p)) ?? [];
+    try {
+      return (await this.dbs.get(p.tenant)?.select(p)) ?? [];
+    } catch (err) {
+      const reason = err instanceof QueryAbortedError ? 'canceled' : err instanceof StrataError && err.kind === 'unprocessable' ? 'budget' : undefined;
+      if (reason !== undefined) {
+        this.queriesStopped.inc({ reason });
+        this.opts.logger.info({ tenant: p.tenant, reason, err: (err as Error).message }, `select stopped (${reason}): ${(err as Error).message}`);
+      }
+      throw err;
+    }
   }
 
   async labelNames(p: SelectParams): Promise<string[]> {
@@ -490,7 +510,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         outOfOrderTimeWindowMs: () => this.limits.outOfOrderTimeWindowMs(tenant),
         maxExemplars: this.limits.maxExemplars(tenant),
       });
-      db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now());
+      db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now(), this.opts.queryBudget);
       this.dbs.set(tenant, db);
     }
     return db;

@@ -4,7 +4,7 @@
 // Queries ask both through one MergeQuerier, so a sample in a block and still
 // in the head counts once.
 
-import { MergeQuerier, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type Series } from '@strata/model';
+import { MergeQuerier, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type QueryBudget, type Series } from '@strata/model';
 import { RangeHead, type BlockMeta, type BlockReader, type Head } from '@strata/tsdb';
 
 export interface LocalBlock {
@@ -33,6 +33,8 @@ export class TenantDB implements BlockQuerier {
     readonly head: Head,
     readonly dir: string,
     now: number,
+    /** What one query may take out of the head (the querier's limits, enforced here too). */
+    private readonly budget: QueryBudget = {},
   ) {
     this.lastAppendAt = now;
   }
@@ -56,7 +58,7 @@ export class TenantDB implements BlockQuerier {
 
   /** The head and the local blocks as they are now (blocks come and go between queries). */
   private querier(): BlockQuerier {
-    const sources: BlockQuerier[] = [new RangeHead(this.head)];
+    const sources: BlockQuerier[] = [new RangeHead(this.head, -Infinity, Infinity, this.budget)];
     for (const b of this.blocks) sources.push(b.reader);
     return new MergeQuerier(sources);
   }

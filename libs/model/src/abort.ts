@@ -1,12 +1,12 @@
 // How a reader gives up when its caller did (a query timed out or was
 // canceled): one error and one check, so every loop over series stops alike.
 
-/** The caller's AbortSignal fired; whatever was being read is not wanted any more. */
-export class QueryAbortedError extends Error {
-  override readonly name = 'AbortError';
+import { StrataError } from '@strata/errors';
 
+/** The caller's AbortSignal fired (a timeout, a client gone); whatever was being read is not wanted any more. */
+export class QueryAbortedError extends StrataError {
   constructor(where: string, reason?: unknown) {
-    super(`query aborted while ${where}`, reason === undefined ? undefined : { cause: reason });
+    super('query-aborted', 'canceled', `query aborted while ${where}`, reason === undefined ? undefined : { cause: reason });
   }
 }
 

@@ -3,7 +3,7 @@
 // All I/O of a query happens here, before evaluation starts.
 
 import type { Matcher, Querier, SelectHints } from '@strata/model';
-import { compareLabels } from '@strata/model';
+import { compareLabels, queryBudgetMessage } from '@strata/model';
 import type { Call, DurationExpr, Expr, VectorSelector } from './ast.ts';
 import { infoFetchMatchers } from './info.ts';
 import { children, documentedType, exprType, walk } from './ast.ts';
@@ -304,7 +304,7 @@ export class Engine {
       fetched = true;
       if (this.maxFetchedSeries > 0) {
         const fetched = results.reduce((n, r) => n + r.length, 0);
-        if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(maxSeriesMessage(this.maxFetchedSeries));
+        if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(queryBudgetMessage('series', this.maxFetchedSeries));
       }
       const data = new Map<VectorSelector | Call, PreparedSeries[]>();
       const stats = statsOnlySelectors(expr);
@@ -341,13 +341,6 @@ function enclosingFunction(path: readonly Expr[]): string | undefined {
   return undefined;
 }
 
-function maxSeriesMessage(limit: number): string {
-  return (
-    `the query exceeded the maximum number of series (limit: ${limit} series) (err-strata-max-series-per-query). ` +
-    'Consider reducing the time range and/or number of series selected by the query, e.g. by narrowing down the label matchers, ' +
-    'or raise -querier.max-fetched-series-per-query'
-  );
-}
 
 /**
  * The selectors histogram_count/sum/avg read only statistics from (Prometheus'

@@ -6,7 +6,7 @@
 
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata/model';
 import { compareUtf8, labelsToRecord } from '@strata/model';
 import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
@@ -99,6 +99,12 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     labelNames: ['endpoint', 'status'],
     buckets: [...REQUEST_LATENCY_BUCKETS],
     enableExemplars: exemplarsEnabled(opts.registry),
+    registers: [opts.registry],
+  });
+  const canceled = new Counter({
+    name: 'strata_querier_queries_canceled_total',
+    help: 'Queries stopped before they answered because their client went away; downstream reads are canceled with them.',
+    labelNames: ['endpoint'],
     registers: [opts.registry],
   });
   const tracer = opts.tracer ?? defaultTracer();
@@ -223,7 +229,10 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     const abort = new AbortController();
     // The client went away before the answer: stop evaluating. (The request's own 'close' fires once its body is read.)
     reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
+      if (reply.raw.writableFinished) return;
+      canceled.inc({ endpoint });
+      opts.logger.info({ endpoint, tenant, query: query() }, 'query canceled: the client went away');
+      abort.abort();
     });
     try {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);

@@ -20,7 +20,7 @@ import {
   type SelectParams,
   type Series,
 } from '@strata/model';
-import { StrataError } from '@strata/errors';
+import { StrataError, type ErrorKind } from '@strata/errors';
 import type { Logger } from '@strata/service';
 import { mergeExemplars, mergeMetadata } from './merge-exemplars.ts';
 
@@ -45,6 +45,9 @@ export interface PartitionQuerierOptions {
 }
 
 /** No replica of a partition answered: `unavailable`, the query may succeed once a zone is back. */
+/** Errors that are the ingester's answer about the query, not about its own health. */
+const ANSWERED_KINDS = new Set<ErrorKind>(['bad-input', 'unprocessable', 'limit', 'too-large']);
+
 export class PartitionUnavailableError extends StrataError {
   constructor(message: string) {
     super('partition-unavailable', 'unavailable', message);
@@ -143,6 +146,8 @@ export class PartitionQuerier implements ReadableQuerier {
         return await call(r.querier);
       } catch (err) {
         throwIfAborted(signal, `reading partition ${partition}`);
+        // The other zone holds the same data and would refuse the query alike (a budget, a bad matcher).
+        if (err instanceof StrataError && ANSWERED_KINDS.has(err.kind)) throw err;
         failures.push((err as Error).message);
         this.opts.logger.debug({ ingester: r.id, err: (err as Error).message }, 'ingester query failed; trying the next zone');
       }

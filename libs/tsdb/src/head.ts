@@ -188,9 +188,20 @@ export class Head {
    * synchronous primitive under RangeHead, which is what readers should use.
    */
   select(matchers: Matcher[], mint: number, maxt: number): Series[] {
+    const ids = this.seriesIds(matchers);
+    return this.seriesOf(ids, 0, ids.length, mint, maxt);
+  }
+
+  /** The ids of the series the matchers select, ascending: a caller reads them in slices with seriesOf. */
+  seriesIds(matchers: Matcher[]): number[] {
+    return this.postings.select(matchers);
+  }
+
+  /** The series ids[from, to) with their samples in [mint, maxt]; series without any are left out. */
+  seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number): Series[] {
     const out: Series[] = [];
-    for (const id of this.postings.select(matchers)) {
-      const s = this.series[id];
+    for (let i = from; i < to; i++) {
+      const s = this.series[ids[i]];
       const got = s.samples(mint, maxt);
       if (got === null || got.timestamps.length === 0) continue;
       out.push({ labels: flatToLabels(s.lbls), timestamps: got.timestamps, values: got.values });

@@ -33,3 +33,38 @@ test('an aborted signal is refused before the head is read', async () => {
   ac.abort();
   await assert.rejects(new RangeHead(head()).select({ matchers: [], mint: 0, maxt: 10_000, signal: ac.signal }), QueryAbortedError);
 });
+
+function bigHead(series: number): Head {
+  const h = new Head();
+  const stats = emptyAppendStats();
+  for (let i = 0; i < series; i++) h.append(labelsFromRecord({ __name__: 'big', i: String(i) }), new Float64Array([1000, 2000]), new Float64Array([1, 2]), stats);
+  return h;
+}
+
+test('a large select yields between slices, and an abort meanwhile stops it', async () => {
+  const q = new RangeHead(bigHead(5000));
+  const ac = new AbortController();
+  let turns = 0;
+  const ticker = setInterval(() => turns++, 0);
+  const all = await q.select({ matchers: [], mint: 0, maxt: 10_000 });
+  assert.equal(all.length, 5000);
+  const p = q.select({ matchers: [], mint: 0, maxt: 10_000, signal: ac.signal });
+  setImmediate(() => ac.abort());
+  await assert.rejects(p, QueryAbortedError);
+  clearInterval(ticker);
+  assert.ok(turns > 0, 'other work ran while the head was read');
+});
+
+test('the query budget stops a select in the head: too many series, too many samples', async () => {
+  const h = bigHead(3000);
+  await assert.rejects(new RangeHead(h, -Infinity, Infinity, { maxSeries: 1000 }).select({ matchers: [], mint: 0, maxt: 10_000 }), {
+    code: 'err-strata-max-series-per-query',
+    kind: 'unprocessable',
+    message: /limit: 1000 series.*-querier.max-fetched-series-per-query/,
+  });
+  await assert.rejects(new RangeHead(h, -Infinity, Infinity, { maxSamples: 4000 }).select({ matchers: [], mint: 0, maxt: 10_000 }), {
+    code: 'err-strata-max-samples-per-query',
+    message: /limit: 4000 samples.*-querier.max-samples/,
+  });
+  assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxSeries: 3000, maxSamples: 6000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length, 3000);
+});

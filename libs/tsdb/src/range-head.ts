@@ -1,8 +1,12 @@
 // The head as a BlockQuerier (Prometheus' RangeHead): the head restricted to
 // [mint, maxt], asked like any block. Reads only; it never changes the head.
 
-import { throwIfAborted, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type Series } from '@strata/model';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { queryBudgetExceeded, throwIfAborted, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type QueryBudget, type Series } from '@strata/model';
 import type { Head } from './head.ts';
+
+/** Series decoded per turn of the event loop: a large select never holds the process for long. */
+const SERIES_PER_SLICE = 1000;
 
 export class RangeHead implements BlockQuerier {
   constructor(
@@ -10,13 +14,36 @@ export class RangeHead implements BlockQuerier {
     /** Inclusive bounds in ms; the whole head by default. */
     readonly mint = -Infinity,
     readonly maxt = Infinity,
+    /** What one select may take out of the head; over it the select stops with a limit error. */
+    private readonly budget: QueryBudget = {},
   ) {}
 
-  // The head answers synchronously, so an abort can only be seen before it starts.
+  /**
+   * Reads the series in slices, yielding to the event loop between them (Kafka
+   * consumption, heartbeats and other tenants' requests go on) and stopping at
+   * once when the signal aborts or the budget is spent.
+   */
   async select(p: BlockSelectParams): Promise<Series[]> {
     throwIfAborted(p.signal, 'selecting head series');
     const r = this.within(p);
-    return r ? this.head.select(p.matchers, r.mint, r.maxt) : [];
+    if (!r) return [];
+    const ids = this.head.seriesIds(p.matchers);
+    const { maxSeries = 0, maxSamples = 0 } = this.budget;
+    if (maxSeries > 0 && ids.length > maxSeries) throw queryBudgetExceeded('series', maxSeries);
+    const out: Series[] = [];
+    let samples = 0;
+    for (let from = 0; from < ids.length; from += SERIES_PER_SLICE) {
+      if (from > 0) {
+        await nextTurn();
+        throwIfAborted(p.signal, 'selecting head series');
+      }
+      for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt)) {
+        samples += s.timestamps.length;
+        if (maxSamples > 0 && samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
+        out.push(s);
+      }
+    }
+    return out;
   }
 
   async labelNames(p: BlockSelectParams): Promise<string[]> {
