@@ -9,11 +9,13 @@ import type { ChunkArena } from './chunk-arena.ts';
 import { OooSamples } from './ooo-samples.ts';
 import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
-/** A chunk of a block being cut: XOR bytes and the times of its first and last sample. */
+/** A chunk of a block being cut: its bytes, encoding and the times of its first and last sample. */
 export interface EncodedChunk {
   minTime: number;
   maxTime: number;
   data: Uint8Array;
+  /** Chunk encoding: 1 XOR (the default), 2 histogram, 3 float histogram. */
+  encoding?: number;
 }
 
 export interface SampleArrays {
