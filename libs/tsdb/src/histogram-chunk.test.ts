@@ -48,7 +48,7 @@ test('the default zero threshold 2^-128 is the single byte 116, as Prometheus wr
   assert.deepEqual([...w.bytes()], [116]);
 });
 
-for (const encoding of [HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING]) {
+for (const encoding of [HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING] as const) {
   test(`encoding ${encoding}: 120 random samples round-trip exactly, sums bit for bit`, () => {
     const rand = rng(encoding);
     const enc = new HistogramChunkEncoder(encoding);

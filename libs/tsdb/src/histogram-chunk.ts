@@ -41,8 +41,8 @@ import {
   type XorState,
 } from './varbit.ts';
 
-export const HISTOGRAM_ENCODING = 2;
-export const FLOAT_HISTOGRAM_ENCODING = 3;
+export const HISTOGRAM_ENCODING = 2 as const;
+export const FLOAT_HISTOGRAM_ENCODING = 3 as const;
 const HEADER_BYTES = 3;
 const HEADER_MASK = 0xc0;
 const CUSTOM_BUCKETS_SCHEMA = -53;
