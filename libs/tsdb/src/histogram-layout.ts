@@ -7,7 +7,7 @@ import type { HistogramSpan, NativeHistogram } from '@strata/model';
 import { floatHi, floatLo, isStaleNaN } from './varbit.ts';
 
 /** Bucket indices the spans cover, ascending. */
-export function bucketIndices(spans: readonly HistogramSpan[]): number[] {
+function bucketIndices(spans: readonly HistogramSpan[]): number[] {
   const out: number[] = [];
   let idx = 0;
   for (let s = 0; s < spans.length; s++) {
@@ -49,7 +49,7 @@ function unionIndices(a: readonly number[], b: readonly number[]): number[] {
 }
 
 /** The counts of `buckets` (laid out by `from`) on the wider index list `to` (which covers `from`), zeros elsewhere. */
-export function expandCounts(buckets: readonly number[], from: readonly number[], to: readonly number[]): number[] {
+function expandCounts(buckets: readonly number[], from: readonly number[], to: readonly number[]): number[] {
   const out = new Array<number>(to.length).fill(0);
   let j = 0;
   for (let i = 0; i < from.length; i++) {

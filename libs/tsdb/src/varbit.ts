@@ -263,7 +263,7 @@ export function putFloatBits(w: BitWriter, v: number): void {
   w.writeBits(floatLo(v), 32);
 }
 
-export function readFloatBits(r: BitReader): number {
+function readFloatBits(r: BitReader): number {
   const hi = r.readBits(32);
   return floatFromBits(hi, r.readBits(32));
 }
