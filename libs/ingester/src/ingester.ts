@@ -8,7 +8,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { join } from 'node:path';
 import { StrataError } from '@strata/errors';
-import { decodeWriteRequest } from '@strata/remote-write';
+import { decodeWriteRequest, validateHistogram, type DecodedSeries } from '@strata/remote-write';
 import { Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
 import {
   QueryAbortedError,
@@ -559,14 +559,15 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     let samples = 0;
     for (const ts of req.timeseries) {
       const t = ts.timestamps;
-      samples += t.length;
+      samples += t.length + ts.histograms;
       // Only a new series counts against the limit; the lookup runs only once the head is full.
       if (maxSeries > 0 && head.numSeries >= maxSeries && !head.hasSeries(ts.labels)) {
-        seriesLimited += t.length;
+        seriesLimited += t.length + ts.histograms;
         continue;
       }
       for (let i = 0; i < t.length; i++) if (t[i] > maxTime) maxTime = t[i];
       head.append(ts, t, ts.values, stats, ts.exemplars);
+      if (ts.histograms > 0) maxTime = Math.max(maxTime, this.appendHistograms(record.tenant, head, ts, stats));
     }
     if (seriesLimited > 0) this.seriesLimitReached(record.tenant, maxSeries, seriesLimited);
     for (const m of req.metadata) head.appendMetadata(m);
@@ -576,6 +577,17 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     this.count(record.tenant, stats);
     this.logRejections(record, stats);
     return stats;
+  }
+
+  /** Appends a series' valid native histograms (invalid ones are counted and dropped); returns their newest timestamp. */
+  private appendHistograms(tenant: string, head: Head, ts: DecodedSeries, stats: AppendStats): number {
+    const valid = ts.histogramSamples.filter((h) => validateHistogram(h) === null);
+    const invalid = ts.histogramSamples.length - valid.length;
+    if (invalid > 0) this.samplesRejected.inc({ tenant, reason: 'invalid-histogram' }, invalid);
+    let maxTime = -Infinity;
+    for (const h of valid) if (h.timestamp > maxTime) maxTime = h.timestamp;
+    if (valid.length > 0) head.appendHistograms(ts, valid, stats);
+    return maxTime;
   }
 
   /**

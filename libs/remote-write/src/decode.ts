@@ -23,6 +23,7 @@ import {
   readMetadata,
   type MetricMetadata,
 } from './messages.ts';
+import { readHistogram, type DecodedHistogram } from './histogram.ts';
 import { LITTLE_ENDIAN, ProtoReader } from './wire.ts';
 import { LabelRanges, RangedLabels } from './label-ranges.ts';
 
@@ -46,8 +47,10 @@ export class DecodedSeries extends RangedLabels {
     readonly timestamps: Float64Array,
     readonly values: Float64Array,
     readonly exemplars: DecodedExemplar[],
-    /** Native histograms are not decoded yet; counted so the caller can report them dropped. */
+    /** Number of native histogram samples (histogramSamples.length). */
     readonly histograms: number,
+    /** The native histogram samples as sent, not yet validated (validateHistogram). */
+    readonly histogramSamples: DecodedHistogram[] = [],
   ) {
     super(reader, ranges, firstLabel, labelCount);
   }
@@ -103,7 +106,7 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
       const n = counts[seriesIndex++];
       const firstLabel = ranges.labels;
       const exemplars: DecodedExemplar[] = [];
-      let histograms = 0;
+      const histograms: DecodedHistogram[] = [];
       let i = offset;
       while (r.pos < seriesEnd) {
         const t = r.tag(seriesEnd, 'TimeSeries');
@@ -143,10 +146,11 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
             exemplars.push(readExemplar(r, e, view));
             break;
           }
-          case TAG_TIMESERIES_HISTOGRAMS:
-            histograms++;
-            r.skip(t, seriesEnd, 'TimeSeries');
+          case TAG_TIMESERIES_HISTOGRAMS: {
+            const e = r.len(seriesEnd, 4, 'TimeSeries');
+            histograms.push(readHistogram(r, e));
             break;
+          }
           default:
             r.skip(t, seriesEnd, 'TimeSeries', WT_TIMESERIES);
         }
@@ -160,6 +164,7 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
           new Float64Array(store, offset * 8, n),
           new Float64Array(store, (total + offset) * 8, n),
           exemplars,
+          histograms.length,
           histograms,
         ),
       );

@@ -9,6 +9,8 @@ export type { ParsedWriteRequest, ParsedMetadata } from './parse.ts';
 export { countSeries } from './count.ts';
 export { decodeWriteRequest, DecodedSeries } from './decode.ts';
 export type { DecodedWriteRequest, DecodedExemplar } from './decode.ts';
+export { readHistogram, validateHistogram } from './histogram.ts';
+export type { DecodedHistogram } from './histogram.ts';
 export { encodeRecordValue, encodeWriteRequest, encodeMetricMetadata, replaceSeriesLabels, withoutExemplars } from './encode.ts';
 export type { WriteRequestInput, SeriesInput, SampleInput, ExemplarInput } from './encode.ts';
 export type { MetricMetadata, MetricType } from './messages.ts';

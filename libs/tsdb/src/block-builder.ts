@@ -92,9 +92,10 @@ export class BlockBuilder {
       if (metas.length > 0 && c.minTime <= metas[metas.length - 1].maxTime) {
         throw new BlockWriteError(`series ${formatLabels(labels)}: chunk at ${c.minTime} overlaps the previous one`);
       }
-      const ref = await this.chunks.append(XOR_ENCODING, c.data);
+      const ref = await this.chunks.append(c.encoding ?? XOR_ENCODING, c.data);
       metas.push({ minTime: c.minTime, maxTime: c.maxTime, ref });
       if (this.chunks.needsFlush) await this.chunks.flush();
+      // Every encoding starts with its uint16 sample count.
       this.numSamples += xorChunkNumSamples(c.data);
     }
     this.numChunks += metas.length;

@@ -19,6 +19,8 @@ import { ChunksReader, type RawChunk } from './chunks-reader.ts';
 import { IndexReader, type IndexSeriesEntry } from './index-reader.ts';
 import { META_FILENAME, parseBlockMeta, type BlockMeta } from './meta.ts';
 import { intersectPostings } from './postings-list.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './histogram-chunk.ts';
+import { decodeHistogramSamples, histogramArrays, sortedHistograms, type HistogramSample } from './histogram-series.ts';
 import { XOR_ENCODING, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
 export interface BlockFiles {
@@ -81,11 +83,17 @@ export class BlockReader implements BlockQuerier {
     const entries = await this.index.series(ids);
 
     const refs: number[] = [];
-    const wanted: { labels: Series['labels']; first: number; count: number }[] = [];
+    const wanted: { labels: Series['labels']; first: number; count: number; metas: IndexSeriesEntry['chunks'] }[] = [];
     for (const e of entries) {
       const first = refs.length;
-      for (const c of e.chunks) if (c.minTime <= maxt && c.maxTime >= mint) refs.push(c.ref);
-      if (refs.length > first) wanted.push({ labels: e.labels, first, count: refs.length - first });
+      const metas: IndexSeriesEntry['chunks'] = [];
+      for (const c of e.chunks) {
+        if (c.minTime <= maxt && c.maxTime >= mint) {
+          refs.push(c.ref);
+          metas.push(c);
+        }
+      }
+      if (refs.length > first) wanted.push({ labels: e.labels, first, count: refs.length - first, metas });
     }
     throwIfAborted(signal, 'reading block chunks');
     const raw = await this.chunks.read(refs);
@@ -94,20 +102,26 @@ export class BlockReader implements BlockQuerier {
     const out: Series[] = [];
     for (const w of wanted) {
       let total = 0;
+      let hist: HistogramSample[] | null = null;
       for (let k = w.first; k < w.first + w.count; k++) {
         const c = raw[k];
-        if (c.encoding !== XOR_ENCODING) {
-          throw new BlockUnsupportedError(`chunk encoding ${c.encoding} (native histograms) is not supported yet`);
-        }
-        total += xorChunkNumSamples(c.data);
+        if (c.encoding === XOR_ENCODING) total += xorChunkNumSamples(c.data);
+        else if (c.encoding === HISTOGRAM_ENCODING || c.encoding === FLOAT_HISTOGRAM_ENCODING) {
+          hist ??= [];
+          decodeHistogramSamples([{ minTime: w.metas[k - w.first].minTime, maxTime: w.metas[k - w.first].maxTime, data: c.data, encoding: c.encoding }], mint, maxt, hist);
+        } else throw new BlockUnsupportedError(`chunk encoding ${c.encoding} is not supported`);
       }
       const timestamps = new Float64Array(total);
       const values = new Float64Array(total);
       let n = 0;
-      for (let k = w.first; k < w.first + w.count; k++) n += decodeXorChunkInto(raw[k].data, timestamps, values, n, mint, maxt);
-      if (n === 0) continue;
-      const s: Series = { labels: w.labels, timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
-      out.push(sortedSamples(s) ? s : mergeOverlapping(s));
+      for (let k = w.first; k < w.first + w.count; k++) {
+        if (raw[k].encoding === XOR_ENCODING) n += decodeXorChunkInto(raw[k].data, timestamps, values, n, mint, maxt);
+      }
+      if (n === 0 && (hist === null || hist.length === 0)) continue;
+      let s: Series = { labels: w.labels, timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+      if (!sortedSamples(s)) s = mergeOverlapping(s);
+      if (hist !== null && hist.length > 0) s.histograms = histogramArrays(sortedHistograms(hist));
+      out.push(s);
     }
     return out;
   }

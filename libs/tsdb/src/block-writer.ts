@@ -4,9 +4,10 @@
 // the head's cut hands over). Both go through BlockBuilder: meta.json last,
 // renamed into place, never partially visible.
 
-import { compareLabels, type Labels, type Series } from '@strata/model';
+import { compareLabels, type Labels, type NativeHistogram, type Series } from '@strata/model';
 import { BlockBuilder, formatLabels, normaliseLabels, type FinishBlockOptions, type WrittenBlock } from './block-builder.ts';
 import { BlockWriteError } from './block-errors.ts';
+import { encodeHistogramChunks, type HistogramSample } from './histogram-series.ts';
 import type { EncodedChunk } from './memory-series.ts';
 import { XorChunkEncoder } from './xor-chunk.ts';
 
@@ -39,6 +40,12 @@ interface PendingSeries {
   values: Float64Array;
   from: number;
   to: number;
+  histograms: HistogramSample[];
+}
+
+function integral(h: NativeHistogram): boolean {
+  const ok = (x: number) => Number.isSafeInteger(x) && x >= 0;
+  return ok(h.count) && ok(h.zeroCount) && h.positiveBuckets.every(ok) && h.negativeBuckets.every(ok);
 }
 
 /** Writes a block; resolves to null (and writes nothing) when no sample falls in [mint, maxt). */
@@ -57,6 +64,10 @@ export async function writeBlock(opts: WriteBlockOptions): Promise<WrittenBlock 
         enc.reset();
         enc.appendRange(p.timestamps, p.values, start, end);
         chunks.push({ minTime: p.timestamps[start], maxTime: p.timestamps[end - 1], data: enc.bytes().slice() });
+      }
+      if (p.histograms.length > 0) {
+        chunks.push(...encodeHistogramChunks(p.histograms, perChunk));
+        chunks.sort((x, y) => x.minTime - y.minTime);
       }
       await b.addSeries(p.labels, chunks);
     }
@@ -89,14 +100,27 @@ function collect(series: Iterable<Series>, mint: number, maxt: number): PendingS
     const ts = s.timestamps;
     const from = lowerBound(ts, mint);
     const to = lowerBound(ts, maxt);
-    if (from >= to) continue;
+    // Histograms go into integer chunks when their counts are whole numbers, float histogram chunks otherwise.
+    const histograms: HistogramSample[] = [];
+    const hs = s.histograms;
+    if (hs) {
+      for (let i = 0; i < hs.timestamps.length; i++) {
+        const t = hs.timestamps[i];
+        if (t < mint || t >= maxt) continue;
+        if (histograms.length > 0 && !(t > histograms[histograms.length - 1].timestamp)) {
+          throw new BlockWriteError(`series ${formatLabels(s.labels)}: histogram timestamps must strictly increase`);
+        }
+        histograms.push({ timestamp: t, histogram: hs.values[i], float: !integral(hs.values[i]) });
+      }
+    }
+    if (from >= to && histograms.length === 0) continue;
     for (let i = from + 1; i < to; i++) {
       if (!(ts[i] > ts[i - 1])) {
         throw new BlockWriteError(`series ${formatLabels(s.labels)}: timestamps must strictly increase (${ts[i - 1]} then ${ts[i]})`);
       }
     }
     if (s.values.length < ts.length) throw new BlockWriteError(`series ${formatLabels(s.labels)}: fewer values than timestamps`);
-    out.push({ labels: normaliseLabels(s.labels), timestamps: ts, values: s.values, from, to });
+    out.push({ labels: normaliseLabels(s.labels), timestamps: ts, values: s.values, from, to, histograms });
   }
   out.sort((a, b) => compareLabels(a.labels, b.labels));
   for (let i = 1; i < out.length; i++) {

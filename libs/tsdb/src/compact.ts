@@ -12,6 +12,8 @@ import { DEFAULT_SAMPLES_PER_CHUNK } from './block-writer.ts';
 import type { IndexSeriesEntry } from './index-reader.ts';
 import { encodeChunks, type EncodedChunk } from './memory-series.ts';
 import type { BlockMeta } from './meta.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './histogram-chunk.ts';
+import { decodeHistogramSamples, encodeHistogramChunks, sortedHistograms } from './histogram-series.ts';
 import { XOR_ENCODING, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
 export interface CompactOptions {
@@ -105,8 +107,10 @@ async function mergedChunks(parts: { block: BlockReader; entry: IndexSeriesEntry
   for (const { block, entry } of parts) {
     const raw = await block.readChunks(entry.chunks.map((c) => c.ref));
     raw.forEach((r, i) => {
-      if (r.encoding !== XOR_ENCODING) throw new BlockUnsupportedError(`chunk encoding ${r.encoding} (native histograms) is not supported yet`);
-      all.push({ minTime: entry.chunks[i].minTime, maxTime: entry.chunks[i].maxTime, data: r.data.slice() });
+      if (r.encoding !== XOR_ENCODING && r.encoding !== HISTOGRAM_ENCODING && r.encoding !== FLOAT_HISTOGRAM_ENCODING) {
+        throw new BlockUnsupportedError(`chunk encoding ${r.encoding} is not supported`);
+      }
+      all.push({ minTime: entry.chunks[i].minTime, maxTime: entry.chunks[i].maxTime, data: r.data.slice(), encoding: r.encoding });
     });
   }
   all.sort((a, b) => a.minTime - b.minTime);
@@ -118,6 +122,18 @@ async function mergedChunks(parts: { block: BlockReader; entry: IndexSeriesEntry
     return all;
   }
   stats.seriesMerged++;
+  const hists = all.filter((c) => (c.encoding ?? XOR_ENCODING) !== XOR_ENCODING);
+  const floats = all.filter((c) => (c.encoding ?? XOR_ENCODING) === XOR_ENCODING);
+  const out = mergeFloatChunks(parts[0].entry.labels, floats, perChunk, stats);
+  if (hists.length === 0) return out;
+  // Histogram samples of both zones: sorted, the first of equal timestamps kept (the zones hold identical samples).
+  const samples = decodeHistogramSamples(hists, -Infinity, Infinity);
+  const merged = sortedHistograms(samples);
+  stats.duplicateSamples += samples.length - merged.length;
+  return out.concat(encodeHistogramChunks(merged, perChunk)).sort((a, b) => a.minTime - b.minTime);
+}
+
+function mergeFloatChunks(labels: Labels, all: EncodedChunk[], perChunk: number, stats: CompactStats): EncodedChunk[] {
   let merged: { labels: Labels; timestamps: Float64Array; values: Float64Array } | null = null;
   let total = 0;
   for (const c of all) {
@@ -126,7 +142,7 @@ async function mergedChunks(parts: { block: BlockReader; entry: IndexSeriesEntry
     const values = new Float64Array(n);
     decodeXorChunkInto(c.data, timestamps, values, 0);
     total += n;
-    const s = { labels: parts[0].entry.labels, timestamps, values };
+    const s = { labels, timestamps, values };
     merged = merged === null ? s : mergeSamples(merged, s);
   }
   if (merged === null) return [];
@@ -135,7 +151,22 @@ async function mergedChunks(parts: { block: BlockReader; entry: IndexSeriesEntry
 }
 
 /** The series' chunks re-encoded without the samples tombstones cover. */
-function withoutDeleted(labels: Labels, chunks: EncodedChunk[], tombstones: Tombstone[], perChunk: number, stats: CompactStats): EncodedChunk[] {
+function withoutDeleted(labels: Labels, all: EncodedChunk[], tombstones: Tombstone[], perChunk: number, stats: CompactStats): EncodedChunk[] {
+  const chunks = all.filter((c) => (c.encoding ?? XOR_ENCODING) === XOR_ENCODING);
+  const hists = all.filter((c) => (c.encoding ?? XOR_ENCODING) !== XOR_ENCODING);
+  let histOut: EncodedChunk[] = [];
+  if (hists.length > 0) {
+    const samples = decodeHistogramSamples(hists, -Infinity, Infinity);
+    const iv = tombstoneIntervals(labels, tombstones);
+    const kept = samples.filter((x) => !iv.some(([a, b]) => x.timestamp >= a && x.timestamp <= b));
+    stats.deletedSamples += samples.length - kept.length;
+    histOut = encodeHistogramChunks(kept, perChunk);
+  }
+  return withoutDeletedFloats(labels, chunks, tombstones, perChunk, stats).concat(histOut).sort((a, b) => a.minTime - b.minTime);
+}
+
+function withoutDeletedFloats(labels: Labels, chunks: EncodedChunk[], tombstones: Tombstone[], perChunk: number, stats: CompactStats): EncodedChunk[] {
+  if (chunks.length === 0) return [];
   let total = 0;
   for (const c of chunks) total += xorChunkNumSamples(c.data);
   const timestamps = new Float64Array(total);

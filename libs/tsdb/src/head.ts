@@ -6,6 +6,8 @@
 
 import { compareLabels, compareUtf8, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
 import { ChunkArena } from './chunk-arena.ts';
+import { sameHistogram } from './histogram-layout.ts';
+import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
 import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
@@ -60,6 +62,7 @@ export interface SeriesExemplars {
 }
 
 const DEFAULT_SAMPLES_PER_CHUNK = 120;
+const EMPTY_F64 = new Float64Array(0);
 const NO_OOO = () => 0;
 
 export class Head {
@@ -150,7 +153,7 @@ export class Head {
         if (t < this.minT) this.minT = t;
         stats.appended++;
       } else if (t === s.lastT) {
-        if (s.lastHi === hi && s.lastLo === lo) stats.duplicates++;
+        if (!s.lastIsHistogram && s.lastHi === hi && s.lastLo === lo) stats.duplicates++;
         else stats.conflicting++;
       } else {
         const w = this.oooWindow();
@@ -168,6 +171,39 @@ export class Head {
       }
     }
     if (exemplars !== undefined && exemplars.length > 0) this.appendExemplars(s, exemplars, stats);
+  }
+
+  /**
+   * Appends one series' native histogram samples (validated by the caller:
+   * buckets match spans, counts non-negative), each judged as floats are: in
+   * order, or the same timestamp with an identical histogram (a no-op).
+   * Out-of-order histograms are rejected whatever the window (as Prometheus
+   * did before it kept out-of-order histograms).
+   */
+  appendHistograms(labels: Labels | EncodedLabels, samples: readonly HistogramSample[], stats: AppendStats): void {
+    if (samples.length === 0) return;
+    const s = Array.isArray(labels) ? this.getOrCreate(labels) : this.getOrCreateEncoded(labels);
+    const half = this.chunkRange / 2;
+    for (const { timestamp: t, histogram: h, float } of samples) {
+      if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) {
+        stats.outOfBounds++;
+      } else if (t > s.lastT) {
+        if (half > 0 && t < this.maxT - half) {
+          stats.outOfBounds++;
+          continue;
+        }
+        s.appendHistogram(t, h, float);
+        if (t > this.maxT) this.maxT = t;
+        if (t < this.minT) this.minT = t;
+        stats.appended++;
+      } else if (t === s.lastT) {
+        const last = s.hist?.last;
+        if (s.lastIsHistogram && last != null && sameHistogram(last, h)) stats.duplicates++;
+        else stats.conflicting++;
+      } else {
+        stats.outOfOrder++;
+      }
+    }
   }
 
   /** Whether a series with exactly these labels is in the head (never creates one); for per-tenant series limits. */
@@ -203,8 +239,11 @@ export class Head {
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
       const got = s.samples(mint, maxt);
-      if (got === null || got.timestamps.length === 0) continue;
-      out.push({ labels: flatToLabels(s.lbls), timestamps: got.timestamps, values: got.values });
+      const hist = s.hist === null ? null : s.histogramSamples(mint, maxt);
+      if ((got === null || got.timestamps.length === 0) && hist === null) continue;
+      const series: Series = { labels: flatToLabels(s.lbls), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };
+      if (hist !== null) series.histograms = hist;
+      out.push(series);
     }
     return out;
   }
@@ -264,7 +303,7 @@ export class Head {
     const out: BlockSeries[] = [];
     for (const s of this.series) {
       if (!s.hasDataIn(mint, maxt - 1)) continue;
-      if (s.lastT < maxt) s.closeOpen();
+      if (s.lastT < maxt) s.closeAllOpen();
       const chunks = s.encodedChunks(mint, maxt);
       if (chunks.length > 0) out.push({ labels: flatToLabels(s.lbls), chunks });
     }

@@ -2,6 +2,7 @@ export { Head, emptyAppendStats } from './head.ts';
 export type { AppendStats, HeadOptions, BlockSeries, SeriesExemplars } from './head.ts';
 export { RangeHead } from './range-head.ts';
 export type { EncodedChunk } from './memory-series.ts';
+export type { HistogramSample } from './histogram-series.ts';
 export type { Exemplar, ExemplarInput } from './exemplars.ts';
 export type { MetricMetadataEntry, MetricMetadataInput } from './metric-metadata.ts';
 export { compactBlocks } from './compact.ts';

@@ -5,15 +5,19 @@
 // so stale markers and other NaN payloads stay bit-exact. The Head decides
 // what to accept; this class only stores and reads.
 
+import type { NativeHistogram } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
+import { HistogramSeries, type HistogramArrays } from './histogram-series.ts';
 import { OooSamples } from './ooo-samples.ts';
 import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
-/** A chunk of a block being cut: XOR bytes and the times of its first and last sample. */
+/** A chunk of a block being cut: its bytes, encoding and the times of its first and last sample. */
 export interface EncodedChunk {
   minTime: number;
   maxTime: number;
   data: Uint8Array;
+  /** Chunk encoding: 1 XOR (the default), 2 histogram, 3 float histogram. */
+  encoding?: number;
 }
 
 export interface SampleArrays {
@@ -43,6 +47,10 @@ export class MemorySeries extends XorChunkEncoder {
   ooo: OooSamples | null = null;
   /** Ring slot of this series' newest exemplar (the exemplar store checks it still is). */
   exemplarSlot = -1;
+  /** Native histogram samples; null for float-only series (most). */
+  hist: HistogramSeries | null = null;
+  /** Whether the newest sample is a histogram (a series may switch between floats and histograms). */
+  lastIsHistogram = false;
 
   constructor(
     /** Position in the head's series list; reassigned when the head drops dead series. */
@@ -56,9 +64,9 @@ export class MemorySeries extends XorChunkEncoder {
     this.t = -Infinity;
   }
 
-  /** Newest in-order sample time; -Infinity before the first. */
+  /** Newest in-order sample time, float or histogram; -Infinity before the first. */
   get lastT(): number {
-    return this.t;
+    return this.hist !== null && this.hist.lastT > this.t ? this.hist.lastT : this.t;
   }
 
   get lastHi(): number {
@@ -73,8 +81,25 @@ export class MemorySeries extends XorChunkEncoder {
     return this.cslabs === null ? 0 : this.cslabs.length;
   }
 
+  /** Appends a histogram sample with t > lastT; the open float chunk is closed first (new chunk on a type change). */
+  appendHistogram(t: number, h: NativeHistogram, float: boolean): void {
+    if (!this.lastIsHistogram) this.closeOpen();
+    if (this.hist === null) this.hist = new HistogramSeries(this.ctx.samplesPerChunk, this.ctx.chunkRange);
+    this.hist.append(t, h, float);
+    this.lastIsHistogram = true;
+  }
+
+  /** Histogram samples with mint <= t <= maxt, or null if none. */
+  histogramSamples(mint: number, maxt: number): HistogramArrays | null {
+    return this.hist === null ? null : this.hist.samples(mint, maxt);
+  }
+
   /** Appends a sample with t > lastT. */
   appendInOrder(t: number, hi: number, lo: number): void {
+    if (this.lastIsHistogram) {
+      (this.hist as HistogramSeries).closeOpen();
+      this.lastIsHistogram = false;
+    }
     const n = this.numSamples;
     if (n > 0) {
       // Cut at 120 samples and never across an aligned block boundary.
@@ -127,23 +152,31 @@ export class MemorySeries extends XorChunkEncoder {
     return (this.cslabs as Uint8Array[])[i].subarray(m[4 * i + 2], m[4 * i + 2] + m[4 * i + 3]);
   }
 
+  /** Closes the open float and histogram chunks. */
+  closeAllOpen(): void {
+    this.closeOpen();
+    this.hist?.closeOpen();
+  }
+
   minTime(): number {
     let t = Infinity;
     if (this.cmeta !== null && this.cmeta.length > 0) t = this.cmeta[0];
     else if (this.numSamples > 0) t = this.openMinT;
     if (this.ooo !== null && this.ooo.minTime < t) t = this.ooo.minTime;
+    if (this.hist !== null && this.hist.minTime() < t) t = this.hist.minTime();
     return t;
   }
 
   maxTime(): number {
-    let t = this.numSamples > 0 ? this.lastT : -Infinity;
+    let t = this.numSamples > 0 ? this.t : -Infinity;
     if (t === -Infinity && this.cmeta !== null && this.cmeta.length > 0) t = this.cmeta[this.cmeta.length - 3];
     if (this.ooo !== null && this.ooo.maxTime > t) t = this.ooo.maxTime;
+    if (this.hist !== null && this.hist.maxTime() > t) t = this.hist.maxTime();
     return t;
   }
 
   isEmpty(): boolean {
-    return this.numClosedChunks === 0 && this.numSamples === 0 && (this.ooo === null || this.ooo.length === 0);
+    return this.numClosedChunks === 0 && this.numSamples === 0 && (this.ooo === null || this.ooo.length === 0) && (this.hist === null || this.hist.isEmpty());
   }
 
   hasDataIn(mint: number, maxt: number): boolean {
@@ -158,7 +191,7 @@ export class MemorySeries extends XorChunkEncoder {
     for (let k = 0; k < closed; k++) {
       if ((m as number[])[4 * k] <= maxt && (m as number[])[4 * k + 1] >= mint) total += xorChunkNumSamples(this.closedChunk(k));
     }
-    const openHit = this.numSamples > 0 && this.openMinT <= maxt && this.lastT >= mint;
+    const openHit = this.numSamples > 0 && this.openMinT <= maxt && this.t >= mint;
     if (openHit) total += this.numSamples;
     let oFrom = 0;
     let oTo = 0;
@@ -184,6 +217,14 @@ export class MemorySeries extends XorChunkEncoder {
    * if it ends before maxt.
    */
   encodedChunks(mint: number, maxt: number): EncodedChunk[] {
+    const floats = this.floatChunks(mint, maxt);
+    if (this.hist === null) return floats;
+    const hists = this.hist.encodedChunks(mint, maxt);
+    if (hists.length === 0) return floats;
+    return floats.concat(hists).sort((a, b) => a.minTime - b.minTime);
+  }
+
+  private floatChunks(mint: number, maxt: number): EncodedChunk[] {
     const out: EncodedChunk[] = [];
     let clean = true;
     if (this.ooo !== null) {
@@ -247,6 +288,7 @@ export class MemorySeries extends XorChunkEncoder {
       this.ooo.truncateBefore(mint);
       if (this.ooo.length === 0) this.ooo = null;
     }
+    if (this.hist !== null && this.hist.truncateBefore(mint) && !this.lastIsHistogram) this.hist = null;
     return this.isEmpty();
   }
 }

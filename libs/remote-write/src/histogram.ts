@@ -1,0 +1,216 @@
+// Remote write 1.0 native histograms (prompb Histogram, TimeSeries field 4):
+// decoding into the model's absolute-count histograms (integer deltas summed,
+// float counts as they are) and Prometheus' validity rules (model/histogram
+// Validate). Decoding fails only on malformed protobuf; validation says what
+// is wrong in a sentence a sender can act on.
+
+import type { HistogramSpan, NativeHistogram } from '@strata/model';
+import { badProtobuf } from './errors.ts';
+import type { ProtoReader } from './wire.ts';
+
+export interface DecodedHistogram {
+  timestamp: number;
+  /** Whether it came with float counts (count_float): stored in float histogram chunks. */
+  float: boolean;
+  histogram: NativeHistogram;
+}
+
+const HINTS: NativeHistogram['counterResetHint'][] = ['unknown', 'reset', 'not_reset', 'gauge'];
+const MSG = 'Histogram';
+
+function zigzag(n: number): number {
+  return n % 2 === 1 ? -(n + 1) / 2 : n / 2;
+}
+
+function double(r: ProtoReader, end: number, field: number): number {
+  const at = r.pos;
+  r.fixed64(end, field, MSG);
+  return new DataView(r.bytes.buffer, r.bytes.byteOffset + at, 8).getFloat64(0, true);
+}
+
+function readSpan(r: ProtoReader, end: number): HistogramSpan {
+  let offset = 0;
+  let length = 0;
+  while (r.pos < end) {
+    const tag = r.tag(end, 'BucketSpan');
+    if (tag === 8) offset = zigzag(r.uvarint(end, 1, 'BucketSpan'));
+    else if (tag === 16) length = r.uvarint(end, 2, 'BucketSpan');
+    else r.skip(tag, end, 'BucketSpan');
+  }
+  if (length > 0xffffffff) throw badProtobuf(`BucketSpan length ${length} overflows uint32`);
+  return { offset, length };
+}
+
+/** Packed (wire type 2) or single (wire type 0 or 1) repeated values. */
+function repeated(r: ProtoReader, tag: number, end: number, field: number, kind: 'sint64' | 'double', out: number[]): void {
+  if ((tag & 7) === 2) {
+    const e = r.len(end, field, MSG);
+    while (r.pos < e) out.push(kind === 'double' ? double(r, e, field) : zigzag(r.uvarint(e, field, MSG)));
+  } else {
+    out.push(kind === 'double' ? double(r, end, field) : zigzag(r.uvarint(end, field, MSG)));
+  }
+}
+
+function cumulative(deltas: number[]): number[] {
+  let c = 0;
+  return deltas.map((d) => (c += d));
+}
+
+/** Decodes one Histogram message occupying [r.pos, end). */
+export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
+  let countInt = 0;
+  let countFloat = 0;
+  let float = false;
+  let zeroInt = 0;
+  let zeroFloat = 0;
+  let sum = 0;
+  let schema = 0;
+  let zeroThreshold = 0;
+  let hint = 0;
+  let timestamp = 0;
+  const negativeSpans: HistogramSpan[] = [];
+  const positiveSpans: HistogramSpan[] = [];
+  const nd: number[] = [];
+  const nc: number[] = [];
+  const pd: number[] = [];
+  const pc: number[] = [];
+  const custom: number[] = [];
+  while (r.pos < end) {
+    const tag = r.tag(end, MSG);
+    switch (tag) {
+      case 8:
+        countInt = r.uvarint(end, 1, MSG);
+        float = false;
+        break;
+      case 17:
+        countFloat = double(r, end, 2);
+        float = true;
+        break;
+      case 25:
+        sum = double(r, end, 3);
+        break;
+      case 32:
+        schema = zigzag(r.uvarint(end, 4, MSG));
+        break;
+      case 41:
+        zeroThreshold = double(r, end, 5);
+        break;
+      case 48:
+        zeroInt = r.uvarint(end, 6, MSG);
+        break;
+      case 57:
+        zeroFloat = double(r, end, 7);
+        break;
+      case 66:
+        negativeSpans.push(readSpan(r, r.len(end, 8, MSG)));
+        break;
+      case 72:
+      case 74:
+        repeated(r, tag, end, 9, 'sint64', nd);
+        break;
+      case 81:
+      case 82:
+        repeated(r, tag, end, 10, 'double', nc);
+        break;
+      case 90:
+        positiveSpans.push(readSpan(r, r.len(end, 11, MSG)));
+        break;
+      case 96:
+      case 98:
+        repeated(r, tag, end, 12, 'sint64', pd);
+        break;
+      case 105:
+      case 106:
+        repeated(r, tag, end, 13, 'double', pc);
+        break;
+      case 112:
+        hint = r.uvarint(end, 14, MSG);
+        break;
+      case 120:
+        timestamp = r.int64(end, 15, MSG);
+        break;
+      case 129:
+      case 130:
+        repeated(r, tag, end, 16, 'double', custom);
+        break;
+      default:
+        r.skip(tag, end, MSG);
+    }
+  }
+  const histogram: NativeHistogram = {
+    counterResetHint: HINTS[hint] ?? 'unknown',
+    schema,
+    zeroThreshold,
+    zeroCount: float ? zeroFloat : zeroInt,
+    count: float ? countFloat : countInt,
+    sum,
+    positiveSpans,
+    negativeSpans,
+    positiveBuckets: float ? pc : cumulative(pd),
+    negativeBuckets: float ? nc : cumulative(nd),
+  };
+  if (custom.length > 0) histogram.customValues = custom;
+  return { timestamp, float, histogram };
+}
+
+function isStale(v: number): boolean {
+  if (v === v) return false;
+  const w = new Uint32Array(Float64Array.of(v).buffer);
+  return w[0] === 2 && (w[1] === 0x7ff00000 || w[1] === 0x7ff80000);
+}
+
+function checkSpans(side: string, spans: readonly HistogramSpan[], buckets: readonly number[]): string | null {
+  let need = 0;
+  for (let i = 0; i < spans.length; i++) {
+    if (i > 0 && spans[i].offset < 0) return `${side} span ${i} has negative offset ${spans[i].offset}`;
+    need += spans[i].length;
+  }
+  if (need !== buckets.length) return `${side} spans need ${need} buckets, have ${buckets.length}`;
+  for (let i = 0; i < buckets.length; i++) {
+    if (!(buckets[i] >= 0)) return `${side} bucket ${i} has count ${buckets[i]}, counts must not be negative`;
+  }
+  return null;
+}
+
+/**
+ * Why the histogram is invalid (Prometheus' rules), or null if it is valid.
+ * A stale marker (stale NaN sum) is always valid: only its timestamp counts.
+ */
+export function validateHistogram(d: DecodedHistogram): string | null {
+  const h = d.histogram;
+  if (isStale(h.sum)) return null;
+  const custom = h.schema === -53;
+  if (!custom && !(h.schema >= -4 && h.schema <= 8)) return `histogram schema ${h.schema} is outside -4..8 and not -53 (custom buckets)`;
+  if (!(h.zeroThreshold >= 0)) return `histogram zero threshold ${h.zeroThreshold} must be a non-negative number`;
+  if (!(h.zeroCount >= 0)) return `histogram zero count ${h.zeroCount} must not be negative`;
+  if (!(h.count >= 0)) return `histogram count ${h.count} must not be negative`;
+  const neg = checkSpans('negative', h.negativeSpans, h.negativeBuckets);
+  if (neg) return neg;
+  const pos = checkSpans('positive', h.positiveSpans, h.positiveBuckets);
+  if (pos) return pos;
+  if (custom) {
+    const cv = h.customValues ?? [];
+    if (cv.length === 0) return 'histogram with custom buckets (schema -53) needs custom_values';
+    for (let i = 0; i < cv.length; i++) {
+      if (Number.isNaN(cv[i]) || (i > 0 && !(cv[i] > cv[i - 1]))) return 'histogram custom_values must be strictly increasing';
+    }
+    if (cv[cv.length - 1] === Infinity) return 'histogram custom_values must not end with +Inf (it is implicit)';
+    if (h.negativeSpans.length > 0 || h.negativeBuckets.length > 0) return 'histogram with custom buckets must not have negative buckets';
+    if (h.zeroCount !== 0 || h.zeroThreshold !== 0) return 'histogram with custom buckets must have no zero bucket';
+    if (h.positiveSpans.length > 0 && h.positiveSpans[0].offset < 0) return 'histogram with custom buckets must not have a negative first span offset';
+    let idx = -1;
+    for (const s of h.positiveSpans) idx += s.offset + s.length;
+    if (idx > cv.length) return `histogram bucket index ${idx} exceeds its ${cv.length} custom bounds`;
+  } else if (h.customValues !== undefined && h.customValues.length > 0) {
+    return `histogram with exponential schema ${h.schema} must not have custom_values`;
+  }
+  let total = h.zeroCount;
+  for (const c of h.negativeBuckets) total += c;
+  for (const c of h.positiveBuckets) total += c;
+  if (d.float) {
+    if (total > h.count * (1 + 1e-12)) return `histogram count ${h.count} is less than its buckets' total ${total}`;
+  } else if (Number.isNaN(h.sum) ? total > h.count : total !== h.count) {
+    return `histogram count ${h.count} does not match its buckets' total ${total}`;
+  }
+  return null;
+}
