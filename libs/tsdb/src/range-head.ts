@@ -38,7 +38,7 @@ export class RangeHead implements BlockQuerier {
         throwIfAborted(p.signal, 'selecting head series');
       }
       for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt)) {
-        samples += s.timestamps.length;
+        samples += s.timestamps.length + (s.histograms?.timestamps.length ?? 0);
         if (maxSamples > 0 && samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
         out.push(s);
       }
