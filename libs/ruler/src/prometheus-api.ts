@@ -83,7 +83,8 @@ function ruleJson(r: Rule, excludeAlerts: boolean): unknown {
   const common = {
     name: r.name,
     query: queryString(r.expr),
-    labels: r.labels,
+    // Prometheus omits a recording rule's labels when it has none (an alerting rule's never).
+    ...(Object.keys(r.labels).length > 0 ? { labels: r.labels } : {}),
     health: r.health,
     ...(r.lastError !== '' ? { lastError: r.lastError } : {}),
     evaluationTime: r.evaluationTime,
