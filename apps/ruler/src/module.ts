@@ -6,6 +6,7 @@ import {
   AlertmanagerNotifier,
   RuleStore,
   Ruler,
+  RulerRing,
   engineRuleQuerier,
   httpPush,
   registerRulerConfigApi,
@@ -31,7 +32,17 @@ export function initRuler(t: Strata): Service[] {
     ? new AlertmanagerNotifier({ urls, timeoutMs: config['ruler.notification-timeout'], queueCapacity: config['ruler.notification-queue-capacity'], logger, registry })
     : undefined;
   const store = new RuleStore(t.bucket);
-  const ruler = new Ruler({
+  // Groups are sharded over the healthy rulers in the ring KV (with the in-process KV: this ruler alone).
+  let ruler: Ruler | undefined;
+  const ring = new RulerRing({
+    kv: t.kv,
+    instanceId: config['ruler.ring.instance-id'],
+    heartbeatPeriodMs: config['ruler.ring.heartbeat-period'],
+    heartbeatTimeoutMs: config['ruler.ring.heartbeat-timeout'],
+    logger,
+    onChange: () => void ruler?.sync().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'loading rule groups failed')),
+  });
+  ruler = new Ruler({
     store,
     querier: engineRuleQuerier(query),
     pusher: remoteWritePusher(push),
@@ -44,26 +55,30 @@ export function initRuler(t: Strata): Service[] {
     forOutageToleranceMs: config['ruler.for-outage-tolerance'],
     forGracePeriodMs: config['ruler.for-grace-period'],
     externalURL: config['ruler.external.url'],
+    owns: (tenant, namespace, group) => ring.owns(tenant, namespace, group),
   });
+  const rules = ruler;
   const multitenancyEnabled = config['auth.multitenancy-enabled'];
   registerRulerConfigApi(t.http, {
     store,
     multitenancyEnabled,
     auth: t.auth,
     logger,
-    onChange: (tenant) => void ruler.sync(tenant).catch((err: unknown) => logger.warn({ tenant, err: (err as Error).message }, 'loading rule groups failed')),
+    onChange: (tenant) => void rules.sync(tenant).catch((err: unknown) => logger.warn({ tenant, err: (err as Error).message }, 'loading rule groups failed')),
   });
-  registerRulesApi(t.http, { groups: (tenant) => ruler.groups(tenant), multitenancyEnabled, auth: t.auth });
+  registerRulesApi(t.http, { groups: (tenant) => rules.groups(tenant), multitenancyEnabled, auth: t.auth });
   t.endpoints.push('ruler config $BASE/prometheus/config/v1/rules');
   return [
     {
       name: 'ruler',
       start: async () => {
-        await ruler.start();
-        logger.info({ alertmanagers: urls, push: pushUrl || 'distributor' }, `ruler evaluating rule groups from ${t.bucket.name}/rules`);
+        await ring.start();
+        await rules.start();
+        logger.info({ alertmanagers: urls, push: pushUrl || 'distributor', rulers: ring.healthy() }, `ruler evaluating rule groups from ${t.bucket.name}/rules (ruler ring in ${t.kv.description})`);
       },
       stop: async () => {
-        await ruler.stop();
+        await rules.stop();
+        await ring.stop();
         await notifier?.flush();
       },
     },

@@ -35,7 +35,7 @@ export const MODULES: Record<string, Module> = {
   querier: { deps: ['server', 'ui', 'tracing', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
   compactor: { deps: ['server', 'ui', 'bucket'], init: initCompactor },
   /** Rules evaluate through this process' querier; output goes through its distributor (or -ruler.push-url). */
-  ruler: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'bucket', 'querier'], after: ['distributor'], init: initRuler },
+  ruler: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'bucket', 'querier'], after: ['distributor'], init: initRuler },
   /** The single process: both zones are one failure domain here, so it runs one ingester (zone a). */
   all: { deps: ['distributor', 'ingester', 'querier', 'compactor', 'ruler'] },
 };

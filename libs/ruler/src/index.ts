@@ -22,3 +22,5 @@ export { registerRulesApi, rfc3339, formatFloatE } from './prometheus-api.ts';
 export type { RulesApiOptions } from './prometheus-api.ts';
 export { engineRuleQuerier, remoteWritePusher, httpPush } from './adapters.ts';
 export type { EngineRuleQuerierOptions, PushFn } from './adapters.ts';
+export { RulerRing, RULER_RING_KEY } from './ruler-ring.ts';
+export type { RulerRingOptions } from './ruler-ring.ts';

@@ -41,6 +41,7 @@ interface Scheduled {
 export class Ruler {
   private readonly scheduled = new Map<string, Scheduled>();
   private pollTimer?: NodeJS.Timeout;
+  private stopped = false;
   private syncing: Promise<void> = Promise.resolve();
   private readonly ctx: GroupContext;
   private readonly failures: Counter;
@@ -102,6 +103,7 @@ export class Ruler {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.pollTimer);
     await this.syncing.catch(() => undefined);
     const running: Promise<void>[] = [];
@@ -130,6 +132,7 @@ export class Ruler {
   }
 
   private async load(onlyTenant?: string): Promise<void> {
+    if (this.stopped) return;
     const tenants = onlyTenant !== undefined ? [onlyTenant] : await this.opts.store.tenants();
     const wanted = new Map<string, { tenant: string; namespace: string; yaml: string; group: EvaluatedGroup['desc'] }>();
     for (const tenant of tenants) {
@@ -143,6 +146,7 @@ export class Ruler {
       if (wanted.has(key)) continue;
       this.unschedule(key, s, true);
     }
+    if (this.stopped) return;
     for (const [key, w] of wanted) {
       const old = this.scheduled.get(key);
       if (old && old.yaml === w.yaml) continue;
