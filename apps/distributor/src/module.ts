@@ -47,6 +47,7 @@ export function initDistributor(t: Strata): Service[] {
     haTracker,
     tracer: t.tracing.tracer,
   });
+  t.distributor = distributor;
   let writerReady = false;
   t.readiness.push(() => (writerReady ? undefined : 'connecting to Kafka'));
   registerPushRoutes(t.http, {

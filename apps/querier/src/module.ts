@@ -3,6 +3,7 @@
 // in the partition ring) joined with the bucket's blocks.
 
 import { fileURLToPath } from 'node:url';
+import type { Querier } from '@strata/model';
 import { Engine } from '@strata/promql';
 import { IngesterClient } from '@strata/ingester-rpc';
 import { parseInstanceId } from '@strata/ingester';
@@ -98,6 +99,9 @@ export function initQuerier(t: Strata): Service[] {
   const deletions = (t.deletions ??= new Deletions({ bucket: t.bucket, syncIntervalMs: config['querier.deletion-requests-sync-interval'] }));
   const redisEndpoint = config['query-frontend.results-cache.redis.endpoint'];
   const cacheBackend = redisEndpoint ? new RedisCacheBackend({ endpoint: redisEndpoint }) : undefined;
+  const strongReads = new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'], blocks: blocksAndIngesters });
+  const readFilter = (q: Querier) => new DeletionFilterQuerier(q, deletions);
+  t.queryEngine = { engine, querier: async (strong) => readFilter(strong ? await strongReads.querier() : blocksAndIngesters) };
   registerPrometheusApi(t.http, {
     querier: blocksAndIngesters,
     engine,
@@ -105,7 +109,7 @@ export function initQuerier(t: Strata): Service[] {
     logger,
     registry,
     prefixes: ['/api/v1', '/prometheus/api/v1'],
-    strongReads: new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'], blocks: blocksAndIngesters }),
+    strongReads,
     resultsCache: cacheBackend
       ? new ResultsCache({
           backend: cacheBackend,
@@ -117,7 +121,7 @@ export function initQuerier(t: Strata): Service[] {
       : undefined,
     auth: t.auth,
     tracer: t.tracing.tracer,
-    readFilter: (q) => new DeletionFilterQuerier(q, deletions),
+    readFilter,
     buildInfo: readBuildInfo(fileURLToPath(new URL('../../..', import.meta.url))),
     routes: [
       ...remoteReadRoutes({ registry }),

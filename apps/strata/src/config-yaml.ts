@@ -37,6 +37,7 @@ const MIMIR_PATHS: Readonly<Record<string, string>> = {
   'distributor.ha-tracker.failover-timeout': 'distributor.ha_tracker.ha_tracker_failover_timeout',
   'blocks-storage.bucket-store.ignore-deletion-marks-delay': 'blocks_storage.bucket_store.ignore_deletion_mark_delay',
   'query-frontend.results-cache.redis.endpoint': 'query_frontend.results_cache.redis.endpoint',
+  'ruler.external.url': 'ruler.external_url',
 };
 
 /** The flag's dotted YAML path in Mimir's layout. */

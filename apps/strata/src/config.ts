@@ -13,6 +13,7 @@ import { bucketStoreConfigShape } from '@strata/storegateway';
 import { compactorConfigShape } from '@strata/compactor';
 import { querierConfigShape, resultsCacheConfigShape } from '@strata/querier';
 import { ingesterRingConfigShape } from '@strata/ring';
+import { rulerConfigShape } from '@strata/ruler';
 import { haTrackerConfigShape } from '@strata/ha-tracker';
 import {
   authConfigShape,
@@ -29,7 +30,7 @@ import { tracingConfigShape } from '@strata/tracing';
 import { mimirYamlPath } from './config-yaml.ts';
 
 const strataShape = {
-  target: z.string().default('all').describe('Comma-separated modules to run: all (the single process), distributor, ingester, querier, compactor.'),
+  target: z.string().default('all').describe('Comma-separated modules to run: all (the single process), distributor, ingester, querier, compactor, ruler.'),
   'data-dir': z.string().min(1).default('./data').describe('Base of the local paths not set otherwise: bucket/, tsdb/, compactor/ and (-target=all) kafka/.'),
   ...configFileShape,
 };
@@ -51,6 +52,7 @@ export const FLAG_GROUPS = [
   { name: 'objstore', shape: bucketConfigShape },
   { name: 'storegateway', shape: bucketStoreConfigShape },
   { name: 'compactor', shape: compactorConfigShape },
+  { name: 'ruler', shape: rulerConfigShape },
   { name: 'tracing', shape: tracingConfigShape },
 ] as const satisfies readonly FlagGroup[];
 
@@ -67,6 +69,7 @@ export const strataConfigShape = {
   ...bucketConfigShape,
   ...bucketStoreConfigShape,
   ...compactorConfigShape,
+  ...rulerConfigShape,
   ...limitsConfigShape,
   ...runtimeConfigShape,
   ...authConfigShape,

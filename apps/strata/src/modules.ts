@@ -12,6 +12,7 @@ import { initCompactor } from '../../compactor/src/module.ts';
 import { initDistributor } from '../../distributor/src/module.ts';
 import { initIngester } from '../../ingester/src/module.ts';
 import { initQuerier } from '../../querier/src/module.ts';
+import { initRuler } from '../../ruler/src/module.ts';
 import { configPage, overridesPage, servicesPage } from './status-pages.ts';
 import { failureSignal, type ModuleInit, type Strata } from './strata.ts';
 
@@ -33,8 +34,10 @@ export const MODULES: Record<string, Module> = {
   ingester: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'ring-kv', 'kafka', 'bucket'], init: initIngester },
   querier: { deps: ['server', 'ui', 'tracing', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
   compactor: { deps: ['server', 'ui', 'bucket'], init: initCompactor },
+  /** Rules evaluate through this process' querier; output goes through its distributor (or -ruler.push-url). */
+  ruler: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'bucket', 'querier'], after: ['distributor'], init: initRuler },
   /** The single process: both zones are one failure domain here, so it runs one ingester (zone a). */
-  all: { deps: ['distributor', 'ingester', 'querier', 'compactor'] },
+  all: { deps: ['distributor', 'ingester', 'querier', 'compactor', 'ruler'] },
 };
 
 /** The HTTP server listens first and closes last, so /ready tells the truth from start to exit. */

@@ -4,7 +4,10 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import type { Distributor } from '@strata/distributor';
 import type { Ingester, IngesterIdentity } from '@strata/ingester';
+import type { Querier } from '@strata/model';
+import type { Engine } from '@strata/promql';
 import type { Overrides } from '@strata/limits';
 import type { Bucket } from '@strata/objstore';
 import type { KvClient } from '@strata/ring';
@@ -44,6 +47,10 @@ export class Strata {
   bucket!: Bucket;
   /** Delete requests and tenant deletion marks in the bucket, one cache per process (querier and compactor share it). */
   deletions: Deletions | undefined;
+  /** Set by the querier module: its PromQL engine and the reads it serves (deletion filter applied), for the ruler. */
+  queryEngine: { engine: Engine; querier(strong: boolean): Promise<Querier> } | undefined;
+  /** Set by the distributor module: pushes in this process go through it (tenant limits apply). */
+  distributor: Distributor | undefined;
   /** The ingester when it runs in this process: the querier reads it directly. */
   localIngester: { ingester: Ingester; identity: IngesterIdentity } | undefined;
 

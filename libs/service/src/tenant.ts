@@ -7,8 +7,8 @@ import { StrataError } from '@strata/errors';
 
 const MAX_TENANT_ID_LENGTH = 150;
 const TENANT_ID = /^[a-zA-Z0-9!\-_.*'()]+$/;
-/** Mimir keeps its own data under this tenant id in the bucket. */
-const RESERVED_TENANT_IDS = new Set(['__mimir_cluster']);
+/** Mimir keeps its own data under __mimir_cluster in the bucket; the ruler keeps rule groups under rules/. */
+const RESERVED_TENANT_IDS = new Set(['__mimir_cluster', 'rules']);
 
 export const ANONYMOUS_TENANT = 'anonymous';
 

@@ -47,5 +47,6 @@ export function blockIdFromGlobalMark(key: string): string | null {
 export function tenantFromListing(entry: string): string | null {
   if (!entry.endsWith('/')) return null;
   const t = entry.slice(0, -1);
-  return t === '' || t.startsWith('.') || t.startsWith('__') ? null : t;
+  // rules/ holds the ruler's rule groups (a reserved tenant id), not blocks.
+  return t === '' || t.startsWith('.') || t.startsWith('__') || t === 'rules' ? null : t;
 }

@@ -1,0 +1,86 @@
+// The ruler module: rule groups from the bucket, evaluated through the querier
+// module's engine, output pushed through the distributor in this process (or
+// -ruler.push-url), alerts to -ruler.alertmanager-url.
+
+import {
+  AlertmanagerNotifier,
+  RuleStore,
+  Ruler,
+  RulerRing,
+  engineRuleQuerier,
+  httpPush,
+  registerRulerConfigApi,
+  registerRulesApi,
+  remoteWritePusher,
+  type PushFn,
+} from '@strata/ruler';
+import type { Service } from '@strata/service';
+import type { Strata } from '../../strata/src/strata.ts';
+
+export function initRuler(t: Strata): Service[] {
+  const { config, logger, registry } = t;
+  const query = t.queryEngine;
+  if (!query) throw new Error('the ruler needs the querier module in the same process');
+  const pushUrl = config['ruler.push-url'];
+  const distributor = t.distributor;
+  let push: PushFn;
+  if (pushUrl !== '') push = httpPush(pushUrl, config['ingest-storage.kafka.write-timeout'] + 5_000);
+  else if (distributor) push = (tenant, body, contentType) => distributor.push({ tenant, body, contentType, contentEncoding: 'snappy' });
+  else throw new Error('the ruler writes rule output through a distributor: run it in the same process (-target=ruler,distributor) or set -ruler.push-url');
+  const urls = config['ruler.alertmanager-url'].split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const notifier = urls.length > 0
+    ? new AlertmanagerNotifier({ urls, timeoutMs: config['ruler.notification-timeout'], queueCapacity: config['ruler.notification-queue-capacity'], logger, registry })
+    : undefined;
+  const store = new RuleStore(t.bucket);
+  // Groups are sharded over the healthy rulers in the ring KV (with the in-process KV: this ruler alone).
+  let ruler: Ruler | undefined;
+  const ring = new RulerRing({
+    kv: t.kv,
+    instanceId: config['ruler.ring.instance-id'],
+    heartbeatPeriodMs: config['ruler.ring.heartbeat-period'],
+    heartbeatTimeoutMs: config['ruler.ring.heartbeat-timeout'],
+    logger,
+    onChange: () => void ruler?.sync().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'loading rule groups failed')),
+  });
+  ruler = new Ruler({
+    store,
+    querier: engineRuleQuerier(query),
+    pusher: remoteWritePusher(push),
+    sender: notifier,
+    logger,
+    registry,
+    evaluationIntervalMs: config['ruler.evaluation-interval'],
+    pollIntervalMs: config['ruler.poll-interval'],
+    resendDelayMs: config['ruler.resend-delay'],
+    forOutageToleranceMs: config['ruler.for-outage-tolerance'],
+    forGracePeriodMs: config['ruler.for-grace-period'],
+    externalURL: config['ruler.external.url'],
+    owns: (tenant, namespace, group) => ring.owns(tenant, namespace, group),
+  });
+  const rules = ruler;
+  const multitenancyEnabled = config['auth.multitenancy-enabled'];
+  registerRulerConfigApi(t.http, {
+    store,
+    multitenancyEnabled,
+    auth: t.auth,
+    logger,
+    onChange: (tenant) => void rules.sync(tenant).catch((err: unknown) => logger.warn({ tenant, err: (err as Error).message }, 'loading rule groups failed')),
+  });
+  registerRulesApi(t.http, { groups: (tenant) => rules.groups(tenant), multitenancyEnabled, auth: t.auth });
+  t.endpoints.push('ruler config $BASE/prometheus/config/v1/rules');
+  return [
+    {
+      name: 'ruler',
+      start: async () => {
+        await ring.start();
+        await rules.start();
+        logger.info({ alertmanagers: urls, push: pushUrl || 'distributor', rulers: ring.healthy() }, `ruler evaluating rule groups from ${t.bucket.name}/rules (ruler ring in ${t.kv.description})`);
+      },
+      stop: async () => {
+        await rules.stop();
+        await ring.stop();
+        await notifier?.flush();
+      },
+    },
+  ];
+}

@@ -1,0 +1,26 @@
+// @strata/ruler: per-tenant recording and alerting rules (Prometheus semantics), stored in the bucket, evaluated on the query path.
+export { rulerConfigShape } from './config.ts';
+export type { RulerConfig } from './config.ts';
+export { RulerError } from './errors.ts';
+export { parseRuleGroups, groupToYaml } from './rule-format.ts';
+export type { RuleDesc, RuleGroupDesc } from './rule-format.ts';
+export { RuleStore } from './rule-store.ts';
+export type { StoredGroup } from './rule-store.ts';
+export { expandTemplate, humanize, humanizeDuration, goFormatG } from './template.ts';
+export type { TemplateData } from './template.ts';
+export { RecordingRule, AlertingRule } from './rules.ts';
+export type { Alert, AlertState, NotifiedAlert, OutputSample, Rule, RuleHealth } from './rules.ts';
+export { EvaluatedGroup } from './group.ts';
+export type { AlertSender, RulePusher, RuleQuerier, RuleQueryParams } from './group.ts';
+export { Ruler } from './ruler.ts';
+export type { RulerOptions } from './ruler.ts';
+export { AlertmanagerNotifier } from './notifier.ts';
+export type { AlertmanagerNotifierOptions } from './notifier.ts';
+export { registerRulerConfigApi } from './config-api.ts';
+export type { RulerConfigApiOptions } from './config-api.ts';
+export { registerRulesApi, rfc3339, formatFloatE } from './prometheus-api.ts';
+export type { RulesApiOptions } from './prometheus-api.ts';
+export { engineRuleQuerier, remoteWritePusher, httpPush } from './adapters.ts';
+export type { EngineRuleQuerierOptions, PushFn } from './adapters.ts';
+export { RulerRing, RULER_RING_KEY } from './ruler-ring.ts';
+export type { RulerRingOptions } from './ruler-ring.ts';
