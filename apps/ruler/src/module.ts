@@ -68,6 +68,25 @@ export function initRuler(t: Strata): Service[] {
   });
   registerRulesApi(t.http, { groups: (tenant) => rules.groups(tenant), multitenancyEnabled, auth: t.auth });
   t.endpoints.push('ruler config $BASE/prometheus/config/v1/rules');
+  t.statusPages.push({
+    id: 'ruler',
+    title: 'Ruler',
+    module: 'ruler',
+    sections: () => [
+      { title: 'This ruler', fields: { instance: config['ruler.ring.instance-id'], 'healthy rulers': ring.healthy().join(', ') || 'none yet' } },
+      {
+        title: 'Rule groups evaluated here',
+        rows: rules.allGroups().map((g) => ({
+          tenant: g.tenant,
+          namespace: g.namespace,
+          group: g.name,
+          rules: g.rules.length,
+          interval: `${g.intervalMs / 1000}s`,
+          'last evaluation': g.lastEvaluation > 0 ? new Date(g.lastEvaluation).toISOString() : 'not yet',
+        })),
+      },
+    ],
+  });
   return [
     {
       name: 'ruler',

@@ -123,6 +123,11 @@ export class Ruler {
     return next;
   }
 
+  /** Every group this ruler evaluates, of every tenant (the status page). */
+  allGroups(): EvaluatedGroup[] {
+    return [...this.scheduled.values()].map((s) => s.group);
+  }
+
   /** The tenant's groups this ruler evaluates, by namespace then name. */
   groups(tenant: string): { namespace: string; group: EvaluatedGroup }[] {
     return [...this.scheduled.values()]
