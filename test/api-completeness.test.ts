@@ -8,51 +8,40 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import { freePorts, type AppProcess } from '@strata/local-cluster';
 import { FilesystemBucket } from '@strata/objstore';
 import { decodeChunkedFrames, encodeReadRequest } from '@strata/querier';
 import { decodeXorChunk } from '@strata/tsdb';
 import { copyTenantBlocks, parseDump, promtool } from './support/promtool.ts';
 import { api, generateSeries, push, waitFor, type MatrixSeries, type VectorSample } from './support/client.ts';
 import { scrape } from './support/metrics.ts';
+import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 
 describe('API completeness on a single process', { timeout: 600_000 }, () => {
+  let sp: SingleProcess;
   let strata: AppProcess;
   let dir: string;
   const now = Math.floor(Date.now() / 60_000) * 60_000;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'strata-api-'));
-    const [port] = await freePorts(1);
-    strata = new AppProcess({
-      name: 'strata',
-      target: 'all',
-      httpPort: port,
-      logFile: join(dir, 'strata.log'),
-      args: [
-        '-auth.multitenancy-enabled=false',
-        `-data-dir=${dir}/data`,
-        `-server.http-listen-port=${port}`,
-        // Blocks answer for recent data too, so a query after a flush reads them.
-        '-querier.query-store-after=0s',
-        '-blocks-storage.bucket-store.sync-interval=1s',
-        '-compactor.compaction-interval=2s',
-        '-compactor.first-level-compaction-wait-period=0s',
-        '-compactor.cleanup-interval=2s',
-      ],
-    });
-    strata.start();
-    await strata.waitReady(180_000);
+    sp = await startSingleProcess('api', [
+      // Blocks answer for recent data too, so a query after a flush reads them.
+      '-querier.query-store-after=0s',
+      '-blocks-storage.bucket-store.sync-interval=1s',
+      '-compactor.compaction-interval=2s',
+      '-compactor.first-level-compaction-wait-period=0s',
+      '-compactor.cleanup-interval=2s',
+    ]);
+    strata = sp.strata;
+    dir = sp.dir;
   });
 
   after(async () => {
-    await strata?.kill('SIGTERM');
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+    await sp?.stop();
   });
 
   test('a real Prometheus 2.42 with remote_read (read_recent) answers its own queries with data only Strata has', async (t) => {

@@ -4,12 +4,11 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import { readFileSync } from 'node:fs';
+import type { AppProcess } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest } from '@strata/remote-write';
 import { pushRaw, type PushResponse } from './support/client.ts';
+import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
 
 const SERIES = 1000;
 const SAMPLES_PER_SERIES = 10; // per request: 10,000 samples
@@ -17,27 +16,16 @@ const REQUESTS_PER_SECOND = 10;
 const SECONDS = 20;
 
 describe('single process: one sender at 100k samples/s', { timeout: 600_000 }, () => {
+  let sp: SingleProcess;
   let strata: AppProcess;
-  let dir: string;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'strata-throughput-'));
-    const [port] = await freePorts(1);
-    strata = new AppProcess({
-      name: 'strata',
-      target: 'all',
-      httpPort: port,
-      logFile: join(dir, 'strata.log'),
-      // What `npm start` passes, plus a private data dir and port.
-      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${port}`],
-    });
-    strata.start();
-    await strata.waitReady(180_000);
+    sp = await startSingleProcess('throughput');
+    strata = sp.strata;
   });
 
   after(async () => {
-    await strata?.kill('SIGTERM');
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
+    await sp?.stop();
   });
 
   test('the startup log says which per-tenant limits are in force and how to change them', () => {

@@ -6,12 +6,12 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import type { AppProcess } from '@strata/local-cluster';
 import { api, generateSeries, push, waitFor } from './support/client.ts';
+import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(import.meta.dirname, 'output', 'ui');
@@ -19,25 +19,16 @@ const METRIC = 'strata_ui_test_requests_total';
 const SERIES = 3;
 
 describe('web UI', { timeout: 600_000 }, () => {
+  let sp: SingleProcess;
   let strata: AppProcess;
   let browser: Browser;
-  let dir: string;
 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`);
     mkdirSync(SCREENSHOTS, { recursive: true });
     console.log(`screenshots in ${SCREENSHOTS}`);
-    dir = mkdtempSync(join(tmpdir(), 'strata-ui-'));
-    const [port] = await freePorts(1);
-    strata = new AppProcess({
-      name: 'strata',
-      target: 'all',
-      httpPort: port,
-      logFile: join(dir, 'strata.log'),
-      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${port}`],
-    });
-    strata.start();
-    await strata.waitReady(180_000);
+    sp = await startSingleProcess('ui');
+    strata = sp.strata;
     // A counter per series going up by 15 every 15s over the last 10 minutes: rate 1/s each.
     const now = Date.now();
     const res = await push(strata.url, generateSeries(METRIC, SERIES, 40, now - 40 * 15_000, 15_000, (s, i) => s * 1000 + i * 15));
@@ -52,8 +43,7 @@ describe('web UI', { timeout: 600_000 }, () => {
 
   after(async () => {
     await browser?.close();
-    await strata?.kill('SIGTERM');
-    if (process.env.STRATA_KEEP_TEST_DATA === undefined && dir) rmSync(dir, { recursive: true, force: true });
+    await sp?.stop();
   });
 
   /** A page that records console errors and uncaught exceptions. */
