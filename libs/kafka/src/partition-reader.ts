@@ -50,6 +50,10 @@ export interface PartitionReaderOptions {
 const MAX_BYTES_PER_PARTITION = 16 << 20;
 const CAUGHT_UP_POLL_MS = 1000;
 
+/** A deleted topic is believed only after this many checks this far apart (a restarted broker may not know it yet). */
+const TOPIC_GONE_CHECKS = 3;
+const TOPIC_GONE_CHECK_INTERVAL_MS = 3000;
+
 export class PartitionReader {
   private readonly topic: string;
   private readonly logger: Logger;
@@ -57,6 +61,7 @@ export class PartitionReader {
   private readonly admins: ClientSlot<Admin>;
   /** Group joins so far: each one after the first regained a lost membership. */
   private joins = 0;
+  private checkingTopic = false;
   private readonly requestTimeoutMs: number;
   private consumer: Consumer | undefined;
   private state: 'new' | 'starting' | 'running' | 'stopped' | 'failed' = 'new';
@@ -273,15 +278,28 @@ export class PartitionReader {
   /**
    * kafkajs restarts a consumer whose topic was deleted forever, while nothing
    * can ever be read again: when the brokers confirm the topic is gone, fail.
+   * A broker that just restarted may answer before it knows every topic, so the
+   * absence must hold over several checks, each from a broker that does know
+   * the consumer-offsets topic (its metadata is loaded).
    */
   private async failIfTopicGone(): Promise<void> {
+    if (this.checkingTopic) return;
+    this.checkingTopic = true;
     try {
-      const topics = await this.withAdmin('listing topics', (admin) => admin.listTopics());
-      if (!topics.includes(this.topic)) {
-        this.fail(new PartitionReaderFailedError(`topic "${this.topic}" no longer exists on the brokers; nothing more can be consumed from partition ${this.opts.partition}`));
+      for (let check = 0; check < TOPIC_GONE_CHECKS; check++) {
+        if (check > 0) await new Promise((r) => setTimeout(r, TOPIC_GONE_CHECK_INTERVAL_MS));
+        if (this.state === 'stopped' || this.failure !== undefined) return;
+        let topics: string[];
+        try {
+          topics = await this.withAdmin('listing topics', (admin) => admin.listTopics());
+        } catch {
+          return; // Brokers unreachable: a transient outage, which kafkajs' restarts ride out.
+        }
+        if (topics.includes(this.topic) || !topics.includes('__consumer_offsets')) return;
       }
-    } catch {
-      // Brokers unreachable: a transient outage, which kafkajs' restarts ride out.
+      this.fail(new PartitionReaderFailedError(`topic "${this.topic}" no longer exists on the brokers; nothing more can be consumed from partition ${this.opts.partition}`));
+    } finally {
+      this.checkingTopic = false;
     }
   }
 
