@@ -260,21 +260,38 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     assert.ok(!stored.data.includes('nh_bad_hist'), 'the invalid histogram series was not stored');
   });
 
-  test('OTLP exponential histograms are still refused with 400 naming them; the float series beside them are stored', async () => {
-    const t = start + 120_000;
-    const otlp = otlpRequest(120_000, 13);
+  test('OTLP cumulative exponential histograms are stored as native histograms (scale 10 downscaled to schema 8) and queryable', async () => {
+    const t = start + 180_000;
+    const otlp = otlpRequest(180_000, 13);
     otlp.resourceMetrics[0].scopeMetrics[0].metrics.push({
       name: 'nh_otlp_hist',
-      exponentialHistogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: ns(t), count: 3, scale: 2 }] },
+      exponentialHistogram: {
+        aggregationTemporality: 2,
+        dataPoints: [
+          { timeUnixNano: ns(t), count: 9, sum: 12, scale: 10, zeroCount: 1, positive: { offset: 0, bucketCounts: [1, 1, 1, 1, 1, 1, 1, 1] } },
+          { timeUnixNano: ns(t + 15_000), count: 12, sum: 15, scale: 10, zeroCount: 1, positive: { offset: 0, bucketCounts: [2, 1, 1, 1, 1, 1, 1, 3] } },
+        ],
+      },
     });
     const res = await fetch(`${strata.url}/otlp/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: encodeExportRequest(otlp), signal: AbortSignal.timeout(30_000) });
-    const body = await res.text();
-    assert.equal(res.status, 400, body);
-    assert.match(body, /nh_otlp_hist/);
-    await waitFor('the OTLP request\'s float counter stored', async () => {
-      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'app_requests_total', time: at(t) });
-      return r.data.result[0]?.value[1] === '13' ? r : undefined;
+    assert.equal(res.status, 200, await res.text());
+    const inst = await waitFor('nh_otlp_hist stored', async () => {
+      const r = await api<{ result: { histogram?: [number, { count: string; sum: string; buckets: [number, string, string, string][] }] }[] }>(
+        strata.url,
+        '/prometheus/api/v1/query',
+        { query: 'nh_otlp_hist', time: at(t + 15_000) },
+      );
+      return r.data.result[0]?.histogram !== undefined ? r : undefined;
     });
+    const h = inst.data.result[0].histogram![1];
+    assert.equal(h.count, '12');
+    assert.equal(h.sum, '15');
+    // Schema 8: OTLP buckets 0..3 merge into bucket 1 = (1, 2^(1/256)], 4..7 into bucket 2; the zero bucket [-0, 0] first.
+    assert.deepEqual(h.buckets.map((b) => [b[0], b[3]]), [[3, '1'], [0, '5'], [0, '6']]);
+    assert.equal(h.buckets[1][1], '1');
+    assert.equal(Number(h.buckets[1][2]), 2 ** (1 / 256));
+    const c = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'histogram_count(nh_otlp_hist)', time: at(t) });
+    assert.equal(c.data.result[0]?.value[1], '9');
   });
 });
 

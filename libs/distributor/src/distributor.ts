@@ -221,8 +221,8 @@ export class Distributor {
   /**
    * OTLP metrics over HTTP (an ExportMetricsServiceRequest, protobuf or JSON,
    * gzip or not), converted to 1.0 series and routed like remote write.
-   * Metrics that cannot be converted (delta temporality, exponential histograms)
-   * are dropped and answered with 400 after the rest was written, as Mimir does.
+   * Cumulative exponential histograms become native histograms. Metrics that
+   * cannot be converted (delta temporality) are dropped and answered with 400 after the rest was written, as Mimir does.
    */
   async pushOtlp(req: PushRequest): Promise<PushResult> {
     const format = otlpFormat(req.contentType);
