@@ -435,7 +435,7 @@ test('exponential histograms become native histograms as Prometheus converts the
     assert.deepEqual(b.histogram.positiveSpans, [{ offset: 1, length: 2 }]);
     assert.deepEqual(b.histogram.positiveBuckets, [4, 4]);
     assert.equal(t.droppedPoints, 1);
-    assert.match(t.errors[0], /"delta\.exp" is a exponential_histogram with delta aggregation temporality/);
+    assert.match(t.errors[0], /"delta\.exp" is an exponential histogram with delta aggregation temporality/);
     assert.deepEqual(
       t.metadata.find((m) => m.metricFamilyName === 'rpc_duration_seconds'),
       { type: 'histogram', metricFamilyName: 'rpc_duration_seconds', help: '', unit: 'seconds' },

@@ -127,7 +127,7 @@ function unsupported(m: OtlpMetric): string | undefined {
     case 'exponential_histogram':
       if (m.temporality === TEMPORALITY_CUMULATIVE) return undefined;
       return (
-        `OTLP metric ${name} is a ${m.kind} with ${m.temporality === TEMPORALITY_DELTA ? 'delta' : 'unspecified'} aggregation temporality: ` +
+        `OTLP metric ${name} is ${m.kind === 'exponential_histogram' ? 'an exponential histogram' : `a ${m.kind}`} with ${m.temporality === TEMPORALITY_DELTA ? 'delta' : 'unspecified'} aggregation temporality: ` +
         `only cumulative temporality is ingested (convert it with the collector's deltatocumulative processor)`
       );
     default:
