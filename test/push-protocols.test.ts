@@ -188,63 +188,115 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     assert.deepEqual(delta.data.result, []);
   });
 
-  test('native histograms are never acknowledged and dropped: remote write 1.0, 2.0 and OTLP answer 400 naming them; the float series beside them are stored', async () => {
+  test('native histograms over remote write 1.0 and 2.0 are stored and queryable; an invalid one is refused by name, the rest written', async () => {
     const t = start + 120_000;
     const floats = (name: string) => ({ labels: [{ name: '__name__', value: name }], samples: [{ value: 7, timestamp: t }] });
-    const hist = (name: string) => ({ labels: [{ name: '__name__', value: name }], samples: [], histograms: [histogramBody(t)] });
-    const cases: [string, Promise<Response>][] = [
-      [
-        'nh_rw1',
-        fetch(`${strata.url}/api/v1/push`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
-          body: compressBody(encodeWriteRequest({ timeseries: [hist('nh_rw1_hist'), floats('nh_rw1_float')] })),
-          signal: AbortSignal.timeout(30_000),
-        }),
-      ],
-      [
-        'nh_rw2',
-        fetch(`${strata.url}/api/v1/push`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy' },
-          body: compressBody(encodeWriteRequestV2({ timeseries: [hist('nh_rw2_hist'), floats('nh_rw2_float')] })),
-          signal: AbortSignal.timeout(30_000),
-        }),
-      ],
-    ];
-    const otlp = otlpRequest(120_000, 13);
-    otlp.resourceMetrics[0].scopeMetrics[0].metrics.push({
-      name: 'nh_otlp_hist',
-      exponentialHistogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: ns(t), count: 3, scale: 2 }] },
+    const hist = (name: string, count = 3) => ({
+      labels: [{ name: '__name__', value: name }],
+      samples: [],
+      histograms: [histogramBody(t, count, count), histogramBody(t + 15_000, count + 2, count + 2)],
     });
-    cases.push([
-      'nh_otlp',
-      fetch(`${strata.url}/otlp/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: encodeExportRequest(otlp), signal: AbortSignal.timeout(30_000) }),
-    ]);
-    for (const [name, pending] of cases) {
-      const res = await pending;
-      const body = await res.text();
-      assert.equal(res.status, 400, `${name}: ${body}`);
-      assert.match(body, /native histograms are not supported yet/, name);
-      if (name === 'nh_rw2') assert.equal(res.headers.get('x-prometheus-remote-write-histograms-written'), '0');
-    }
-    for (const name of ['nh_rw1_float', 'nh_rw2_float']) {
+    const rw1 = await fetch(`${strata.url}/api/v1/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
+      body: compressBody(encodeWriteRequest({ timeseries: [hist('nh_rw1_hist'), floats('nh_rw1_float')] })),
+      signal: AbortSignal.timeout(30_000),
+    });
+    assert.equal(rw1.status, 200, await rw1.text());
+    const rw2 = await fetch(`${strata.url}/api/v1/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy' },
+      body: compressBody(encodeWriteRequestV2({ timeseries: [hist('nh_rw2_hist', 4), floats('nh_rw2_float')] })),
+      signal: AbortSignal.timeout(30_000),
+    });
+    assert.equal(rw2.status, 204, await rw2.text());
+    assert.equal(rw2.headers.get('x-prometheus-remote-write-histograms-written'), '2');
+    assert.equal(rw2.headers.get('x-prometheus-remote-write-samples-written'), '1');
+    // count 9 but buckets totalling 3: invalid, refused naming the series; the float beside it is written.
+    const bad = await fetch(`${strata.url}/api/v1/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy' },
+      body: compressBody(
+        encodeWriteRequestV2({
+          timeseries: [{ labels: [{ name: '__name__', value: 'nh_bad_hist' }], samples: [], histograms: [histogramBody(t, 9, 3)] }, floats('nh_bad_float')],
+        }),
+      ),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const badBody = await bad.text();
+    assert.equal(bad.status, 400, badBody);
+    assert.match(badBody, /invalid native histogram in series \{__name__="nh_bad_hist"\}: histogram count 9 does not match its buckets' total 3/);
+    assert.equal(bad.headers.get('x-prometheus-remote-write-histograms-written'), '0');
+    assert.equal(bad.headers.get('x-prometheus-remote-write-samples-written'), '1');
+
+    for (const name of ['nh_rw1_float', 'nh_rw2_float', 'nh_bad_float']) {
       await waitFor(`${name} stored`, async () => {
         const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: name, time: at(t) });
         return r.data.result[0]?.value[1] === '7' ? r : undefined;
       });
     }
-    await waitFor('the OTLP request\'s float counter stored', async () => {
-      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'app_requests_total', time: at(t) });
-      return r.data.result[0]?.value[1] === '13' ? r : undefined;
+    for (const [name, count] of [['nh_rw1_hist', 3], ['nh_rw2_hist', 4]] as const) {
+      const inst = await waitFor(`${name} stored`, async () => {
+        const r = await api<{ result: { metric: Record<string, string>; histogram?: [number, { count: string; sum: string; buckets: unknown[] }] }[] }>(
+          strata.url,
+          '/prometheus/api/v1/query',
+          { query: name, time: at(t + 15_000) },
+        );
+        return r.data.result[0]?.histogram !== undefined ? r : undefined;
+      });
+      // Schema 0, one bucket at index 0: (0.5, 1], boundary rule 0 (left open, right closed).
+      assert.deepEqual(inst.data.result[0].histogram?.[1], { count: String(count + 2), sum: String(count + 2), buckets: [[0, '0.5', '1', String(count + 2)]] }, name);
+      const range = await api<{ result: { histograms?: [number, { count: string }][] }[] }>(strata.url, '/prometheus/api/v1/query_range', {
+        query: name,
+        start: at(t),
+        end: at(t + 15_000),
+        step: '15',
+      });
+      assert.deepEqual(range.data.result[0].histograms?.map(([ts, h]) => [ts * 1000, h.count]), [[t, String(count)], [t + 15_000, String(count + 2)]], name);
+      const c = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: `histogram_count(${name})`, time: at(t + 15_000) });
+      assert.equal(c.data.result[0]?.value[1], String(count + 2), name);
+    }
+    const stored = await api<string[]>(strata.url, '/prometheus/api/v1/label/__name__/values', {});
+    assert.ok(!stored.data.includes('nh_bad_hist'), 'the invalid histogram series was not stored');
+  });
+
+  test('OTLP cumulative exponential histograms are stored as native histograms (scale 10 downscaled to schema 8) and queryable', async () => {
+    const t = start + 180_000;
+    const otlp = otlpRequest(180_000, 13);
+    otlp.resourceMetrics[0].scopeMetrics[0].metrics.push({
+      name: 'nh_otlp_hist',
+      exponentialHistogram: {
+        aggregationTemporality: 2,
+        dataPoints: [
+          { timeUnixNano: ns(t), count: 9, sum: 12, scale: 10, zeroCount: 1, positive: { offset: 0, bucketCounts: [1, 1, 1, 1, 1, 1, 1, 1] } },
+          { timeUnixNano: ns(t + 15_000), count: 12, sum: 15, scale: 10, zeroCount: 1, positive: { offset: 0, bucketCounts: [2, 1, 1, 1, 1, 1, 1, 3] } },
+        ],
+      },
     });
-    const stored = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/series', { 'match[]': '{__name__=~"nh_.*_hist.*"}' });
-    assert.deepEqual(stored.data, [], 'no histogram series was half-stored');
+    const res = await fetch(`${strata.url}/otlp/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: encodeExportRequest(otlp), signal: AbortSignal.timeout(30_000) });
+    assert.equal(res.status, 200, await res.text());
+    const inst = await waitFor('nh_otlp_hist stored', async () => {
+      const r = await api<{ result: { histogram?: [number, { count: string; sum: string; buckets: [number, string, string, string][] }] }[] }>(
+        strata.url,
+        '/prometheus/api/v1/query',
+        { query: 'nh_otlp_hist', time: at(t + 15_000) },
+      );
+      return r.data.result[0]?.histogram !== undefined ? r : undefined;
+    });
+    const h = inst.data.result[0].histogram![1];
+    assert.equal(h.count, '12');
+    assert.equal(h.sum, '15');
+    // Schema 8: OTLP buckets 0..3 merge into bucket 1 = (1, 2^(1/256)], 4..7 into bucket 2; the zero bucket [-0, 0] first.
+    assert.deepEqual(h.buckets.map((b) => [b[0], b[3]]), [[3, '1'], [0, '5'], [0, '6']]);
+    assert.equal(h.buckets[1][1], '1');
+    assert.equal(Number(h.buckets[1][2]), 2 ** (1 / 256));
+    const c = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'histogram_count(nh_otlp_hist)', time: at(t) });
+    assert.equal(c.data.result[0]?.value[1], '9');
   });
 });
 
-/** A prompb Histogram message: count_int = 3 (1), sum = 1.5 (3), schema = 0 (4), one positive span of one bucket (11, 12), timestamp (15). */
-function histogramBody(timestampMs: number): Uint8Array {
+/** A prompb Histogram message: count_int (1), sum = count (3), schema = 0 (4), one positive span of one bucket holding `bucket` (11, 12), timestamp (15). */
+function histogramBody(timestampMs: number, count: number, bucket: number): Uint8Array {
   const varint = (n: number) => {
     const out: number[] = [];
     let v = BigInt(n);
@@ -256,7 +308,7 @@ function histogramBody(timestampMs: number): Uint8Array {
     return out;
   };
   const sum = Buffer.alloc(8);
-  sum.writeDoubleLE(1.5);
+  sum.writeDoubleLE(count);
   const span = [0x08, 0x00, 0x10, 0x01]; // offset 0 (sint32), length 1
-  return Uint8Array.from([0x08, 3, 0x19, ...sum, 0x20, 0, 0x5a, span.length, ...span, 0x62, 1, 6, 0x78, ...varint(timestampMs)]);
+  return Uint8Array.from([0x08, count, 0x19, ...sum, 0x20, 0, 0x5a, span.length, ...span, 0x62, 1, bucket * 2, 0x78, ...varint(timestampMs)]);
 }

@@ -21,6 +21,7 @@ import {
   ParsedSeries,
   withoutEmptyLabelValues,
   withoutExemplars,
+  checkSeriesHistograms,
   type MetricMetadata,
   type ParsedSeriesV2,
   type ParsedWriteRequestV2,
@@ -160,7 +161,7 @@ export class Distributor {
     const registers = [opts.registry];
     this.received = new Counter({
       name: 'strata_distributor_received_samples_total',
-      help: 'Samples acknowledged by Kafka and answered with success.',
+      help: 'Samples (floats and native histograms) acknowledged by Kafka and answered with success.',
       labelNames: ['tenant'],
       registers,
     });
@@ -211,7 +212,6 @@ export class Distributor {
     if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
     const parsed = parseWriteRequest(body);
     const o = await this.route(req.tenant, parsed.series, {
-      reject: nativeHistogramsUnsupported,
       body: v1Body,
       metadata: () => parsed.metadata,
     });
@@ -221,8 +221,8 @@ export class Distributor {
   /**
    * OTLP metrics over HTTP (an ExportMetricsServiceRequest, protobuf or JSON,
    * gzip or not), converted to 1.0 series and routed like remote write.
-   * Metrics that cannot be converted (delta temporality, exponential histograms)
-   * are dropped and answered with 400 after the rest was written, as Mimir does.
+   * Cumulative exponential histograms become native histograms. Metrics that
+   * cannot be converted (delta temporality) are dropped and answered with 400 after the rest was written, as Mimir does.
    */
   async pushOtlp(req: PushRequest): Promise<PushResult> {
     const format = otlpFormat(req.contentType);
@@ -260,7 +260,6 @@ export class Distributor {
   private async pushV2(tenant: string, req: ParsedWriteRequestV2): Promise<PushResult> {
     const metadata = new Map<string, MetricMetadata>();
     const o = await this.route<ParsedSeriesV2>(tenant, req.series, {
-      reject: nativeHistogramsUnsupported,
       body: (s, labels) => seriesV2ToV1(req, s, labels ?? s.labels),
       accepted: (s) => {
         if (s.metadata !== undefined && !metadata.has(s.metadata.metricFamilyName)) metadata.set(s.metadata.metricFamilyName, s.metadata);
@@ -291,6 +290,7 @@ export class Distributor {
     };
     const now = this.now();
     const exemplarsEnabled = limits.maxGlobalExemplarsPerUser > 0;
+    const histogramLimits = { enabled: limits.nativeHistogramsIngestionEnabled, maxBuckets: limits.maxNativeHistogramBuckets };
     // HA dedup first (Mimir's order): a non-elected replica's request stops here with 202.
     const haReplicaLabel = await this.ha?.check(tenant, limits, all);
     const partitions = await this.partitions();
@@ -303,8 +303,9 @@ export class Distributor {
     for (const s of all) {
       // Well-formed ASCII 1.0 series are validated and hashed on their bytes; the rest decode their labels.
       const fast = s instanceof ParsedSeries && hasValidAsciiLabels(s, labelLimits);
-      const failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries(s, labelLimits)) ?? checkSampleTimes(s, now, limits);
+      let failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries(s, labelLimits)) ?? checkSampleTimes(s, now, limits);
       let body: Uint8Array | undefined;
+      let histograms = s.histograms;
       // undefined: the labels as sent (not decoded when `fast`).
       let labels: Label[] | undefined;
       if (failure === undefined) {
@@ -314,6 +315,18 @@ export class Distributor {
         if (labels !== undefined && labels === s.labels) labels = undefined;
         body = steps.body(s, labels);
         if (!exemplarsEnabled && s.exemplars > 0) body = withoutExemplars(body);
+        if (s.histograms > 0) {
+          const h = checkSeriesHistograms(body, histogramLimits);
+          if (h.error !== undefined) {
+            failure = histogramFailure(s, h.error);
+          } else {
+            body = h.body;
+            histograms -= h.dropped;
+            if (h.dropped > 0) this.discarded.inc({ tenant, reason: 'err-strata-native-histograms-disabled' }, h.dropped);
+            // A series left with nothing to store is not written (nor rejected).
+            if (s.samples === 0 && histograms === 0) continue;
+          }
+        }
       }
       const tooLarge = body !== undefined && framedSize(body.length) > this.maxRecordSize ? seriesTooLarge(s, body.length, this.maxRecordSize) : undefined;
       if (failure !== undefined || tooLarge !== undefined || body === undefined) {
@@ -335,7 +348,7 @@ export class Distributor {
       steps.accepted?.(s);
       out.series++;
       out.samples += s.samples;
-      out.histograms += s.histograms;
+      out.histograms += histograms;
       if (exemplarsEnabled) out.exemplars += s.exemplars;
       else if (s.exemplars > 0) this.discardedExemplars.inc({ tenant, reason: 'err-strata-exemplars-disabled' }, s.exemplars);
     }
@@ -357,7 +370,7 @@ export class Distributor {
     // Metadata has no series to shard by; it travels with partition 0's record.
     if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, []);
     await this.produce(tenant, byPartition, metadata);
-    this.received.inc({ tenant }, out.samples);
+    this.received.inc({ tenant }, out.samples + out.histograms);
     if (firstRejection !== undefined) {
       out.rejection =
         rejectedSeries > 1 ? `${firstRejection} (${rejectedSeries} of ${all.length} series rejected, ${rejectedSamples} samples)` : firstRejection;
@@ -430,13 +443,18 @@ function v1Body(s: ParsedSeries, labels: Label[] | undefined): Uint8Array {
   return labels === undefined ? s.raw : replaceSeriesLabels(s.raw, labels);
 }
 
-/** Until the head stores native histograms, a series carrying them is refused rather than acknowledged and dropped. */
-function nativeHistogramsUnsupported(s: { histograms: number; labels: readonly Label[] }): { code: string; message: string } | undefined {
-  if (s.histograms === 0) return undefined;
+/** A series with an invalid native histogram (or one over the bucket limit at the lowest schema) is rejected whole. */
+function histogramFailure(s: Routable, e: { code: 'invalid' | 'too-many-buckets'; reason: string }): { code: string; message: string } {
+  if (e.code === 'invalid') {
+    return {
+      code: 'err-strata-invalid-native-histogram',
+      message: `received an invalid native histogram in series ${formatSeries(s.labels)}: ${e.reason} (err-strata-invalid-native-histogram)`,
+    };
+  }
   return {
-    code: 'err-strata-native-histograms-unsupported',
+    code: 'err-strata-max-native-histogram-buckets',
     message:
-      `received ${s.histograms} native histogram samples in series ${formatSeries(s.labels)}, and native histograms are not supported yet ` +
-      `(err-strata-native-histograms-unsupported); send classic histograms (send_native_histograms: false in the remote_write config)`,
+      `received a native histogram in series ${formatSeries(s.labels)} that does not fit the bucket limit: ${e.reason} ` +
+      `(err-strata-max-native-histogram-buckets); raise max_native_histogram_buckets or lower the sender's resolution`,
   };
 }

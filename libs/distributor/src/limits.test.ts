@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
-import { compressBody, decodeWriteRequest, encodeWriteRequest, encodeWriteRequestV2, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
+import { compressBody, decodeWriteRequest, encodeHistogram, encodeWriteRequest, encodeWriteRequestV2, type DecodedHistogram, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson } from '@strata/otlp';
 import { DEFAULT_LIMITS, Overrides, type RuntimeConfig } from '@strata/limits';
 import { TokensAuthenticator, createHttpServer, createLogger, tokensFileSchema } from '@strata/service';
@@ -300,4 +300,43 @@ test('more series than -distributor.max-series-per-request: 413 before decoding,
     assert.equal(res.statusCode, 413, `${type}: ${res.body}`);
   }
   assert.equal(writer.calls.length, 1, 'only the push at the limit was written');
+});
+
+test('native histograms: max_native_histogram_buckets lowers the schema until they fit; native_histograms_ingestion_enabled: false drops them (counted), the floats written', async () => {
+  const rc: RuntimeConfig = {
+    overrides: { 'team-a': { max_native_histogram_buckets: 2 }, 'team-b': { native_histograms_ingestion_enabled: false } },
+  };
+  const { writer, registry, push } = await server({ rc: () => rc });
+  // Schema 2, buckets at indexes 1..4 with 1, 2, 3, 4: at schema 1 (idx -> ((idx - 1) >> 1) + 1) they are (1 + 2), (3 + 4) at 1..2.
+  const h: DecodedHistogram = {
+    timestamp: NOW - MIN,
+    float: false,
+    histogram: {
+      counterResetHint: 'unknown',
+      schema: 2,
+      zeroThreshold: 0.001,
+      zeroCount: 0,
+      count: 10,
+      sum: 20,
+      positiveSpans: [{ offset: 1, length: 4 }],
+      negativeSpans: [],
+      positiveBuckets: [1, 2, 3, 4],
+      negativeBuckets: [],
+    },
+  };
+  const req: WriteRequestInput = { timeseries: [{ labels: [l('__name__', 'h')], samples: [], histograms: [encodeHistogram(h)] }, ...series(1, 1)] };
+  const a = await push(req);
+  assert.equal(a.statusCode, 200, a.body);
+  const stored = writer.decoded().flatMap((d) => d.timeseries).find((s) => s.labels[0].value === 'h');
+  assert.ok(stored);
+  assert.deepEqual(stored.histogramSamples.map((x) => [x.histogram.schema, x.histogram.positiveSpans, x.histogram.positiveBuckets, x.histogram.count]), [
+    [1, [{ offset: 1, length: 2 }], [3, 7], 10],
+  ]);
+
+  writer.calls.length = 0;
+  const b = await push(req, {}, 'team-b');
+  assert.equal(b.statusCode, 200, b.body);
+  assert.deepEqual(writer.seriesNames(), ['__name__=m,i=0'], 'the histogram-only series is not written');
+  assert.equal(await counter(registry, 'strata_distributor_discarded_samples_total', { tenant: 'team-b', reason: 'err-strata-native-histograms-disabled' }), 1);
+  assert.equal(await counter(registry, 'strata_distributor_received_samples_total', { tenant: 'team-a' }), 2, 'histograms count as received samples');
 });

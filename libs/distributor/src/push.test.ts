@@ -167,8 +167,20 @@ test('remote write 2.0 partial write: 400 with the reason; Written headers count
     payload: compressBody(encodeWriteRequestV2({ timeseries: [{ labels: [l('__name__', 'native_hist')], samples: [], histograms: [histogram] }] })),
   });
   assert.equal(hist.statusCode, 400);
-  assert.match(hist.body, /native histograms are not supported yet.*send_native_histograms: false/);
+  assert.match(hist.body, /invalid native histogram in series \{__name__="native_hist"\}: histogram count 5 does not match its buckets' total 0/);
   assert.deepEqual(written(hist.headers), ['0', '0', '0']);
+
+  const valid = Buffer.from([0x08, 0x05, 0x30, 0x05, 0x78, 0x01]); // count_int = 5, zero_count_int = 5, timestamp = 1
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': V2 },
+    payload: compressBody(encodeWriteRequestV2({ timeseries: [{ labels: [l('__name__', 'native_hist')], samples: [], histograms: [valid, valid] }] })),
+  });
+  assert.equal(ok.statusCode, 204, ok.body);
+  assert.deepEqual(written(ok.headers), ['0', '2', '0']);
+  const stored = writer.series().find((s) => s.labels[0].value === 'native_hist');
+  assert.equal(stored?.histogramSamples.length, 2, 'both histograms travel in field 4 of the 1.0 record');
 });
 
 test('remote write 2.0 whole-request failures: symbol errors 400, Kafka down 503, both with zero Written headers', async () => {

@@ -26,6 +26,8 @@ export const limitsConfigShape = {
   'distributor.ha-tracker.cluster': z.string().min(1).default('cluster').describe('Per-tenant label naming the HA cluster a sample comes from.'),
   'distributor.ha-tracker.replica': z.string().min(1).default('__replica__').describe('Per-tenant label naming the HA replica; removed from written series.'),
   'distributor.ha-tracker.max-clusters': count(100).describe('Per-tenant HA clusters tracked; a push from one more is 400; 0: no limit.'),
+  'ingester.native-histograms-ingestion-enabled': boolFlag(true).describe('Per-tenant: native histograms are ingested; false: they are dropped (counted as discarded).'),
+  'validation.max-native-histogram-buckets': count(0).describe('Per-tenant buckets one native histogram may have; more: its resolution is lowered until it fits; 0: no limit.'),
 };
 
 export const runtimeConfigShape = {
@@ -53,6 +55,8 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     haClusterLabel: c['distributor.ha-tracker.cluster'],
     haReplicaLabel: c['distributor.ha-tracker.replica'],
     haMaxClusters: c['distributor.ha-tracker.max-clusters'],
+    nativeHistogramsIngestionEnabled: c['ingester.native-histograms-ingestion-enabled'],
+    maxNativeHistogramBuckets: c['validation.max-native-histogram-buckets'],
   };
 }
 

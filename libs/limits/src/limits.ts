@@ -29,6 +29,10 @@ export interface TenantLimits {
   haReplicaLabel: string;
   /** HA clusters tracked per tenant; a push from one more is refused (400). 0: no limit. */
   haMaxClusters: number;
+  /** false: native histograms are dropped (counted as discarded), the rest of a push is written. */
+  nativeHistogramsIngestionEnabled: boolean;
+  /** A native histogram with more buckets has its schema lowered until it fits. 0: no limit. */
+  maxNativeHistogramBuckets: number;
 }
 
 /** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
@@ -60,6 +64,8 @@ const FIELDS = {
   ha_cluster_label: [z.string().min(1), 'haClusterLabel'],
   ha_replica_label: [z.string().min(1), 'haReplicaLabel'],
   ha_max_clusters: [count, 'haMaxClusters'],
+  native_histograms_ingestion_enabled: [z.boolean(), 'nativeHistogramsIngestionEnabled'],
+  max_native_histogram_buckets: [count, 'maxNativeHistogramBuckets'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;

@@ -5,6 +5,8 @@
 import { MAX_VALUE_DEPTH, RawMap, valueAsString, type RawValue } from './any-value.ts';
 import { OtlpError } from './errors.ts';
 import type {
+  ExponentialBuckets,
+  ExponentialHistogramDataPoint,
   ExportMetricsRequest,
   HistogramDataPoint,
   KeyValue,
@@ -59,6 +61,7 @@ function metric(o: Obj, path: string): OtlpMetric {
     numberPoints: [],
     histogramPoints: [],
     summaryPoints: [],
+    exponentialPoints: [],
     exponentialPointCount: 0,
   };
   let data: Json | undefined;
@@ -79,7 +82,8 @@ function metric(o: Obj, path: string): OtlpMetric {
   } else if ((data = field(o, 'exponentialHistogram')) != null) {
     const h = obj(data, `${path}.exponentialHistogram`);
     m.kind = 'exponential_histogram';
-    m.exponentialPointCount = list(h, 'dataPoints', `${path}.exponentialHistogram`).length;
+    m.exponentialPoints = points(h, `${path}.exponentialHistogram`, exponentialPoint);
+    m.exponentialPointCount = m.exponentialPoints.length;
     m.temporality = temporality(h, `${path}.exponentialHistogram`);
   } else if ((data = field(o, 'summary')) != null) {
     m.kind = 'summary';
@@ -115,6 +119,36 @@ function histogramPoint(o: Obj, path: string): HistogramDataPoint {
     bucketCounts: list(o, 'bucketCounts', path).map((c, i) => Number(toUint64(c, `${path}.bucketCounts[${i}]`))),
     explicitBounds: list(o, 'explicitBounds', path).map((b, i) => toDouble(b, `${path}.explicitBounds[${i}]`)),
     exemplars: list(o, 'exemplars', path).map((x, i) => exemplar(obj(x, `${path}.exemplars[${i}]`), `${path}.exemplars[${i}]`)),
+    flags: Number(uint64(o, 'flags', path)),
+  };
+}
+
+function buckets(o: Obj, name: string, path: string): ExponentialBuckets {
+  const b = field(o, name);
+  if (b == null) return { offset: 0, bucketCounts: [] };
+  const bo = obj(b, `${path}.${name}`);
+  const offset = field(bo, 'offset');
+  return {
+    offset: offset == null ? 0 : Number(int64(offset, `${path}.${name}.offset`)),
+    bucketCounts: list(bo, 'bucketCounts', `${path}.${name}`).map((c, i) => Number(toUint64(c, `${path}.${name}.bucketCounts[${i}]`))),
+  };
+}
+
+function exponentialPoint(o: Obj, path: string): ExponentialHistogramDataPoint {
+  const sum = field(o, 'sum');
+  const scale = field(o, 'scale');
+  const zt = field(o, 'zeroThreshold');
+  return {
+    attributes: attributes(o, 'attributes', path),
+    startTimeUnixNano: uint64(o, 'startTimeUnixNano', path),
+    timeUnixNano: uint64(o, 'timeUnixNano', path),
+    count: Number(uint64(o, 'count', path)),
+    sum: sum == null ? undefined : toDouble(sum, `${path}.sum`),
+    scale: scale == null ? 0 : Number(int64(scale, `${path}.scale`)),
+    zeroCount: Number(uint64(o, 'zeroCount', path)),
+    zeroThreshold: zt == null ? 0 : toDouble(zt, `${path}.zeroThreshold`),
+    positive: buckets(o, 'positive', path),
+    negative: buckets(o, 'negative', path),
     flags: Number(uint64(o, 'flags', path)),
   };
 }

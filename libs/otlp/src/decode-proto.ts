@@ -7,6 +7,8 @@ import { ProtoReader, RemoteWriteError } from '@strata/remote-write';
 import { MAX_VALUE_DEPTH, RawMap, valueAsString, type RawValue } from './any-value.ts';
 import { OtlpError } from './errors.ts';
 import type {
+  ExponentialBuckets,
+  ExponentialHistogramDataPoint,
   ExportMetricsRequest,
   HistogramDataPoint,
   KeyValue,
@@ -106,6 +108,7 @@ function readMetric(r: ProtoReader, end: number): OtlpMetric {
     numberPoints: [],
     histogramPoints: [],
     summaryPoints: [],
+    exponentialPoints: [],
     exponentialPointCount: 0,
   };
   while (r.pos < end) {
@@ -155,7 +158,11 @@ function readMetric(r: ProtoReader, end: number): OtlpMetric {
         const e = r.len(end, 10, 'Metric');
         while (r.pos < e) {
           const t = r.tag(e, 'ExponentialHistogram');
-          if (t === 0x0a) m.exponentialPointCount++;
+          if (t === 0x0a) {
+            m.exponentialPoints.push(readExponentialPoint(r, r.len(e, 1, 'ExponentialHistogram')));
+            m.exponentialPointCount++;
+            continue;
+          }
           else if (t === 0x10) {
             m.temporality = temporality(r.uvarint(e, 2, 'ExponentialHistogram'));
             continue;
@@ -273,6 +280,85 @@ function readHistogramPoint(r: ProtoReader, end: number): HistogramDataPoint {
         break;
       default:
         r.skip(tag, end, 'HistogramDataPoint', WT_HISTOGRAM_POINT);
+    }
+  }
+  return p;
+}
+
+function readBuckets(r: ProtoReader, end: number): ExponentialBuckets {
+  const b: ExponentialBuckets = { offset: 0, bucketCounts: [] };
+  while (r.pos < end) {
+    const tag = r.tag(end, 'Buckets');
+    if (tag === 0x08) {
+      const z = r.uvarint(end, 1, 'Buckets');
+      b.offset = z % 2 === 1 ? -(z + 1) / 2 : z / 2;
+    } else if (tag === 0x12) {
+      const e = r.len(end, 2, 'Buckets');
+      while (r.pos < e) b.bucketCounts.push(r.uvarint(e, 2, 'Buckets'));
+    } else if (tag === 0x10) {
+      b.bucketCounts.push(r.uvarint(end, 2, 'Buckets'));
+    } else {
+      r.skip(tag, end, 'Buckets');
+    }
+  }
+  return b;
+}
+
+function readExponentialPoint(r: ProtoReader, end: number): ExponentialHistogramDataPoint {
+  const p: ExponentialHistogramDataPoint = {
+    attributes: [],
+    startTimeUnixNano: 0n,
+    timeUnixNano: 0n,
+    count: 0,
+    sum: undefined,
+    scale: 0,
+    zeroCount: 0,
+    zeroThreshold: 0,
+    positive: { offset: 0, bucketCounts: [] },
+    negative: { offset: 0, bucketCounts: [] },
+    flags: 0,
+  };
+  const msg = 'ExponentialHistogramDataPoint';
+  while (r.pos < end) {
+    const tag = r.tag(end, msg);
+    switch (tag) {
+      case 0x0a:
+        p.attributes.push(readKeyValue(r, r.len(end, 1, msg)));
+        break;
+      case 0x11:
+        p.startTimeUnixNano = readFixed64(r, end, 2, msg);
+        break;
+      case 0x19:
+        p.timeUnixNano = readFixed64(r, end, 3, msg);
+        break;
+      case 0x21:
+        p.count = Number(readFixed64(r, end, 4, msg));
+        break;
+      case 0x29:
+        p.sum = readDouble(r, end, 5, msg);
+        break;
+      case 0x30: {
+        const z = r.uvarint(end, 6, msg);
+        p.scale = z % 2 === 1 ? -(z + 1) / 2 : z / 2;
+        break;
+      }
+      case 0x39:
+        p.zeroCount = Number(readFixed64(r, end, 7, msg));
+        break;
+      case 0x42:
+        p.positive = readBuckets(r, r.len(end, 8, msg));
+        break;
+      case 0x4a:
+        p.negative = readBuckets(r, r.len(end, 9, msg));
+        break;
+      case 0x50:
+        p.flags = r.uvarint(end, 10, msg);
+        break;
+      case 0x71:
+        p.zeroThreshold = readDouble(r, end, 14, msg);
+        break;
+      default:
+        r.skip(tag, end, msg);
     }
   }
   return p;

@@ -51,6 +51,20 @@ export interface SummaryPointInput {
   flags?: number;
 }
 
+export interface ExponentialPointInput {
+  attributes?: AttributesInput;
+  startTimeUnixNano?: bigint;
+  timeUnixNano: bigint;
+  count: number;
+  sum?: number;
+  scale: number;
+  zeroCount?: number;
+  zeroThreshold?: number;
+  positive?: { offset: number; bucketCounts: number[] };
+  negative?: { offset: number; bucketCounts: number[] };
+  flags?: number;
+}
+
 /** 0 unspecified, 1 delta, 2 cumulative. */
 export type TemporalityInput = 0 | 1 | 2;
 
@@ -58,7 +72,7 @@ export type MetricInput = { name: string; description?: string; unit?: string } 
   | { gauge: { dataPoints: NumberPointInput[] } }
   | { sum: { dataPoints: NumberPointInput[]; aggregationTemporality: TemporalityInput; isMonotonic: boolean } }
   | { histogram: { dataPoints: HistogramPointInput[]; aggregationTemporality: TemporalityInput } }
-  | { exponentialHistogram: { dataPoints: { timeUnixNano: bigint; count: number; scale: number }[]; aggregationTemporality: TemporalityInput } }
+  | { exponentialHistogram: { dataPoints: ExponentialPointInput[]; aggregationTemporality: TemporalityInput } }
   | { summary: { dataPoints: SummaryPointInput[] } }
 );
 
@@ -119,10 +133,32 @@ function writeMetric(w: ProtoWriter, m: MetricInput): void {
     const s = w.begin(10);
     for (const p of m.exponentialHistogram.dataPoints) {
       const ps = w.begin(1);
+      if (p.attributes !== undefined) writeAttributes(w, 1, p.attributes);
+      if (p.startTimeUnixNano !== undefined) fixed64(w, 2, p.startTimeUnixNano);
       fixed64(w, 3, p.timeUnixNano);
       fixed64(w, 4, BigInt(p.count));
+      if (p.sum !== undefined) {
+        w.tag(5, WIRE_FIXED64);
+        w.double(p.sum);
+      }
       w.tag(6, WIRE_VARINT);
-      w.uvarint(p.scale >= 0 ? p.scale * 2 : -p.scale * 2 - 1); // sint32 zigzag
+      w.uvarint(zigzag(p.scale));
+      if (p.zeroCount !== undefined) fixed64(w, 7, BigInt(p.zeroCount));
+      for (const [field, b] of [[8, p.positive], [9, p.negative]] as const) {
+        if (b === undefined) continue;
+        const bs = w.begin(field);
+        w.tag(1, WIRE_VARINT);
+        w.uvarint(zigzag(b.offset));
+        const cs = w.begin(2);
+        for (const c of b.bucketCounts) w.uvarint(c);
+        w.end(cs);
+        w.end(bs);
+      }
+      if (p.flags !== undefined) varint(w, 10, p.flags);
+      if (p.zeroThreshold !== undefined) {
+        w.tag(14, WIRE_FIXED64);
+        w.double(p.zeroThreshold);
+      }
       w.end(ps);
     }
     varint(w, 2, m.exponentialHistogram.aggregationTemporality);
@@ -296,7 +332,19 @@ function metricJson(m: MetricInput): unknown {
       ...base,
       exponentialHistogram: {
         aggregationTemporality: m.exponentialHistogram.aggregationTemporality,
-        dataPoints: m.exponentialHistogram.dataPoints.map((p) => ({ timeUnixNano: String(p.timeUnixNano), count: String(p.count), scale: p.scale })),
+        dataPoints: m.exponentialHistogram.dataPoints.map((p) => ({
+          attributes: p.attributes === undefined ? undefined : attributesJson(p.attributes),
+          startTimeUnixNano: p.startTimeUnixNano === undefined ? undefined : String(p.startTimeUnixNano),
+          timeUnixNano: String(p.timeUnixNano),
+          count: String(p.count),
+          sum: p.sum === undefined ? undefined : num(p.sum),
+          scale: p.scale,
+          zeroCount: p.zeroCount === undefined ? undefined : String(p.zeroCount),
+          zeroThreshold: p.zeroThreshold === undefined ? undefined : num(p.zeroThreshold),
+          positive: p.positive === undefined ? undefined : { offset: p.positive.offset, bucketCounts: p.positive.bucketCounts.map(String) },
+          negative: p.negative === undefined ? undefined : { offset: p.negative.offset, bucketCounts: p.negative.bucketCounts.map(String) },
+          flags: p.flags,
+        })),
       },
     };
   }
@@ -353,4 +401,8 @@ function anyValueJson(v: AttributeInput): unknown {
   if (v instanceof Uint8Array) return { bytesValue: Buffer.from(v).toString('base64') };
   if (Array.isArray(v)) return { arrayValue: { values: v.map(anyValueJson) } };
   return { kvlistValue: { values: attributesJson(v) } };
+}
+
+function zigzag(v: number): number {
+  return v >= 0 ? v * 2 : -v * 2 - 1;
 }

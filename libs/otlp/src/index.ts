@@ -19,6 +19,7 @@ export { encodeExportRequest, encodeExportRequestJson } from './encode.ts';
 export type {
   ExportRequestInput,
   MetricInput,
+  ExponentialPointInput,
   NumberPointInput,
   HistogramPointInput,
   SummaryPointInput,

@@ -49,6 +49,26 @@ export interface HistogramDataPoint {
   flags: number;
 }
 
+/** One side's buckets of an exponential histogram: bucket i (from `offset`) covers (base^i, base^(i+1)], base = 2^(2^-scale). */
+export interface ExponentialBuckets {
+  offset: number;
+  bucketCounts: number[];
+}
+
+export interface ExponentialHistogramDataPoint {
+  attributes: KeyValue[];
+  startTimeUnixNano: bigint;
+  timeUnixNano: bigint;
+  count: number;
+  sum: number | undefined;
+  scale: number;
+  zeroCount: number;
+  zeroThreshold: number;
+  positive: ExponentialBuckets;
+  negative: ExponentialBuckets;
+  flags: number;
+}
+
 export interface SummaryDataPoint {
   attributes: KeyValue[];
   startTimeUnixNano: bigint;
@@ -72,7 +92,8 @@ export interface OtlpMetric {
   numberPoints: NumberDataPoint[];
   histogramPoints: HistogramDataPoint[];
   summaryPoints: SummaryDataPoint[];
-  /** Exponential histogram points are counted, not decoded: they would become native histograms. */
+  /** Exponential histogram points (they become native histograms) and how many there are. */
+  exponentialPoints: ExponentialHistogramDataPoint[];
   exponentialPointCount: number;
 }
 

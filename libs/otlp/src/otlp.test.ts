@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 import type { Label } from '@strata/model';
-import { decodeWriteRequest, encodeWriteRequest, isStaleNaN } from '@strata/remote-write';
+import { decodeWriteRequest, encodeWriteRequest, isStaleNaN, readHistogram, ProtoReader, validateHistogram } from '@strata/remote-write';
 import {
   decodeContentEncoding,
   decodeExportRequest,
@@ -181,11 +181,13 @@ test('translation: gauges, counters with _total, histograms, summaries, job/inst
     const names = s.labels.map((l) => l.name);
     assert.deepEqual(names, [...names].sort(), 'labels sorted by name');
   }
-  assert.equal(t.droppedPoints, 3);
-  assert.equal(t.errors.length, 2);
+  assert.equal(t.droppedPoints, 2);
+  assert.equal(t.errors.length, 1);
   assert.match(t.errors[0], /"delta\.requests" is a sum with delta aggregation temporality: only cumulative temporality is ingested/);
-  assert.match(t.errors[1], /"exp\.latency" is an exponential histogram.*native histograms are not supported yet/);
-  assert.ok(!series(t).some((s) => s.__name__.startsWith('delta') || s.__name__.startsWith('exp')));
+  assert.ok(!series(t).some((s) => s.__name__.startsWith('delta')));
+  const exp = find(t, { __name__: 'exp_latency', ...JOB });
+  assert.equal(exp.samples.length, 0);
+  assert.equal(exp.histograms?.length, 1, 'a cumulative exponential histogram becomes one native histogram');
 
   const meta = Object.fromEntries(t.metadata.map((m) => [m.metricFamilyName, m]));
   assert.deepEqual(meta.process_memory_usage_bytes, { type: 'gauge', metricFamilyName: 'process_memory_usage_bytes', help: 'Memory in use.', unit: 'bytes' });
@@ -368,4 +370,75 @@ test('OTLP/HTTP framing: content types, gzip within a bound, responses', () => {
   const Status = protobuf.parse('syntax = "proto3"; message Status { int32 code = 1; string message = 2; }').root.lookupType('Status');
   assert.deepEqual(Status.toObject(Status.decode(encodeStatus('protobuf', 3, 'bad metric'))), { code: 3, message: 'bad metric' });
   assert.deepEqual(JSON.parse(encodeStatus('json', 14, 'kafka down').toString()), { code: 14, message: 'kafka down' });
+});
+
+test('exponential histograms become native histograms as Prometheus converts them: schema = scale (downscaled above 8), OTLP bucket i is bucket i + 1', () => {
+  const req: ExportRequestInput = {
+    resourceMetrics: [
+      {
+        resource: { 'service.name': 'svc' },
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'rpc.duration',
+                unit: 's',
+                exponentialHistogram: {
+                  aggregationTemporality: 2,
+                  dataPoints: [
+                    // scale 2: kept; positive buckets 0..3 (one empty inside), negative bucket -1; zero bucket.
+                    { timeUnixNano: T, count: 13, sum: 4.5, scale: 2, zeroCount: 1, zeroThreshold: 1e-9, positive: { offset: 0, bucketCounts: [3, 0, 4, 2] }, negative: { offset: -1, bucketCounts: [3] } },
+                  ],
+                },
+              },
+              {
+                name: 'fine',
+                exponentialHistogram: {
+                  aggregationTemporality: 2,
+                  // scale 10 is downscaled twice to 8: OTLP indexes 0..7 merge into 0, 0, 0, 0, 1, 1, 1, 1 -> buckets 1 and 2.
+                  dataPoints: [{ timeUnixNano: T, count: 8, sum: 8, scale: 10, positive: { offset: 0, bucketCounts: [1, 1, 1, 1, 1, 1, 1, 1] } }],
+                },
+              },
+              { name: 'delta.exp', exponentialHistogram: { aggregationTemporality: 1, dataPoints: [{ timeUnixNano: T, count: 1, scale: 0 }] } },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  for (const decoded of [decodeExportRequest(encodeExportRequest(req)), decodeExportRequestJson(encodeExportRequestJson(req))]) {
+    const t = translateMetrics(decoded);
+    const hist = (name: string) => {
+      const s = t.timeseries.find((x) => x.labels.some((l) => l.name === '__name__' && l.value === name));
+      assert.ok(s?.histograms?.length === 1, name);
+      const body = s.histograms[0];
+      const d = readHistogram(new ProtoReader(body), body.length);
+      assert.equal(validateHistogram(d), null, name);
+      return d;
+    };
+    const a = hist('rpc_duration_seconds');
+    assert.equal(a.timestamp, T_MS);
+    assert.deepEqual(a.histogram, {
+      counterResetHint: 'unknown',
+      schema: 2,
+      zeroThreshold: 1e-9,
+      zeroCount: 1,
+      count: 13,
+      sum: 4.5,
+      positiveSpans: [{ offset: 1, length: 4 }],
+      positiveBuckets: [3, 0, 4, 2],
+      negativeSpans: [{ offset: 0, length: 1 }],
+      negativeBuckets: [3],
+    });
+    const b = hist('fine');
+    assert.equal(b.histogram.schema, 8);
+    assert.deepEqual(b.histogram.positiveSpans, [{ offset: 1, length: 2 }]);
+    assert.deepEqual(b.histogram.positiveBuckets, [4, 4]);
+    assert.equal(t.droppedPoints, 1);
+    assert.match(t.errors[0], /"delta\.exp" is an exponential histogram with delta aggregation temporality/);
+    assert.deepEqual(
+      t.metadata.find((m) => m.metricFamilyName === 'rpc_duration_seconds'),
+      { type: 'histogram', metricFamilyName: 'rpc_duration_seconds', help: '', unit: 'seconds' },
+    );
+  }
 });

@@ -8,11 +8,14 @@
 // exponential histograms) is dropped and reported, never silently.
 
 import type { Label } from '@strata/model';
-import type { ExemplarInput, MetricMetadata, MetricType, SampleInput, SeriesInput } from '@strata/remote-write';
+import type { HistogramSpan, NativeHistogram } from '@strata/model';
+import { encodeHistogram, type ExemplarInput, type MetricMetadata, type MetricType, type SampleInput, type SeriesInput } from '@strata/remote-write';
 import {
   FLAG_NO_RECORDED_VALUE,
   TEMPORALITY_CUMULATIVE,
   TEMPORALITY_DELTA,
+  type ExponentialBuckets,
+  type ExponentialHistogramDataPoint,
   type ExportMetricsRequest,
   type HistogramDataPoint,
   type KeyValue,
@@ -81,6 +84,20 @@ export function translateMetrics(req: ExportMetricsRequest, opts: TranslateOptio
             addHistogramPoint(out, resource, name, p);
             if (p.timeUnixNano > latest) latest = p.timeUnixNano;
           }
+        } else if (m.kind === 'exponential_histogram') {
+          let bad = 0;
+          for (const p of m.exponentialPoints) {
+            if (p.scale < -4) {
+              bad++;
+              continue;
+            }
+            addExponentialPoint(out, resource, name, p);
+            if (p.timeUnixNano > latest) latest = p.timeUnixNano;
+          }
+          if (bad > 0) {
+            errors.push(`OTLP metric ${JSON.stringify(m.name)} has exponential histogram points with a scale below -4, the lowest native histogram schema`);
+            droppedPoints += bad;
+          }
         } else {
           for (const p of m.summaryPoints) {
             addSummaryPoint(out, resource, name, p);
@@ -107,13 +124,12 @@ function unsupported(m: OtlpMetric): string | undefined {
       return undefined;
     case 'sum':
     case 'histogram':
+    case 'exponential_histogram':
       if (m.temporality === TEMPORALITY_CUMULATIVE) return undefined;
       return (
-        `OTLP metric ${name} is a ${m.kind} with ${m.temporality === TEMPORALITY_DELTA ? 'delta' : 'unspecified'} aggregation temporality: ` +
+        `OTLP metric ${name} is ${m.kind === 'exponential_histogram' ? 'an exponential histogram' : `a ${m.kind}`} with ${m.temporality === TEMPORALITY_DELTA ? 'delta' : 'unspecified'} aggregation temporality: ` +
         `only cumulative temporality is ingested (convert it with the collector's deltatocumulative processor)`
       );
-    case 'exponential_histogram':
-      return `OTLP metric ${name} is an exponential histogram, which would become a native histogram: native histograms are not supported yet; export explicit-bucket histograms`;
     default:
       return `OTLP metric ${name} has no data: none of gauge, sum, histogram, exponential_histogram or summary is set`;
   }
@@ -128,6 +144,7 @@ function metricType(m: OtlpMetric): MetricType {
     case 'sum':
       return m.monotonic ? 'counter' : 'gauge';
     case 'histogram':
+    case 'exponential_histogram':
       return 'histogram';
     case 'summary':
       return 'summary';
@@ -193,6 +210,67 @@ function addHistogramPoint(out: SeriesSet, resource: Resource, name: string, p: 
     if (b !== undefined) b.series.exemplars!.push(exemplar(x));
   }
 }
+
+/** Prometheus' highest native histogram schema; OTLP scales above it are downscaled. */
+const MAX_SCHEMA = 8;
+
+/**
+ * One side's OTLP buckets as native histogram spans and counts: OTLP bucket i is
+ * Prometheus bucket i + 1; `scaleDown` steps merge bucket pairs (i >> scaleDown).
+ * Runs of up to two empty buckets stay inside a span, longer gaps start a new one.
+ */
+function spansOf(b: ExponentialBuckets, scaleDown: number): { spans: HistogramSpan[]; counts: number[] } {
+  const spans: HistogramSpan[] = [];
+  const counts: number[] = [];
+  let next = 0;
+  for (let i = 0; i < b.bucketCounts.length; i++) {
+    const c = b.bucketCounts[i];
+    const idx = ((b.offset + i) >> scaleDown) + 1;
+    if (counts.length > 0 && idx === next - 1) {
+      counts[counts.length - 1] += c;
+      continue;
+    }
+    if (c === 0 && (i === 0 || counts.length === 0)) continue;
+    if (spans.length > 0 && idx - next <= 2) {
+      for (let k = next; k < idx; k++) counts.push(0);
+      spans[spans.length - 1].length += idx - next + 1;
+    } else {
+      spans.push({ offset: spans.length === 0 ? idx : idx - next, length: 1 });
+    }
+    counts.push(c);
+    next = idx + 1;
+  }
+  // Trailing empty buckets add nothing.
+  while (counts.length > 0 && counts[counts.length - 1] === 0) {
+    counts.pop();
+    const last = spans[spans.length - 1];
+    if (--last.length === 0) spans.pop();
+  }
+  return { spans, counts };
+}
+
+function addExponentialPoint(out: SeriesSet, resource: Resource, name: string, p: ExponentialHistogramDataPoint): void {
+  const scaleDown = Math.max(0, p.scale - MAX_SCHEMA);
+  const pos = spansOf(p.positive, scaleDown);
+  const neg = spansOf(p.negative, scaleDown);
+  const stale = (p.flags & FLAG_NO_RECORDED_VALUE) !== 0;
+  const histogram: NativeHistogram = {
+    counterResetHint: 'unknown',
+    schema: p.scale - scaleDown,
+    zeroThreshold: p.zeroThreshold,
+    zeroCount: p.zeroCount,
+    count: p.count,
+    sum: stale ? STALE_NAN : (p.sum ?? 0),
+    positiveSpans: pos.spans,
+    positiveBuckets: pos.counts,
+    negativeSpans: neg.spans,
+    negativeBuckets: neg.counts,
+  };
+  out.addHistogram(withName(baseLabels(resource, p.attributes), name), encodeHistogram({ timestamp: toMillis(p.timeUnixNano), float: false, histogram }));
+}
+
+/** Prometheus' stale marker NaN (0x7ff0000000000002). */
+const STALE_NAN = new Float64Array(new BigUint64Array([0x7ff0000000000002n]).buffer)[0];
 
 function addSummaryPoint(out: SeriesSet, resource: Resource, name: string, p: SummaryDataPoint): void {
   const base = baseLabels(resource, p.attributes);
@@ -272,6 +350,15 @@ class SeriesSet {
     let series = this.byKey.get(key);
     if (series === undefined) this.byKey.set(key, (series = { labels, samples: [], exemplars: [] }));
     series.samples.push(s);
+    return series;
+  }
+
+  addHistogram(labels: Label[], h: Uint8Array): SeriesInput {
+    let key = '';
+    for (const l of labels) key += l.name + '\xff' + l.value + '\xff';
+    let series = this.byKey.get(key);
+    if (series === undefined) this.byKey.set(key, (series = { labels, samples: [], exemplars: [] }));
+    (series.histograms ??= []).push(h);
     return series;
   }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeWriteRequest } from './decode.ts';
-import { readHistogram, validateHistogram, type DecodedHistogram } from './histogram.ts';
+import { encodeHistogram, readHistogram, reduceResolution, validateHistogram, type DecodedHistogram } from './histogram.ts';
 import { ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 
 const zz = (n: number) => (n < 0 ? -2 * n - 1 : 2 * n);
@@ -155,4 +155,43 @@ test('decodeWriteRequest carries a series\' histograms', () => {
   const s = req.timeseries[0];
   assert.equal(s.histograms, 2);
   assert.deepEqual(s.histogramSamples.map((h) => [h.timestamp, h.histogram.count, h.histogram.positiveBuckets]), [[0, 2, [2]], [1000, 3, [3]]]);
+});
+
+test('encodeHistogram round-trips through readHistogram, integer and float counts; reduceResolution merges bucket pairs per schema step', () => {
+  const int: DecodedHistogram = {
+    timestamp: -5,
+    float: false,
+    histogram: {
+      counterResetHint: 'not_reset',
+      schema: 3,
+      zeroThreshold: 1e-128,
+      zeroCount: 2,
+      count: 17,
+      sum: -3.25,
+      positiveSpans: [{ offset: -2, length: 2 }, { offset: 3, length: 1 }],
+      negativeSpans: [{ offset: 0, length: 2 }],
+      positiveBuckets: [1, 5, 2],
+      negativeBuckets: [4, 3],
+    },
+  };
+  const float: DecodedHistogram = { ...int, float: true, histogram: { ...int.histogram, counterResetHint: 'gauge', count: 17.5, positiveBuckets: [1.5, 5, 2] } };
+  for (const d of [int, float]) {
+    const body = encodeHistogram(d);
+    assert.deepEqual(readHistogram(new ProtoReader(body), body.length), d);
+  }
+  assert.equal(validateHistogram(int), null);
+  assert.equal(reduceResolution(int, 5), int, 'fits as it is');
+  // Bucket idx goes to ((idx - 1) >> 1) + 1 per step. Positive -2, -1, 3 at schema 3 -> -1, 0, 2 at schema 2 (still 5 buckets)
+  // -> 0, 0, 1 at schema 1; negative 0, 1 stay 0, 1.
+  const r = reduceResolution(int, 4);
+  assert.deepEqual([r?.histogram.schema, r?.histogram.positiveSpans, r?.histogram.positiveBuckets, r?.histogram.negativeSpans, r?.histogram.negativeBuckets], [
+    1,
+    [{ offset: 0, length: 2 }],
+    [6, 2],
+    [{ offset: 0, length: 2 }],
+    [4, 3],
+  ]);
+  assert.equal(validateHistogram(r!), null);
+  assert.equal(reduceResolution(int, 3), null, 'buckets 0 and 1 are never merged (1 is a boundary at every schema)');
+  assert.equal(reduceResolution(int, 0), null, 'never fits');
 });

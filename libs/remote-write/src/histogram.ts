@@ -6,7 +6,7 @@
 
 import type { HistogramSpan, NativeHistogram } from '@strata/model';
 import { badProtobuf } from './errors.ts';
-import type { ProtoReader } from './wire.ts';
+import { ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 
 export interface DecodedHistogram {
   timestamp: number;
@@ -213,4 +213,225 @@ export function validateHistogram(d: DecodedHistogram): string | null {
     return `histogram count ${h.count} does not match its buckets' total ${total}`;
   }
   return null;
+}
+
+function putZigzag(w: ProtoWriter, v: number): void {
+  w.uvarint(v < 0 ? -2 * v - 1 : 2 * v);
+}
+
+function writeSpans(w: ProtoWriter, field: number, spans: readonly HistogramSpan[]): void {
+  for (const s of spans) {
+    const at = w.begin(field);
+    if (s.offset !== 0) {
+      w.tag(1, WIRE_VARINT);
+      putZigzag(w, s.offset);
+    }
+    if (s.length !== 0) {
+      w.tag(2, WIRE_VARINT);
+      w.uvarint(s.length);
+    }
+    w.end(at);
+  }
+}
+
+function writeDeltas(w: ProtoWriter, field: number, counts: readonly number[]): void {
+  if (counts.length === 0) return;
+  const at = w.begin(field);
+  let prev = 0;
+  for (const c of counts) {
+    putZigzag(w, c - prev);
+    prev = c;
+  }
+  w.end(at);
+}
+
+function writeDoubles(w: ProtoWriter, field: number, values: readonly number[]): void {
+  if (values.length === 0) return;
+  const at = w.begin(field);
+  for (const v of values) w.double(v);
+  w.end(at);
+}
+
+/**
+ * The prompb Histogram message body for `d` (what readHistogram reads back):
+ * integer counts as deltas, float counts as they are.
+ */
+export function encodeHistogram(d: DecodedHistogram): Buffer {
+  const h = d.histogram;
+  const w = new ProtoWriter(64 + 10 * (h.positiveBuckets.length + h.negativeBuckets.length));
+  if (d.float) {
+    w.tag(2, WIRE_FIXED64);
+    w.double(h.count);
+  } else {
+    w.tag(1, WIRE_VARINT);
+    w.uvarint(h.count);
+  }
+  w.tag(3, WIRE_FIXED64);
+  w.double(h.sum);
+  w.tag(4, WIRE_VARINT);
+  putZigzag(w, h.schema);
+  w.tag(5, WIRE_FIXED64);
+  w.double(h.zeroThreshold);
+  if (d.float) {
+    w.tag(7, WIRE_FIXED64);
+    w.double(h.zeroCount);
+  } else {
+    w.tag(6, WIRE_VARINT);
+    w.uvarint(h.zeroCount);
+  }
+  writeSpans(w, 8, h.negativeSpans);
+  if (d.float) writeDoubles(w, 10, h.negativeBuckets);
+  else writeDeltas(w, 9, h.negativeBuckets);
+  writeSpans(w, 11, h.positiveSpans);
+  if (d.float) writeDoubles(w, 13, h.positiveBuckets);
+  else writeDeltas(w, 12, h.positiveBuckets);
+  const hint = HINTS.indexOf(h.counterResetHint);
+  if (hint > 0) {
+    w.tag(14, WIRE_VARINT);
+    w.uvarint(hint);
+  }
+  w.tag(15, WIRE_VARINT);
+  w.int64(d.timestamp);
+  writeDoubles(w, 16, h.customValues ?? []);
+  return w.finish();
+}
+
+/** Buckets (index, count) of one side, from spans and absolute counts. */
+function indexed(spans: readonly HistogramSpan[], counts: readonly number[]): [number, number][] {
+  const out: [number, number][] = [];
+  let idx = 0;
+  let k = 0;
+  for (let i = 0; i < spans.length; i++) {
+    idx += spans[i].offset;
+    for (let j = 0; j < spans[i].length; j++) out.push([idx++, counts[k++]]);
+  }
+  return out;
+}
+
+/** Spans and counts for buckets sorted by index (empty buckets kept: they are part of the layout). */
+function toSpans(buckets: readonly [number, number][]): { spans: HistogramSpan[]; counts: number[] } {
+  const spans: HistogramSpan[] = [];
+  const counts: number[] = [];
+  let next = 0;
+  for (const [idx, c] of buckets) {
+    if (spans.length > 0 && idx === next) spans[spans.length - 1].length++;
+    else spans.push({ offset: spans.length === 0 ? idx : idx - next, length: 1 });
+    counts.push(c);
+    next = idx + 1;
+  }
+  return { spans, counts };
+}
+
+/** One side's buckets at `delta` schemas lower: bucket idx goes to ((idx - 1) >> delta) + 1, counts of a target summed. */
+function downscale(spans: readonly HistogramSpan[], counts: readonly number[], delta: number): { spans: HistogramSpan[]; counts: number[] } {
+  const merged: [number, number][] = [];
+  for (const [idx, c] of indexed(spans, counts)) {
+    const t = ((idx - 1) >> delta) + 1;
+    const last = merged[merged.length - 1];
+    if (last !== undefined && last[0] === t) last[1] += c;
+    else merged.push([t, c]);
+  }
+  return toSpans(merged);
+}
+
+/** How many buckets the histogram has (both sides, as spans lay them out). */
+export function histogramBucketCount(h: NativeHistogram): number {
+  return h.positiveBuckets.length + h.negativeBuckets.length;
+}
+
+/**
+ * The histogram at the highest schema at most `maxBuckets` buckets fit in
+ * (bucket pairs merged per schema step down, as Prometheus' and Mimir's
+ * bucket limit does), or null when even schema -4 has more, or custom buckets
+ * cannot be merged.
+ */
+export function reduceResolution(d: DecodedHistogram, maxBuckets: number): DecodedHistogram | null {
+  const h = d.histogram;
+  if (histogramBucketCount(h) <= maxBuckets) return d;
+  if (h.schema === -53) return null;
+  for (let schema = h.schema - 1; schema >= -4; schema--) {
+    const delta = h.schema - schema;
+    const pos = downscale(h.positiveSpans, h.positiveBuckets, delta);
+    const neg = downscale(h.negativeSpans, h.negativeBuckets, delta);
+    if (pos.counts.length + neg.counts.length <= maxBuckets) {
+      return {
+        timestamp: d.timestamp,
+        float: d.float,
+        histogram: { ...h, schema, positiveSpans: pos.spans, positiveBuckets: pos.counts, negativeSpans: neg.spans, negativeBuckets: neg.counts },
+      };
+    }
+  }
+  return null;
+}
+
+export interface SeriesHistogramLimits {
+  /** native_histograms_ingestion_enabled: false drops every histogram of the series. */
+  enabled: boolean;
+  /** max_native_histogram_buckets; 0: no limit. */
+  maxBuckets: number;
+}
+
+export interface SeriesHistogramOutcome {
+  /** The TimeSeries body to route: `raw` itself unless histograms were dropped or reduced. */
+  body: Uint8Array;
+  /** Why the series is rejected (an invalid histogram or one over the bucket limit even at schema -4). */
+  error?: { code: 'invalid' | 'too-many-buckets'; reason: string };
+  /** Histograms dropped because ingestion of native histograms is disabled. */
+  dropped: number;
+  /** Histograms whose resolution was lowered to fit the bucket limit. */
+  reduced: number;
+}
+
+const TAG_TS_HISTOGRAM = (4 << 3) | 2;
+
+/**
+ * Checks the native histograms (field 4) of a remote write 1.0 TimeSeries body:
+ * each must be valid; with ingestion disabled they are removed, over the bucket
+ * limit their schema is lowered until they fit. Other fields are copied as they are.
+ */
+export function checkSeriesHistograms(raw: Uint8Array, limits: SeriesHistogramLimits): SeriesHistogramOutcome {
+  const r = new ProtoReader(raw);
+  const end = raw.length;
+  const out: SeriesHistogramOutcome = { body: raw, dropped: 0, reduced: 0 };
+  // Rewritten only once something changes: fields before that are copied in one go.
+  let w: ProtoWriter | undefined;
+  let copiedTo = 0;
+  while (r.pos < end) {
+    const fieldStart = r.pos;
+    const tag = r.tag(end, 'TimeSeries');
+    if (tag !== TAG_TS_HISTOGRAM) {
+      r.skip(tag, end, 'TimeSeries');
+      continue;
+    }
+    const e = r.len(end, 4, 'TimeSeries');
+    const d = readHistogram(r, e);
+    r.pos = e;
+    const invalid = validateHistogram(d);
+    if (invalid !== null) return { ...out, body: raw, error: { code: 'invalid', reason: invalid } };
+    let replacement: Uint8Array | null | undefined;
+    if (!limits.enabled) {
+      replacement = null;
+      out.dropped++;
+    } else if (limits.maxBuckets > 0 && histogramBucketCount(d.histogram) > limits.maxBuckets && !isStale(d.histogram.sum)) {
+      const reduced = reduceResolution(d, limits.maxBuckets);
+      if (reduced === null) {
+        return {
+          ...out,
+          body: raw,
+          error: { code: 'too-many-buckets', reason: `histogram has ${histogramBucketCount(d.histogram)} buckets, more than ${limits.maxBuckets} even at the lowest schema` },
+        };
+      }
+      replacement = encodeHistogram(reduced);
+      out.reduced++;
+    }
+    if (replacement === undefined) continue;
+    w ??= new ProtoWriter(raw.length + 64);
+    w.raw(raw.subarray(copiedTo, fieldStart));
+    if (replacement !== null) w.bytes(4, replacement);
+    copiedTo = e;
+  }
+  if (w === undefined) return out;
+  w.raw(raw.subarray(copiedTo, end));
+  out.body = w.finish();
+  return out;
 }
