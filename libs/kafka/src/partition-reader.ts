@@ -62,6 +62,7 @@ export class PartitionReader {
   /** Group joins so far: each one after the first regained a lost membership. */
   private joins = 0;
   private checkingTopic = false;
+  private respawning = false;
   private readonly requestTimeoutMs: number;
   private consumer: Consumer | undefined;
   private state: 'new' | 'starting' | 'running' | 'stopped' | 'failed' = 'new';
@@ -101,14 +102,7 @@ export class PartitionReader {
       this.consumer = consumer;
       await withDeadline(
         (async () => {
-          await consumer.connect();
-          await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-          await consumer.run({
-            autoCommit: false,
-            eachBatchAutoResolve: true,
-            partitionsConsumedConcurrently: 1,
-            eachBatch: (payload) => this.handleBatch(payload),
-          });
+          await this.runConsumer(consumer);
           await joined;
         })(),
         timeoutMs - (Date.now() - started),
@@ -193,6 +187,48 @@ export class PartitionReader {
     }
   }
 
+  private async runConsumer(consumer: Consumer): Promise<void> {
+    await consumer.connect();
+    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: true,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => this.handleBatch(payload),
+    });
+  }
+
+  /**
+   * kafkajs gives a consumer up on errors that only mean Kafka was away too long
+   * (no group coordinator, retries exhausted); the ingester still serves its
+   * heads meanwhile, so a new consumer is started, with backoff, until one runs.
+   * It resumes at this reader's own position (handleJoin seeks there).
+   */
+  private async respawn(cause: Error): Promise<void> {
+    if (this.respawning) return;
+    this.respawning = true;
+    this.logger.warn({ err: cause, partition: this.opts.partition }, 'kafka consumer gave up; starting a new one');
+    let delayMs = 1000;
+    try {
+      while (this.state === 'running' && this.failure === undefined) {
+        const consumer = this.createConsumer();
+        this.consumer = consumer;
+        try {
+          await withDeadline(this.runConsumer(consumer), this.requestTimeoutMs, 'restarting the consumer');
+          this.logger.info({ partition: this.opts.partition }, 'kafka consumer restarted');
+          return;
+        } catch (err) {
+          this.logger.warn({ err, partition: this.opts.partition, retryInMs: delayMs }, 'restarting the kafka consumer failed');
+          await consumer.disconnect().catch(() => undefined);
+          await new Promise((r) => setTimeout(r, delayMs));
+          delayMs = Math.min(delayMs * 2, 10_000);
+        }
+      }
+    } finally {
+      this.respawning = false;
+    }
+  }
+
   private createConsumer(): Consumer {
     const sessionTimeout = this.opts.sessionTimeoutMs ?? 6000;
     const consumer = this.kafka.consumer({
@@ -211,6 +247,9 @@ export class PartitionReader {
       if (payload.restart) {
         this.logger.warn({ err: payload.error, partition: this.opts.partition }, 'kafka consumer crashed; kafkajs restarts it');
         if (isUnknownTopic(payload.error)) void this.failIfTopicGone();
+      } else if (this.state === 'running') {
+        if (isUnknownTopic(payload.error)) void this.failIfTopicGone();
+        void this.respawn(payload.error);
       } else {
         this.fail(new PartitionReaderFailedError(`kafka consumer gave up: ${payload.error.message}`, { cause: payload.error }));
       }
