@@ -40,6 +40,7 @@ export function initRuler(t: Strata): Service[] {
     heartbeatPeriodMs: config['ruler.ring.heartbeat-period'],
     heartbeatTimeoutMs: config['ruler.ring.heartbeat-timeout'],
     logger,
+    registry,
     onChange: () => void ruler?.sync().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'loading rule groups failed')),
   });
   ruler = new Ruler({
