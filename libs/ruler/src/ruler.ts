@@ -43,6 +43,7 @@ export class Ruler {
   private pollTimer?: NodeJS.Timeout;
   private stopped = false;
   private syncing: Promise<void> = Promise.resolve();
+  private queuedSync?: { tenant?: string; done: Promise<void> };
   private readonly ctx: GroupContext;
   private readonly failures: Counter;
   private readonly missed: Counter;
@@ -125,9 +126,18 @@ export class Ruler {
 
   /** Re-reads the rule groups (of one tenant, or all) and starts, replaces or stops groups to match. */
   sync(tenant?: string): Promise<void> {
-    const next = this.syncing.catch(() => undefined).then(() => this.load(tenant));
-    this.syncing = next;
-    return next;
+    // A sync still waiting for the one before it covers this one too (1,000 uploads in a row
+    // load the groups a few times, not 1,000 times).
+    const queued = this.queuedSync;
+    if (queued && (queued.tenant === undefined || queued.tenant === tenant)) return queued.done;
+    const entry: { tenant?: string; done: Promise<void> } = { tenant, done: Promise.resolve() };
+    entry.done = this.syncing.catch(() => undefined).then(() => {
+      if (this.queuedSync === entry) this.queuedSync = undefined;
+      return this.load(tenant);
+    });
+    this.queuedSync = entry;
+    this.syncing = entry.done;
+    return entry.done;
   }
 
   /** Every group this ruler evaluates, of every tenant (the status page). */
