@@ -53,6 +53,8 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     haClusterLabel: c['distributor.ha-tracker.cluster'],
     haReplicaLabel: c['distributor.ha-tracker.replica'],
     haMaxClusters: c['distributor.ha-tracker.max-clusters'],
+    // The ruler's own flag (-ruler.alertmanager-url) applies where a tenant sets none.
+    rulerAlertmanagerUrl: '',
   };
 }
 

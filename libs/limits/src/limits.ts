@@ -29,6 +29,8 @@ export interface TenantLimits {
   haReplicaLabel: string;
   /** HA clusters tracked per tenant; a push from one more is refused (400). 0: no limit. */
   haMaxClusters: number;
+  /** The ruler's Alertmanager URL(s) for this tenant's alerts, comma-separated; empty: -ruler.alertmanager-url. */
+  rulerAlertmanagerUrl: string;
 }
 
 /** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
@@ -60,6 +62,7 @@ const FIELDS = {
   ha_cluster_label: [z.string().min(1), 'haClusterLabel'],
   ha_replica_label: [z.string().min(1), 'haReplicaLabel'],
   ha_max_clusters: [count, 'haMaxClusters'],
+  ruler_alertmanager_url: [z.string(), 'rulerAlertmanagerUrl'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;
