@@ -594,6 +594,34 @@ describe('k8s manifests', () => {
       assert.equal(checked, apps.filter((a) => a.app === 'distributor' || a.app === 'ingester').length, 'every distributor and ingester has it');
     });
 
+    test('two rulers: -target=ruler sharding groups in the ring KV by pod name, output to the distributor Service, one shared bucket', () => {
+      const ruler = find(objs(), 'Deployment', 'ruler');
+      assert.equal(ruler.spec.replicas, 2, 'two rulers: a dead one\'s groups move to the other');
+      const c = template(ruler).spec.containers[0];
+      const pods = ['ruler-abcde', 'ruler-fghij'].map((pod) => strataConfig(c, pod));
+      for (const { app } of pods) assert.equal(app, 'ruler');
+      const [a, b] = pods.map((p) => p.config);
+      assert.notEqual(a['ruler.ring.instance-id'], b['ruler.ring.instance-id'], 'each pod its own ruler-ring entry (the pod name)');
+      assert.equal(a['ring.store'], 'redis', 'the ruler ring is in the shared ring KV');
+      assert.ok((a['ruler.ring.heartbeat-timeout'] as number) > 2 * (a['ruler.ring.heartbeat-period'] as number), 'a missed heartbeat or two does not move groups');
+      // Rule output through the distributors: a Service port backed by the distributor pods.
+      const push = new URL(a['ruler.push-url'] as string);
+      assert.equal(push.pathname, '/api/v1/push');
+      const svc = find(objs(), 'Service', push.hostname);
+      const port = svc.spec.ports.find((p: { port: number }) => p.port === Number(push.port));
+      assert.ok(port, `Service ${push.hostname} has port ${push.port}`);
+      const distributor = find(objs(), 'Deployment', 'distributor');
+      assert.ok(matches(svc.spec.selector, template(distributor).metadata.labels), `Service ${push.hostname} selects the distributors`);
+      assert.equal(strataConfig(template(distributor).spec.containers[0], 'distributor-abcde').config['server.http-listen-port'], containerPort(template(distributor).spec.containers[0], port.targetPort as string), 'the push URL reaches the distributor\'s HTTP port');
+      // Rule groups live in the bucket: every ruler must read the same one (no per-pod filesystem).
+      assert.equal(a['blocks-storage.backend'], 's3', 'rulers share an S3 bucket for the rule store');
+      assert.ok(a['blocks-storage.s3.bucket-name'] !== '', 'the bucket is named');
+      // The in-process querier finds every ingester, like the querier Deployment.
+      const querier = strataConfig(template(find(objs(), 'Deployment', 'querier')).spec.containers[0], 'querier-abcde').config;
+      assert.equal(a['querier.ingester-addresses'], querier['querier.ingester-addresses'], 'the ruler\'s querier names the same ingesters as the queriers');
+      assert.ok(objs().some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector.matchLabels, template(ruler).metadata.labels)), 'a PDB covers the rulers');
+    });
+
     test('ingesters leave the ring before they stop: preStop POSTs /ingester/prepare-shutdown on their HTTP port, a route they serve', async () => {
       // The route as apps/ingester registers it (libs/ring), answering a POST.
       const http = createHttpServer({ logger: createLogger('k8s-manifests-test', 'silent'), registry: new Registry(), readiness: { notReadyReason: () => undefined } });
@@ -644,6 +672,8 @@ describe('k8s manifests', () => {
       assert.equal(strata.spec.replicas, 1);
       assert.equal(strata.spec.strategy?.type, 'Recreate', 'two copies would compete for partition 0');
       assert.equal(strataConfig(template(strata).spec.containers[0], 'strata-0').app, 'all');
+      // -target=all runs the ruler too (its ring: this process alone).
+      assert.ok(resolveModules(MODULES, ['all']).includes('ruler'), '-target=all includes the ruler');
       // apps/strata consumes partition 0 only (as ingester-zone-a-0).
       assert.equal(envOf(topicJob(objs()), 'PARTITIONS'), '1');
       assert.ok(!objs().some((o) => o.metadata.name.startsWith('ingester-zone-')), 'no separate ingesters');

@@ -27,10 +27,22 @@ export function initRuler(t: Strata): Service[] {
   if (pushUrl !== '') push = httpPush(pushUrl, config['ingest-storage.kafka.write-timeout'] + 5_000);
   else if (distributor) push = (tenant, body, contentType) => distributor.push({ tenant, body, contentType, contentEncoding: 'snappy' });
   else throw new Error('the ruler writes rule output through a distributor: run it in the same process (-target=ruler,distributor) or set -ruler.push-url');
-  const urls = config['ruler.alertmanager-url'].split(',').map((u) => u.trim()).filter((u) => u !== '');
-  const notifier = urls.length > 0
-    ? new AlertmanagerNotifier({ urls, timeoutMs: config['ruler.notification-timeout'], queueCapacity: config['ruler.notification-queue-capacity'], logger, registry })
-    : undefined;
+  const splitUrls = (s: string) => s.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const urls = splitUrls(config['ruler.alertmanager-url']);
+  // A tenant may name its own Alertmanager in the runtime overrides (ruler_alertmanager_url) even
+  // when the flag names none: the notifier always runs; with no URL for a tenant its alerts go nowhere.
+  const overrides = t.overrides;
+  const notifier = new AlertmanagerNotifier({
+    urls,
+    urlsFor: (tenant) => {
+      const own = overrides.forTenant(tenant).rulerAlertmanagerUrl;
+      return own !== '' ? splitUrls(own) : undefined;
+    },
+    timeoutMs: config['ruler.notification-timeout'],
+    queueCapacity: config['ruler.notification-queue-capacity'],
+    logger,
+    registry,
+  });
   const store = new RuleStore(t.bucket);
   // Groups are sharded over the healthy rulers in the ring KV (with the in-process KV: this ruler alone).
   let ruler: Ruler | undefined;
@@ -40,6 +52,7 @@ export function initRuler(t: Strata): Service[] {
     heartbeatPeriodMs: config['ruler.ring.heartbeat-period'],
     heartbeatTimeoutMs: config['ruler.ring.heartbeat-timeout'],
     logger,
+    registry,
     onChange: () => void ruler?.sync().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'loading rule groups failed')),
   });
   ruler = new Ruler({
@@ -98,7 +111,7 @@ export function initRuler(t: Strata): Service[] {
       stop: async () => {
         await rules.stop();
         await ring.stop();
-        await notifier?.flush();
+        await notifier.flush();
       },
     },
   ];

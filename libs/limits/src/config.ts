@@ -57,6 +57,8 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     haMaxClusters: c['distributor.ha-tracker.max-clusters'],
     nativeHistogramsIngestionEnabled: c['ingester.native-histograms-ingestion-enabled'],
     maxNativeHistogramBuckets: c['validation.max-native-histogram-buckets'],
+    // The ruler's own flag (-ruler.alertmanager-url) applies where a tenant sets none.
+    rulerAlertmanagerUrl: '',
   };
 }
 

@@ -33,6 +33,8 @@ export interface TenantLimits {
   nativeHistogramsIngestionEnabled: boolean;
   /** A native histogram with more buckets has its schema lowered until it fits. 0: no limit. */
   maxNativeHistogramBuckets: number;
+  /** The ruler's Alertmanager URL(s) for this tenant's alerts, comma-separated; empty: -ruler.alertmanager-url. */
+  rulerAlertmanagerUrl: string;
 }
 
 /** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
@@ -66,6 +68,7 @@ const FIELDS = {
   ha_max_clusters: [count, 'haMaxClusters'],
   native_histograms_ingestion_enabled: [z.boolean(), 'nativeHistogramsIngestionEnabled'],
   max_native_histogram_buckets: [count, 'maxNativeHistogramBuckets'],
+  ruler_alertmanager_url: [z.string(), 'rulerAlertmanagerUrl'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { DEFAULT_LIMITS, Overrides, ingesterLimits, localLimit } from './index.ts';
+import { DEFAULT_LIMITS, Overrides, ingesterLimits, localLimit, runtimeConfigSchema } from './index.ts';
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -145,4 +145,12 @@ test('ingester limits are the partition share of the global limits, read per cal
   rc = { overrides: { t: { max_global_series_per_user: 0, max_global_exemplars_per_user: 0, out_of_order_time_window: 0 } } };
   assert.equal(l.maxSeries('t'), 0, '0 stays 0: no limit');
   assert.equal(localLimit(5, 10), 1, 'never rounds a set limit down to "no limit"');
+});
+
+test('ruler_alertmanager_url: a tenant names its own Alertmanager; others keep the flag (empty here)', () => {
+  const o = new Overrides({ defaults: DEFAULT_LIMITS, runtimeConfig: () => ({ overrides: { 'team-a': { ruler_alertmanager_url: 'http://am-a:9093,http://am-a2:9093' } } }) });
+  assert.equal(o.forTenant('team-a').rulerAlertmanagerUrl, 'http://am-a:9093,http://am-a2:9093');
+  assert.equal(o.forTenant('team-b').rulerAlertmanagerUrl, '');
+  assert.ok(runtimeConfigSchema.safeParse({ overrides: { 'team-a': { ruler_alertmanager_url: 'http://am:9093' } } }).success);
+  assert.ok(!runtimeConfigSchema.safeParse({ overrides: { 'team-a': { ruler_alertmanager_url: 9093 } } }).success);
 });

@@ -1,6 +1,7 @@
 // Alerts to Alertmanager's v2 API (POST <url>/api/v2/alerts), as Prometheus'
 // notifier sends them: a bounded queue (oldest dropped when full), batches of
-// 64, every Alertmanager gets every alert. Sending never blocks an evaluation.
+// 64, every Alertmanager gets every alert (a tenant's
+// own Alertmanagers, from the runtime overrides, instead of the flag's). Sending never blocks an evaluation.
 
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '@strata/service';
@@ -12,6 +13,8 @@ const MAX_BATCH = 64;
 export interface AlertmanagerNotifierOptions {
   /** Alertmanager base URLs. */
   urls: string[];
+  /** A tenant's own Alertmanager URLs (the runtime overrides' ruler_alertmanager_url); undefined: `urls`. */
+  urlsFor?: (tenant: string) => string[] | undefined;
   timeoutMs: number;
   queueCapacity: number;
   logger: Logger;
@@ -54,7 +57,8 @@ export class AlertmanagerNotifier implements AlertSender {
       let n = 0;
       while (n < this.queue.length && n < MAX_BATCH && this.queue[n].tenant === tenant) n++;
       const batch = this.queue.splice(0, n).map((q) => q.alert);
-      await Promise.all(this.opts.urls.map((url) => this.post(url, tenant, batch)));
+      const urls = this.opts.urlsFor?.(tenant) ?? this.opts.urls;
+      await Promise.all(urls.map((url) => this.post(url, tenant, batch)));
     }
   }
 

@@ -5,6 +5,7 @@
 // has exactly one owner among the rulers that agree on who is healthy.
 
 import { createHash } from 'node:crypto';
+import { Gauge, type Registry } from 'prom-client';
 import type { KvClient } from '@strata/ring';
 import type { Logger } from '@strata/service';
 
@@ -20,6 +21,8 @@ export interface RulerRingOptions {
   heartbeatPeriodMs: number;
   heartbeatTimeoutMs: number;
   logger: Logger;
+  /** Where strata_ruler_ring_healthy_rulers goes (optional). */
+  registry?: Registry;
   /** Called when the set of healthy rulers changed (the ruler re-reads which groups it owns). */
   onChange(): void;
 }
@@ -30,7 +33,19 @@ export class RulerRing {
   private timer?: NodeJS.Timeout;
   private unwatch?: () => void;
 
-  constructor(private readonly opts: RulerRingOptions) {}
+  constructor(private readonly opts: RulerRingOptions) {
+    if (opts.registry) {
+      const healthy = () => this.healthy().length;
+      new Gauge({
+        name: 'strata_ruler_ring_healthy_rulers',
+        help: 'Rulers this ruler sees as healthy in the ruler ring (itself included); rule groups are sharded over them.',
+        registers: [opts.registry],
+        collect() {
+          this.set(healthy());
+        },
+      });
+    }
+  }
 
   async start(): Promise<void> {
     await this.heartbeat();
