@@ -19,14 +19,13 @@ import {
   adminRoutes,
   cardinalityRoutes,
   parseIngesterAddresses,
-  readBuildInfo,
   registerPrometheusApi,
   registerUserStatsApi,
   remoteReadRoutes,
   statusRoutes,
 } from '@strata/querier';
 import { PartitionRingWatcher } from '@strata/ring';
-import type { Service } from '@strata/service';
+import { readBuildInfo, type Service } from '@strata/service';
 import type { Strata } from '../../strata/src/strata.ts';
 
 export function initQuerier(t: Strata): Service[] {

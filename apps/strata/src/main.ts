@@ -21,8 +21,7 @@ if (argv.some((a) => a === '-version' || a === '--version')) {
 let t: Strata;
 try {
   const parsed = parseConfig(parseFlags(argv));
-  t = new Strata(parsed);
-  t.modules = resolveModules(MODULES, t.targets);
+  t = new Strata(parsed, resolveModules(MODULES, parsed.targets));
   t.logger.info(limitsLine(parsed));
 } catch (err) {
   // A bad flag, value, config file or target: one line that names it, no stack trace.

@@ -36,8 +36,8 @@ export class Strata {
   queryApi: { apiPrefix: string; multitenancy: boolean } | undefined;
   /** Every service's state, once main.ts built the service manager. */
   serviceStates: () => ServiceState[] = () => [];
-  /** The modules this process runs, dependencies included. */
-  modules: readonly string[] = [];
+  /** The modules this process runs, dependencies included, in start order. */
+  readonly modules: readonly string[];
 
   /** Bootstrap brokers: the flag's, or the embedded broker's once the kafka module started it. */
   brokers: string[];
@@ -54,7 +54,8 @@ export class Strata {
   /** The ingester when it runs in this process: the querier reads it directly. */
   localIngester: { ingester: Ingester; identity: IngesterIdentity } | undefined;
 
-  constructor(parsed: ParsedConfig) {
+  constructor(parsed: ParsedConfig, modules: readonly string[]) {
+    this.modules = modules;
     this.config = parsed.config;
     this.targets = parsed.targets;
     this.externalKafka = parsed.externalKafka;
@@ -80,9 +81,9 @@ export class Strata {
     });
   }
 
-  /** Whether `module` is in this process (known before the modules are built: the targets decide). */
+  /** Whether `module` is in this process (known before any module is built). */
   runs(module: string): boolean {
-    return this.modules.includes(module) || this.targets.includes(module) || this.targets.includes('all');
+    return this.modules.includes(module);
   }
 
   /** Why this process is not ready (/ready's answer), undefined when it is. */

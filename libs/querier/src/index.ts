@@ -30,4 +30,3 @@ export type { StatusOptions } from './status-api.ts';
 export { translateAst } from './parse-query.ts';
 export { cardinalityRoutes } from './cardinality-api.ts';
 export type { CardinalityOptions } from './cardinality-api.ts';
-export { readBuildInfo } from './build-info.ts';

@@ -10,6 +10,7 @@ export { REQUEST_LATENCY_BUCKETS, createMetricsRegistry } from './metrics.ts';
 export { renderMetrics, negotiateFormat, OPENMETRICS_CONTENT_TYPE, PROMETHEUS_TEXT_CONTENT_TYPE, exemplarsEnabled } from './exposition.ts';
 export type { ExpositionFormat } from './exposition.ts';
 export { createHttpServer, listen } from './http.ts';
+export { readBuildInfo } from './build-info.ts';
 export { ADMIN_HTTP_STATUS } from './admin-errors.ts';
 export type { Readiness, HttpServerOptions } from './http.ts';
 export { ServiceManager, runServices } from './lifecycle.ts';

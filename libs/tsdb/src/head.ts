@@ -65,6 +65,12 @@ const DEFAULT_SAMPLES_PER_CHUNK = 120;
 const EMPTY_F64 = new Float64Array(0);
 const NO_OOO = () => 0;
 
+const OUT_OF_BOUNDS = 0;
+const IN_ORDER = 1;
+const SAME_TIME = 2;
+const OLDER = 3;
+type Verdict = typeof OUT_OF_BOUNDS | typeof IN_ORDER | typeof SAME_TIME | typeof OLDER;
+
 export class Head {
   private readonly byHash = new Map<number, MemorySeries | MemorySeries[]>();
   private series: MemorySeries[] = [];
@@ -136,23 +142,19 @@ export class Head {
     }
     const words = this.words;
     const base = values.byteOffset >>> 2;
-    const half = this.chunkRange / 2;
     for (let i = 0; i < timestamps.length; i++) {
       const t = timestamps[i];
       const hi = words[base + 2 * i + HI_WORD];
       const lo = words[base + 2 * i + LO_WORD];
-      if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) {
+      const when = this.judge(t, s.lastT);
+      if (when === OUT_OF_BOUNDS) {
         stats.outOfBounds++;
-      } else if (t > s.lastT) {
-        if (half > 0 && t < this.maxT - half) {
-          stats.outOfBounds++;
-          continue;
-        }
+      } else if (when === IN_ORDER) {
         s.appendInOrder(t, hi, lo);
         if (t > this.maxT) this.maxT = t;
         if (t < this.minT) this.minT = t;
         stats.appended++;
-      } else if (t === s.lastT) {
+      } else if (when === SAME_TIME) {
         if (!s.lastIsHistogram && s.lastHi === hi && s.lastLo === lo) stats.duplicates++;
         else stats.conflicting++;
       } else {
@@ -183,20 +185,16 @@ export class Head {
   appendHistograms(labels: Labels | EncodedLabels, samples: readonly HistogramSample[], stats: AppendStats): void {
     if (samples.length === 0) return;
     const s = Array.isArray(labels) ? this.getOrCreate(labels) : this.getOrCreateEncoded(labels);
-    const half = this.chunkRange / 2;
     for (const { timestamp: t, histogram: h, float } of samples) {
-      if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) {
+      const when = this.judge(t, s.lastT);
+      if (when === OUT_OF_BOUNDS) {
         stats.outOfBounds++;
-      } else if (t > s.lastT) {
-        if (half > 0 && t < this.maxT - half) {
-          stats.outOfBounds++;
-          continue;
-        }
+      } else if (when === IN_ORDER) {
         s.appendHistogram(t, h, float);
         if (t > this.maxT) this.maxT = t;
         if (t < this.minT) this.minT = t;
         stats.appended++;
-      } else if (t === s.lastT) {
+      } else if (when === SAME_TIME) {
         const last = s.hist?.last;
         if (s.lastIsHistogram && last != null && sameHistogram(last, h)) stats.duplicates++;
         else stats.conflicting++;
@@ -204,6 +202,21 @@ export class Head {
         stats.outOfOrder++;
       }
     }
+  }
+
+  /**
+   * Where a sample at `t` stands, for floats and histograms alike: outside the
+   * head's bounds (not an integer, below the min valid time, or more than half a
+   * chunk range behind the newest sample, as Prometheus), after the series' last
+   * sample, at its time, or before it.
+   */
+  private judge(t: number, lastT: number): Verdict {
+    if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) return OUT_OF_BOUNDS;
+    if (t > lastT) {
+      const half = this.chunkRange / 2;
+      return half > 0 && t < this.maxT - half ? OUT_OF_BOUNDS : IN_ORDER;
+    }
+    return t === lastT ? SAME_TIME : OLDER;
   }
 
   /** Whether a series with exactly these labels is in the head (never creates one); for per-tenant series limits. */
