@@ -1,10 +1,12 @@
 // Runs before `npm start` and `npm test`, before node_modules may exist:
 // installs npm dependencies when they are missing or stale, then fetches the
-// Apache Kafka jars into the git-ignored cache. Plain Node, no dependencies.
+// Apache Kafka jars (and, for the tests, Prometheus 3) into the git-ignored
+// cache. Plain Node, no dependencies.
 import { existsSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fetchPrometheus3 } from './prometheus3.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const marker = join(root, 'node_modules', '.package-lock.json');
@@ -24,3 +26,5 @@ if (stale) {
   run('npm', existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
 }
 run(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'kafka.ts'), 'fetch']);
+// Only the tests need Prometheus 3 (`node scripts/bootstrap.mjs test`).
+if (process.argv[2] === 'test') fetchPrometheus3();

@@ -1,8 +1,8 @@
-// Native histogram blocks written by Strata, read by Prometheus 2.42 itself:
-// promtool lists them with our sample counts (its `tsdb dump` prints float
-// samples only in 2.42, so it cannot show histogram values), and a real
-// Prometheus server opening the block returns, through its query API, the
-// same count, sum and bucket counts for every sample.
+// Native histogram blocks written by Strata, read by Prometheus itself:
+// promtool 2.42 lists them with our sample counts, Prometheus 3's `promtool
+// tsdb dump` prints every histogram sample with our counts, sums and buckets
+// (2.42's dump prints float samples only), and a real Prometheus 2.42 server
+// opening the block returns, through its query API, the same for every sample.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { freePorts } from '@strata/local-cluster';
 import type { Labels, NativeHistogram } from '@strata/model';
 import { Head, emptyAppendStats, writeBlockFromChunks } from '@strata/tsdb';
 import { waitFor } from './support/client.ts';
-import { parseList, promtool } from './support/promtool.ts';
+import { parseDumpHistograms, parseList, promtool, promtool3 } from './support/promtool.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const H2 = 2 * 3600_000;
@@ -112,7 +112,7 @@ interface PromHistogram {
   buckets?: [number, string, string, string][];
 }
 
-test('Prometheus 2.42 reads native histogram blocks written by Strata with the same counts, sums and buckets', async () => {
+test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blocks written by Strata with the same counts, sums and buckets', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'strata-hist-prom-'));
   const [port] = await freePorts(1);
   let proc: ReturnType<typeof spawn> | undefined;
@@ -137,6 +137,21 @@ test('Prometheus 2.42 reads native histogram blocks written by Strata with the s
     assert.equal(listed[0].samples, 450);
     assert.equal(listed[0].series, 2);
     assert.equal(listed[0].chunks, block.meta.stats.numChunks);
+
+    const dumped = parseDumpHistograms(await promtool3('tsdb', 'dump', join(dir, 'data')));
+    assert.equal(dumped.length, 450, 'promtool 3 dumps every histogram sample');
+    for (const s of input) {
+      const mine = dumped.filter((d) => d.labels.includes(`job="${s.labels[1].value}"`));
+      assert.deepEqual(mine.map((d) => d.timestamp), s.samples.map((x) => x.t), `job=${s.labels[1].value}: timestamps`);
+      mine.forEach((d, i) => {
+        const want = s.samples[i].h;
+        assert.equal(d.count, want.count, `dump job=${s.labels[1].value} sample ${i} count`);
+        assert.ok(close(d.sum, want.sum), `dump job=${s.labels[1].value} sample ${i} sum ${d.sum} vs ${want.sum}`);
+        const wantBuckets = expectedBuckets(want);
+        assert.equal(d.buckets.length, wantBuckets.length, `dump job=${s.labels[1].value} sample ${i}: ${JSON.stringify(d.buckets)} vs ${JSON.stringify(wantBuckets)}`);
+        d.buckets.forEach((b, k) => assert.ok(close(b.lower, wantBuckets[k].lower) && close(b.upper, wantBuckets[k].upper) && b.count === wantBuckets[k].count, `dump bucket ${k}`));
+      });
+    }
 
     await writeFile(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 1m\n');
     proc = spawn(

@@ -2,19 +2,23 @@
 // reference: it scrapes a small exporter (protobuf exposition format, native
 // histograms only), stores them itself and remote-writes them to Strata
 // (send_native_histograms: true). The raw histograms must be the same in both,
-// and so must rate-based queries at times not aligned with samples, before and
-// after the ingester flushed its head to blocks.
+// and so must rate-based queries at times not aligned with samples: from the
+// head, after both zones' ingesters flushed their heads to blocks, and after the
+// compactor merged the two zones' blocks into one (which Prometheus 3's promtool
+// dumps with the histograms Prometheus stored).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import { LocalCluster, freePorts } from '@strata/local-cluster';
 import { ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from '@strata/remote-write';
+import { FilesystemBucket } from '@strata/objstore';
 import { api, waitFor } from './support/client.ts';
+import { copyTenantBlocks, parseDumpHistograms, promtool3 } from './support/promtool.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const METRIC = 'nh_request_seconds';
@@ -196,7 +200,8 @@ function sameVector(a: VectorResult[], b: VectorResult[], what: string): void {
 
 describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Strata answers as Prometheus does', { timeout: 300_000 }, () => {
   let dir: string;
-  let strata: AppProcess;
+  let cluster: LocalCluster;
+  let strataUrl: string;
   let prometheus: ChildProcess | undefined;
   let exporter: Server;
   let promUrl: string;
@@ -205,15 +210,20 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'strata-nh-'));
-    const [strataPort, promPort, exporterPort] = await freePorts(3);
-    strata = new AppProcess({
-      name: 'strata',
-      target: 'all',
-      httpPort: strataPort,
-      logFile: join(dir, 'strata.log'),
-      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${strataPort}`],
+    const [promPort, exporterPort] = await freePorts(2);
+    // Both zones' ingesters cut a block of the same range; the compactor merges the two (vertical compaction).
+    const single = ['-auth.multitenancy-enabled=false'];
+    cluster = await LocalCluster.start({
+      dataDir: dir,
+      partitions: 1,
+      compactor: true,
+      extraArgs: {
+        distributor: single,
+        querier: [...single, '-querier.query-store-after=0s', '-blocks-storage.bucket-store.sync-interval=1s'],
+        compactor: ['-compactor.compaction-interval=2s', '-compactor.first-level-compaction-wait-period=0s'],
+      },
     });
-    strata.start();
+    strataUrl = cluster.querierUrl;
     exporter = createServer((req, res) => {
       scrapes++;
       const body = metricFamily(METRIC, [
@@ -224,7 +234,6 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
       res.end(body);
     });
     await new Promise<void>((resolve) => exporter.listen(exporterPort, '127.0.0.1', resolve));
-    await strata.waitReady(180_000);
 
     writeFileSync(
       join(dir, 'prometheus.yml'),
@@ -239,7 +248,7 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
         '    static_configs:',
         `      - targets: ['127.0.0.1:${exporterPort}']`,
         'remote_write:',
-        `  - url: ${strata.url}/api/v1/push`,
+        `  - url: ${cluster.distributorUrl}/api/v1/push`,
         '    send_native_histograms: true',
         '    queue_config:',
         '      batch_send_deadline: 500ms',
@@ -266,7 +275,7 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
   after(async () => {
     if (prometheus?.pid !== undefined && prometheus.exitCode === null) process.kill(prometheus.pid, 'SIGKILL');
     exporter?.close();
-    await strata?.kill('SIGTERM');
+    await cluster?.stop();
     if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -278,7 +287,7 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
         const params = { query: `${METRIC}[5m]`, time: String(at / 1000) };
         const [p, s] = await Promise.all([
           api<{ result: MatrixResult[] }>(promUrl, '/api/v1/query', params),
-          api<{ result: MatrixResult[] }>(strata.url, '/prometheus/api/v1/query', params),
+          api<{ result: MatrixResult[] }>(strataUrl, '/prometheus/api/v1/query', params),
         ]);
         assert.equal(p.status, 'success', JSON.stringify(p));
         assert.equal(s.status, 'success', JSON.stringify(s));
@@ -306,7 +315,7 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
       const [pRate, pQ, sQ] = await Promise.all([
         api<{ result: VectorResult[] }>(promUrl, '/api/v1/query', rateParams),
         api<{ result: VectorResult[] }>(promUrl, '/api/v1/query', qParams),
-        api<{ result: VectorResult[] }>(strata.url, '/prometheus/api/v1/query', qParams),
+        api<{ result: VectorResult[] }>(strataUrl, '/prometheus/api/v1/query', qParams),
       ]);
       assert.equal(sQ.status, 'success', JSON.stringify(sQ));
       assert.equal(sQ.data.result.length, 2, `${when}: quantile per series`);
@@ -323,7 +332,7 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
         const params = { query, time: String(t / 1000) };
         const [p, s] = await Promise.all([
           api<{ result: VectorResult[] }>(promUrl, '/api/v1/query', params),
-          api<{ result: VectorResult[] }>(strata.url, '/prometheus/api/v1/query', params),
+          api<{ result: VectorResult[] }>(strataUrl, '/prometheus/api/v1/query', params),
         ]);
         assert.equal(s.status, 'success', JSON.stringify(s));
         sameVector(s.data.result, p.data.result, `${when}: ${query} at ${t}`);
@@ -331,13 +340,49 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
     }
   }
 
-  test('the same histograms in both; histogram_quantile, histogram_count and sum of rate equal before and after a flush to blocks', async () => {
+  const flush = async () => {
+    for (const name of ['ingester-zone-a-0', 'ingester-zone-b-0']) {
+      const res = await fetch(`${cluster.process(name).url}/ingester/flush?wait=true`, { method: 'POST', signal: AbortSignal.timeout(120_000) });
+      assert.equal(res.status, 204, await res.text());
+    }
+  };
+
+  test('the same histograms in both; histogram_quantile, histogram_count and sum of rate equal in the head, in blocks and after compaction', async () => {
     await waitFor('Prometheus scraped 15 times', async () => (scrapes >= 15 ? true : undefined), 120_000);
     // A time between scrapes (scrape times are whole milliseconds, this one is offset by half a second).
     const at = Date.now() - 2_500;
     await compare(at, 'head');
-    const flush = await fetch(`${strata.url}/ingester/flush?wait=true`, { method: 'POST', signal: AbortSignal.timeout(120_000) });
-    assert.equal(flush.status, 204, await flush.text());
+    await flush();
     await compare(at, 'blocks');
+
+    const tenantDir = join(dir, 'bucket', 'anonymous');
+    const compacted = await waitFor(
+      "the two zones' blocks compacted into one",
+      async () => {
+        const live = readdirSync(tenantDir).filter((n) => /^[0-9A-Z]{26}$/.test(n) && existsSync(join(tenantDir, n, 'meta.json')) && !existsSync(join(tenantDir, n, 'deletion-mark.json')));
+        const metas = live.map((n) => JSON.parse(readFileSync(join(tenantDir, n, 'meta.json'), 'utf8')) as { ulid: string; compaction: { level: number } });
+        return metas.length === 1 && metas[0].compaction.level >= 2 ? metas[0] : undefined;
+      },
+      120_000,
+    );
+    await compare(at, 'compacted');
+
+    // The compacted block as Prometheus 3's promtool reads it: the histograms Prometheus 2.42 stored.
+    const out = join(dir, 'dump');
+    await copyTenantBlocks(new FilesystemBucket(join(dir, 'bucket')), 'anonymous', out, (u) => u === compacted.ulid);
+    const dumped = parseDumpHistograms(await promtool3('tsdb', 'dump', out));
+    const stored = await api<{ result: MatrixResult[] }>(promUrl, '/api/v1/query', { query: `${METRIC}[1h]`, time: String(at / 1000) });
+    for (const series of stored.data.result) {
+      const path = series.metric.path;
+      const mine = dumped.filter((d) => d.labels.includes(`path="${path}"`) && d.timestamp <= at);
+      assert.deepEqual(mine.map((d) => d.timestamp / 1000), series.histograms!.map((h) => h[0]), `dump path=${path}: timestamps`);
+      mine.forEach((d, i) => {
+        const p = series.histograms![i][1];
+        assert.equal(d.count, Number(p.count), `dump path=${path} #${i} count`);
+        close(d.sum, Number(p.sum), `dump path=${path} #${i} sum`);
+        const buckets = (p.buckets ?? []).filter((b) => Number(b[3]) !== 0);
+        assert.equal(d.buckets.length, buckets.length, `dump path=${path} #${i} buckets`);
+      });
+    }
   });
 });

@@ -83,8 +83,6 @@ export interface DistributorOptions {
   maxRecvMsgSize: number;
   logger: Logger;
   registry: Registry;
-  /** OTLP metric names get unit and type suffixes (`_seconds`, `_total`), as Prometheus does; default true. */
-  otlpMetricSuffixes?: boolean;
   /** Per-tenant limits, read on every push. Default: the flag defaults, no overrides. */
   limits?: Overrides;
   /** Largest Kafka record value: a partition's series are split over several records above it. */
@@ -235,7 +233,7 @@ export class Distributor {
     if (format === 'protobuf') this.checkSeriesCount(countExportRequestSeries(body), 'series-producing OTLP data points, buckets and quantiles');
     const decoded = decodeExportRequestBody(body, format);
     if (format === 'json') this.checkSeriesCount(countRequestSeries(decoded), 'series-producing OTLP data points, buckets and quantiles');
-    const t = translateMetrics(decoded, { addSuffixes: this.opts.otlpMetricSuffixes ?? true });
+    const t = translateMetrics(decoded, { strategy: this.limits.forTenant(req.tenant).otelTranslationStrategy });
     if (t.droppedPoints > 0) this.discarded.inc({ tenant: req.tenant, reason: 'err-strata-otlp-unsupported-metric' }, t.droppedPoints);
     const parsed = parseWriteRequest(encodeWriteRequest({ timeseries: t.timeseries, metadata: t.metadata }));
     const o = await this.route(req.tenant, parsed.series, {
@@ -284,6 +282,7 @@ export class Distributor {
   private async route<S extends Routable & TimeBounds>(tenant: string, all: readonly S[], steps: RouteSteps<S>): Promise<RouteOutcome> {
     const limits = this.limits.forTenant(tenant);
     const labelLimits = {
+      nameValidationScheme: limits.nameValidationScheme,
       maxLabelNamesPerSeries: limits.maxLabelNamesPerSeries,
       maxLabelNameLength: limits.maxLabelNameLength,
       maxLabelValueLength: limits.maxLabelValueLength,

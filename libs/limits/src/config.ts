@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 import { boolFlag, duration } from '@strata/service';
-import type { TenantLimits } from './limits.ts';
+import { NAME_VALIDATION_SCHEMES, OTEL_TRANSLATION_STRATEGIES, type TenantLimits } from './limits.ts';
 
 const count = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -27,6 +27,11 @@ export const limitsConfigShape = {
   'distributor.ha-tracker.replica': z.string().min(1).default('__replica__').describe('Per-tenant label naming the HA replica; removed from written series.'),
   'distributor.ha-tracker.max-clusters': count(100).describe('Per-tenant HA clusters tracked; a push from one more is 400; 0: no limit.'),
   'ingester.native-histograms-ingestion-enabled': boolFlag(true).describe('Per-tenant: native histograms are ingested; false: they are dropped (counted as discarded).'),
+  'validation.name-validation-scheme': z.enum(NAME_VALIDATION_SCHEMES).default('legacy').describe("Per-tenant metric and label names accepted: legacy ([a-zA-Z_:][a-zA-Z0-9_:]*) or utf8 (any UTF-8, as Prometheus 3)."),
+  'distributor.otel-translation-strategy': z
+    .enum(OTEL_TRANSLATION_STRATEGIES)
+    .default('UnderscoreEscapingWithSuffixes')
+    .describe('Per-tenant OTLP name translation, as Prometheus names them; NoUTF8EscapingWithSuffixes and NoTranslation keep dots and need the utf8 scheme.'),
   'validation.max-native-histogram-buckets': count(0).describe('Per-tenant buckets one native histogram may have; more: its resolution is lowered until it fits; 0: no limit.'),
 };
 
@@ -57,6 +62,8 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     haMaxClusters: c['distributor.ha-tracker.max-clusters'],
     nativeHistogramsIngestionEnabled: c['ingester.native-histograms-ingestion-enabled'],
     maxNativeHistogramBuckets: c['validation.max-native-histogram-buckets'],
+    nameValidationScheme: c['validation.name-validation-scheme'],
+    otelTranslationStrategy: c['distributor.otel-translation-strategy'],
     // The ruler's own flag (-ruler.alertmanager-url) applies where a tenant sets none.
     rulerAlertmanagerUrl: '',
   };

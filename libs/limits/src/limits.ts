@@ -6,6 +6,10 @@
 import { z } from 'zod';
 import { parseDuration, validateTenantId } from '@strata/service';
 
+export const NAME_VALIDATION_SCHEMES = ['legacy', 'utf8'] as const;
+/** Prometheus' OTLP translation strategies (otlptranslator), by their names there. */
+export const OTEL_TRANSLATION_STRATEGIES = ['UnderscoreEscapingWithSuffixes', 'UnderscoreEscapingWithoutSuffixes', 'NoUTF8EscapingWithSuffixes', 'NoTranslation'] as const;
+
 export interface TenantLimits {
   /** Samples (plus exemplars and metadata) per second, per distributor (Mimir's "local" strategy). */
   ingestionRate: number;
@@ -33,6 +37,10 @@ export interface TenantLimits {
   nativeHistogramsIngestionEnabled: boolean;
   /** A native histogram with more buckets has its schema lowered until it fits. 0: no limit. */
   maxNativeHistogramBuckets: number;
+  /** legacy: Prometheus 2's name characters; utf8: any UTF-8 name, as Prometheus 3. */
+  nameValidationScheme: (typeof NAME_VALIDATION_SCHEMES)[number];
+  /** How OTLP metric and attribute names become Prometheus names. */
+  otelTranslationStrategy: (typeof OTEL_TRANSLATION_STRATEGIES)[number];
   /** The ruler's Alertmanager URL(s) for this tenant's alerts, comma-separated; empty: -ruler.alertmanager-url. */
   rulerAlertmanagerUrl: string;
 }
@@ -68,6 +76,8 @@ const FIELDS = {
   ha_max_clusters: [count, 'haMaxClusters'],
   native_histograms_ingestion_enabled: [z.boolean(), 'nativeHistogramsIngestionEnabled'],
   max_native_histogram_buckets: [count, 'maxNativeHistogramBuckets'],
+  name_validation_scheme: [z.enum(NAME_VALIDATION_SCHEMES), 'nameValidationScheme'],
+  otel_translation_strategy: [z.enum(OTEL_TRANSLATION_STRATEGIES), 'otelTranslationStrategy'],
   ruler_alertmanager_url: [z.string(), 'rulerAlertmanagerUrl'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 

@@ -30,6 +30,7 @@ export type {
 } from './encode.ts';
 export { translateMetrics } from './translate.ts';
 export type { TranslateOptions, Translation } from './translate.ts';
+export type { TranslationStrategy } from './names.ts';
 export { metricName, labelName, prometheusUnit, formatFloatF } from './names.ts';
 export type { MetricKind, NamingInput } from './names.ts';
 export {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatFloatF, labelName, metricName, prometheusUnit, type MetricKind } from './index.ts';
+import { namingOf } from './names.ts';
 
 const m = (name: string, unit: string, kind: MetricKind, monotonic = false) => ({ name, unit, kind, monotonic });
 
@@ -32,9 +33,22 @@ test('metric names: tokens, unit suffixes, _total for monotonic sums, _ratio for
 });
 
 test('metric names without suffixes only fix characters', () => {
-  assert.equal(metricName(m('system.cpu.time', 's', 'sum', true), false), 'system_cpu_time');
-  assert.equal(metricName(m('foo__bar', '', 'gauge'), false), 'foo__bar');
-  assert.equal(metricName(m('9lives', '', 'gauge'), false), '_9lives');
+  const naming = namingOf('UnderscoreEscapingWithoutSuffixes');
+  assert.equal(metricName(m('system.cpu.time', 's', 'sum', true), naming), 'system_cpu_time');
+  assert.equal(metricName(m('foo__bar', '', 'gauge'), naming), 'foo__bar');
+  assert.equal(metricName(m('9lives', '', 'gauge'), naming), '_9lives');
+});
+
+test('strategies without escaping keep UTF-8 names; NoUTF8EscapingWithSuffixes still adds suffixes', () => {
+  const none = namingOf('NoTranslation');
+  assert.equal(metricName(m('http.server.request.duration', 's', 'histogram'), none), 'http.server.request.duration');
+  assert.equal(metricName(m('température.salle', 'Cel', 'gauge'), none), 'température.salle');
+  const suffixed = namingOf('NoUTF8EscapingWithSuffixes');
+  assert.equal(metricName(m('http.server.request.duration', 's', 'histogram'), suffixed), 'http.server.request.duration_seconds');
+  assert.equal(metricName(m('system.network.io', 'By', 'sum', true), suffixed), 'system.network.io_bytes_total');
+  assert.equal(metricName(m('requests_total', '', 'sum', true), suffixed), 'requests_total');
+  assert.equal(labelName('service.name', false), 'service.name');
+  assert.equal(labelName('service.name'), 'service_name');
 });
 
 test('the Prometheus unit that metadata reports', () => {

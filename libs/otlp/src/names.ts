@@ -48,14 +48,30 @@ const PER_UNITS: Record<string, string> = { s: 'second', m: 'minute', h: 'hour',
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
+/** Prometheus' OTLP translation strategies (otlptranslator), by their names there. */
+export type TranslationStrategy = 'UnderscoreEscapingWithSuffixes' | 'UnderscoreEscapingWithoutSuffixes' | 'NoUTF8EscapingWithSuffixes' | 'NoTranslation';
+
+/** What a strategy does: escape names to Prometheus 2's characters, and add unit and type suffixes. */
+export interface Naming {
+  escape: boolean;
+  suffixes: boolean;
+}
+
+export function namingOf(strategy: TranslationStrategy): Naming {
+  return { escape: strategy.startsWith('UnderscoreEscaping'), suffixes: strategy.endsWith('WithSuffixes') };
+}
+
 /**
  * The Prometheus metric name of an OTLP metric (the base name: histograms and
- * summaries append `_bucket`, `_sum`, `_count` to it). With `addSuffixes`, unit
- * and type suffixes are appended (`_seconds`, `_bytes_per_second`, `_total` for
- * monotonic sums, `_ratio` for gauges of unit "1"); without, only characters are fixed.
+ * summaries append `_bucket`, `_sum`, `_count` to it). With suffixes, unit and
+ * type suffixes are appended (`_seconds`, `_bytes_per_second`, `_total` for
+ * monotonic sums, `_ratio` for gauges of unit "1"). Escaping splits the name
+ * into tokens of [a-zA-Z0-9:] joined by `_`; without it the name stays as sent
+ * (`http.server.request.duration`) and suffixes are appended after a `_`.
  */
-export function metricName(m: NamingInput, addSuffixes = true): string {
-  if (!addSuffixes) {
+export function metricName(m: NamingInput, naming: Naming = { escape: true, suffixes: true }): string {
+  if (!naming.escape) return naming.suffixes ? withSuffixes(m) : m.name;
+  if (!naming.suffixes) {
     const name = splitTokens(m.name, isMetricCharOrUnderscore).join('_');
     return name !== '' && isDigit(name.charCodeAt(0)) ? '_' + name : name;
   }
@@ -74,6 +90,17 @@ export function metricName(m: NamingInput, addSuffixes = true): string {
   }
   const name = tokens.join('_');
   return name !== '' && isDigit(name.charCodeAt(0)) ? '_' + name : name;
+}
+
+/** The unescaped name with each suffix appended once (`http.server.request.duration_seconds`). */
+function withSuffixes(m: NamingInput): string {
+  let name = m.name;
+  const { main, per } = unitSuffixes(m.unit);
+  if (main !== '' && !name.endsWith(main)) name += '_' + main;
+  if (per !== '' && !name.endsWith(per)) name += '_' + per;
+  if (m.kind === 'sum' && m.monotonic && !name.endsWith('_total')) name += '_total';
+  if (m.unit === '1' && m.kind === 'gauge' && !name.endsWith('_ratio')) name += '_ratio';
+  return name;
 }
 
 /** The Prometheus unit of an OTLP unit, as metadata reports it: `seconds`, `bytes_per_second`, '' for "1" or `{requests}`. */
@@ -114,8 +141,8 @@ function cleanUpUnit(unit: string): string {
  * [a-zA-Z0-9_] become `_`; a leading digit gets `key_`, a single leading `_` gets
  * `key` (`__` stays: reserved names are the sender's business).
  */
-export function labelName(key: string): string {
-  if (key === '') return key;
+export function labelName(key: string, escape = true): string {
+  if (key === '' || !escape) return key;
   let out = '';
   for (const ch of key) {
     const c = ch.codePointAt(0)!;

@@ -206,8 +206,8 @@ test('translated series encode as 1.0 TimeSeries with the stale marker bits', ()
   assert.equal(decoded.metadata.length, t.metadata.length);
 });
 
-test('addSuffixes: false keeps OTLP names apart from character fixes', () => {
-  const t = translateMetrics(decodeExportRequest(encodeExportRequest(fixture())), { addSuffixes: false });
+test('UnderscoreEscapingWithoutSuffixes keeps OTLP names apart from character fixes', () => {
+  const t = translateMetrics(decodeExportRequest(encodeExportRequest(fixture())), { strategy: 'UnderscoreEscapingWithoutSuffixes' });
   const names = new Set(series(t).map((s) => s.__name__));
   for (const n of ['process_memory_usage', 'http_server_requests', 'http_server_duration_bucket', 'rpc_latency', 'target_info']) assert.ok(names.has(n), n);
 });

@@ -24,11 +24,11 @@ import {
   type OtlpMetric,
   type SummaryDataPoint,
 } from './model.ts';
-import { formatFloatF, labelName, metricName, prometheusUnit } from './names.ts';
+import { formatFloatF, labelName, metricName, namingOf, prometheusUnit, type Naming, type TranslationStrategy } from './names.ts';
 
 export interface TranslateOptions {
-  /** Unit and type suffixes on metric names (`_seconds`, `_total`, `_ratio`); default true, as Prometheus does. */
-  addSuffixes?: boolean;
+  /** Default `UnderscoreEscapingWithSuffixes`, as Prometheus' receiver. */
+  strategy?: TranslationStrategy;
 }
 
 export interface Translation {
@@ -51,19 +51,21 @@ const MAX_EXEMPLAR_RUNES = 128;
 
 interface Resource {
   attributes: KeyValue[];
+  /** Attribute keys are escaped to Prometheus 2's label characters. */
+  escape: boolean;
   job: string | undefined;
   instance: string | undefined;
 }
 
 /** Converts a decoded request. Never throws for unsupported content: it is dropped and listed in `errors`. */
 export function translateMetrics(req: ExportMetricsRequest, opts: TranslateOptions = {}): Translation {
-  const addSuffixes = opts.addSuffixes ?? true;
+  const naming = namingOf(opts.strategy ?? 'UnderscoreEscapingWithSuffixes');
   const out = new SeriesSet();
   const metadata = new Map<string, MetricMetadata>();
   const errors: string[] = [];
   let droppedPoints = 0;
   for (const rm of req.resourceMetrics) {
-    const resource = resourceOf(rm.resource);
+    const resource = resourceOf(rm.resource, naming);
     let latest = 0n;
     for (const sm of rm.scopeMetrics) {
       for (const m of sm.metrics) {
@@ -73,7 +75,7 @@ export function translateMetrics(req: ExportMetricsRequest, opts: TranslateOptio
           droppedPoints += pointCount(m);
           continue;
         }
-        const name = metricName(m, addSuffixes);
+        const name = metricName(m, naming);
         if (m.kind === 'gauge' || m.kind === 'sum') {
           for (const p of m.numberPoints) {
             addNumberPoint(out, resource, name, p);
@@ -153,19 +155,20 @@ function metricType(m: OtlpMetric): MetricType {
   }
 }
 
-function resourceOf(attributes: KeyValue[]): Resource {
+function resourceOf(attributes: KeyValue[], naming: Naming): Resource {
   const get = (key: string) => attributes.find((a) => a.key === key)?.value;
   const name = get(SERVICE_NAME);
   const namespace = get(SERVICE_NAMESPACE);
   return {
     attributes,
+    escape: naming.escape,
     job: name === undefined ? undefined : namespace === undefined ? name : `${namespace}/${name}`,
     instance: get(SERVICE_INSTANCE_ID),
   };
 }
 
 /**
- * Labels from attributes (sorted by key, names sanitised; keys that sanitise to the
+ * Labels from attributes (sorted by key, names escaped unless the strategy keeps them; keys that sanitise to the
  * same name have their values joined with `;`), then `job` and `instance` from the resource.
  */
 function baseLabels(resource: Resource, attributes: readonly KeyValue[], ignore?: ReadonlySet<string>): Map<string, string> {
@@ -174,7 +177,7 @@ function baseLabels(resource: Resource, attributes: readonly KeyValue[], ignore?
   );
   const labels = new Map<string, string>();
   for (const a of sorted) {
-    const name = labelName(a.key);
+    const name = labelName(a.key, resource.escape);
     const prev = labels.get(name);
     labels.set(name, prev === undefined ? a.value : `${prev};${a.value}`);
   }

@@ -15,7 +15,7 @@ import { asStrataError } from '@strata/errors';
 import { REQUEST_LATENCY_BUCKETS, TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { parseReadConsistency, type StrongReads } from './consistency.ts';
 import { PROMETHEUS_API_ERRORS, badData } from './errors.ts';
-import { MAX_TIME, MIN_TIME, matchParams, parseDurationParam, parseStep, parseTime, range, required } from './params.ts';
+import { MAX_TIME, MIN_TIME, matchParams, parseDurationParam, parseStep, parseTime, range, required, unescapeLabelName } from './params.ts';
 import type { ResultsCache } from './results-cache.ts';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
@@ -203,8 +203,10 @@ export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiO
     format_query: async ({ params: p }) => ({ data: prettyExpr(parseExpr(required(p, 'query'), { enableExperimentalFunctions: true, enableDurationExpressions: true })) }),
   };
 
-  const labelValues = async (name: string, { params: p, tenant, querier }: RequestContext) => {
-    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) throw badData(`invalid label name: "${name}"`);
+  const labelValues = async (pathName: string, { params: p, tenant, querier }: RequestContext) => {
+    // Any UTF-8 name, as Prometheus 3; `U__…` is its escaped form.
+    const name = unescapeLabelName(pathName);
+    if (name === '' || /\p{Cs}/u.test(name)) throw badData(`invalid label name: ${JSON.stringify(pathName)}`);
     const { mint, maxt } = range(p);
     const sets = matchParams(p, false);
     const values = new Set<string>();

@@ -65,3 +65,33 @@ export function matchParams(p: URLSearchParams, requireOne: boolean): Matcher[][
     }
   });
 }
+
+/**
+ * A label name from a URL path as Prometheus 3 reads it: `U__` starts a name in
+ * its value-encoding escape (`_2e_` is U+002E, `__` is `_`), so that
+ * `/api/v1/label/U__service_2e_name/values` asks for `service.name`. A name
+ * without the prefix, or one whose escapes do not decode, is taken as it is.
+ */
+export function unescapeLabelName(name: string): string {
+  if (!name.startsWith('U__')) return name;
+  const s = name.slice(3);
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] !== '_') {
+      out += s[i];
+      continue;
+    }
+    if (s[i + 1] === '_') {
+      out += '_';
+      i++;
+      continue;
+    }
+    const end = s.indexOf('_', i + 1);
+    const hex = end < 0 ? '' : s.slice(i + 1, end);
+    const code = /^[0-9a-fA-F]{1,6}$/.test(hex) ? parseInt(hex, 16) : NaN;
+    if (!(code <= 0x10ffff) || (code >= 0xd800 && code <= 0xdfff)) return name;
+    out += String.fromCodePoint(code);
+    i = end;
+  }
+  return out;
+}

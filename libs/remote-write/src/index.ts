@@ -37,4 +37,4 @@ export {
   formatSeries,
   DEFAULT_LABEL_LIMITS,
 } from './validate.ts';
-export type { ValidationFailure, ValidationCode, LabelLimits } from './validate.ts';
+export type { ValidationFailure, ValidationCode, LabelLimits, NameValidationScheme } from './validate.ts';

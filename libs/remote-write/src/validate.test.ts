@@ -147,3 +147,24 @@ test('the byte fast path never accepts what the string validator rejects, and ac
   const [plain] = parseWriteRequest(encodeWriteRequest({ timeseries: [{ labels: labels('__name__', 'up', 'job', 'node'), samples: [] }] })).series;
   assert.equal(hasValidAsciiLabels(plain), true);
 });
+
+test('the utf8 name scheme accepts any UTF-8 metric and label name, checked for emptiness, byte length and byte order', () => {
+  const utf8: LabelLimits = { nameValidationScheme: 'utf8', maxLabelNameLength: 12 };
+  const dotted = labels('__name__', 'http.server.request.duration', 'service.name', 'api');
+  assert.equal(validateSeriesLabels(dotted, utf8), undefined);
+  assert.equal(validateSeriesLabels(dotted)?.code, 'err-strata-invalid-metric-name', 'legacy by default');
+  assert.match(validateSeriesLabels(dotted)!.message, /name_validation_scheme to utf8/);
+  assert.equal(validateSeriesLabels(labels('__name__', 'up', 'service.name', 'api'))?.code, 'err-strata-invalid-label');
+  // 'température' is 12 bytes in 11 characters; one more accented letter is over the limit of 12.
+  assert.equal(validateSeriesLabels(labels('__name__', 'up', 'température', 'x'), utf8), undefined);
+  assert.equal(validateSeriesLabels(labels('__name__', 'up', 'températuré', 'x'), utf8)?.code, 'err-strata-label-name-too-long');
+  // Byte order: U+FFFD (EF BF BD) sorts before U+1F600 (F0 9F 98 80), though its UTF-16 unit is larger.
+  assert.equal(validateSeriesLabels(labels('__name__', 'up', '\ufffd', 'a', '😀', 'b'), utf8), undefined);
+  assert.equal(validateSeriesLabels(labels('__name__', 'up', '😀', 'b', '\ufffd', 'a'), utf8)?.code, 'err-strata-labels-not-sorted');
+  assert.equal(validateSeriesLabels(labels('__name__', 'up', 'a\udc00', 'x'), utf8)?.code, 'err-strata-invalid-label', 'a lone surrogate is not UTF-8');
+  // The same name sent as bytes that are not UTF-8 (0xFF in place of the 'Q').
+  const body = encodeWriteRequest({ timeseries: [{ labels: labels('__name__', 'up', 'aQ', 'x'), samples: [] }] });
+  body[body.indexOf(0x51)] = 0xff;
+  const [broken] = parseWriteRequest(body).series;
+  assert.equal(validateParsedSeries(broken, utf8)?.code, 'err-strata-invalid-label', 'bytes that are not UTF-8');
+});

@@ -40,7 +40,16 @@ export interface ValidationFailure {
   message: string;
 }
 
+/**
+ * Which metric and label names are valid: `legacy` is Prometheus 2's
+ * `[a-zA-Z_:][a-zA-Z0-9_:]*` (labels without `:`), `utf8` is Prometheus 3's
+ * any non-empty UTF-8 string (`http.server.request.duration`, `service.name`).
+ */
+export type NameValidationScheme = 'legacy' | 'utf8';
+
 export interface LabelLimits {
+  /** Default `legacy`. */
+  nameValidationScheme?: NameValidationScheme;
   maxLabelNamesPerSeries?: number;
   /** In UTF-8 bytes, as Mimir counts. */
   maxLabelNameLength?: number;
@@ -49,6 +58,7 @@ export interface LabelLimits {
 
 /** Mimir's defaults, used for any limit not given. */
 export const DEFAULT_LABEL_LIMITS: Readonly<Required<LabelLimits>> = {
+  nameValidationScheme: 'legacy',
   maxLabelNamesPerSeries: 30,
   maxLabelNameLength: 1024,
   maxLabelValueLength: 2048,
@@ -62,6 +72,7 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
   const maxNames = limits?.maxLabelNamesPerSeries ?? DEFAULT_LABEL_LIMITS.maxLabelNamesPerSeries;
   const maxNameLength = limits?.maxLabelNameLength ?? DEFAULT_LABEL_LIMITS.maxLabelNameLength;
   const maxValueLength = limits?.maxLabelValueLength ?? DEFAULT_LABEL_LIMITS.maxLabelValueLength;
+  const utf8 = limits?.nameValidationScheme === 'utf8';
 
   let metricName: string | undefined;
   let count = 0;
@@ -73,10 +84,12 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
   if (metricName === undefined) {
     return fail('err-strata-missing-metric-name', `received a series with no metric name (no non-empty ${METRIC_NAME} label) ${inSeries(labels)}; add a ${METRIC_NAME} label`);
   }
-  if (!isValidMetricName(metricName)) {
+  if (utf8 ? !isWellFormed(metricName) : !isValidMetricName(metricName)) {
     return fail(
       'err-strata-invalid-metric-name',
-      `received a series with invalid metric name ${snippet(metricName)} ${inSeries(labels)}; metric names must match [a-zA-Z_:][a-zA-Z0-9_:]*`,
+      utf8
+        ? `received a series whose metric name is not valid UTF-8 ${inSeries(labels)}; send names as UTF-8`
+        : `received a series with invalid metric name ${snippet(metricName)} ${inSeries(labels)}; metric names must match [a-zA-Z_:][a-zA-Z0-9_:]* (or set the tenant's name_validation_scheme to utf8)`,
     );
   }
   if (count > maxNames) {
@@ -90,17 +103,19 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
   for (const l of labels) {
     if (l.value === '') continue;
     const name = l.name;
-    if (!isValidLabelName(name)) {
+    if (utf8 ? name === '' || !isWellFormed(name) : !isValidLabelName(name)) {
       return fail(
         'err-strata-invalid-label',
-        `received a series with invalid label name ${snippet(name)} ${inSeries(labels)}; label names must match [a-zA-Z_][a-zA-Z0-9_]*`,
+        utf8
+          ? `received a series with a label name that is empty or not valid UTF-8 ${inSeries(labels)}; send non-empty UTF-8 names`
+          : `received a series with invalid label name ${snippet(name)} ${inSeries(labels)}; label names must match [a-zA-Z_][a-zA-Z0-9_]* (or set the tenant's name_validation_scheme to utf8)`,
       );
     }
-    // Valid names are ASCII, so characters are bytes.
-    if (name.length > maxNameLength) {
+    const nameBytes = utf8Length(name, maxNameLength);
+    if (nameBytes > maxNameLength) {
       return fail(
         'err-strata-label-name-too-long',
-        `received a series with a label name of ${name.length} bytes, above the limit of ${maxNameLength} (label ${snippet(name)}) ${inSeries(labels)}; shorten it or raise -validation.max-length-label-name for the tenant`,
+        `received a series with a label name of ${nameBytes} bytes, above the limit of ${maxNameLength} (label ${snippet(name)}) ${inSeries(labels)}; shorten it or raise -validation.max-length-label-name for the tenant`,
       );
     }
     if (!isWellFormed(l.value)) return invalidValue(name, labels);
@@ -118,8 +133,7 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
           `received a series with duplicate label name ${JSON.stringify(name)} ${inSeries(labels)}; send each label name once`,
         );
       }
-      // Both names are ASCII here, so UTF-16 order is byte order.
-      if (name < prev) {
+      if (compareNames(name, prev) < 0) {
         return fail(
           'err-strata-labels-not-sorted',
           `received a series whose label names are not sorted (${JSON.stringify(name)} after ${JSON.stringify(prev)}) ${inSeries(labels)}; sort labels by name before sending`,
@@ -138,7 +152,11 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
 export function validateParsedSeries(series: Pick<ParsedSeries, 'labels' | 'invalidUtf8'>, limits?: LabelLimits): ValidationFailure | undefined {
   const failure = validateSeriesLabels(series.labels, limits);
   if (failure !== undefined || !series.invalidUtf8) return failure;
-  for (const l of series.labels) if (l.value.includes('\ufffd')) return invalidValue(l.name, series.labels);
+  for (const l of series.labels) {
+    // Only a utf8 scheme lets a non-ASCII name this far.
+    if (l.name.includes('\ufffd')) return fail('err-strata-invalid-label', `received a series with a label name that is not valid UTF-8 ${inSeries(series.labels)}; send names as UTF-8`);
+    if (l.value.includes('\ufffd')) return invalidValue(l.name, series.labels);
+  }
   return undefined;
 }
 
@@ -265,6 +283,17 @@ function inSeries(labels: readonly Label[]): string {
 
 function snippet(s: string): string {
   return JSON.stringify(s.length > SNIPPET_MAX_CHARS ? s.slice(0, SNIPPET_MAX_CHARS) + '…' : s);
+}
+
+/** Byte order of the UTF-8 encodings, which UTF-16 order is too unless a surrogate pair meets U+E000..U+FFFF. */
+function compareNames(a: string, b: string): number {
+  if (hasHighUnits(a) || hasHighUnits(b)) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function hasHighUnits(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0xd800) return true;
+  return false;
 }
 
 /** UTF-8 length of `s`, counted exactly only when it could exceed `limit`. */
