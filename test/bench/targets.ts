@@ -196,6 +196,11 @@ export class StrataTarget implements BenchTarget {
     return `${this.cluster.distributorUrl}/api/v1/push`;
   }
 
+  /** Where disk() leaves the blocks: the bucket (both zones' copies). */
+  get blocksDir(): string {
+    return this.bucketDir;
+  }
+
   get queryBase(): string {
     return `${this.cluster.querierUrl}/prometheus`;
   }
@@ -352,7 +357,8 @@ export class PrometheusTarget extends BinaryTarget {
   readonly name = 'Prometheus 2.42';
   readonly key = 'prometheus';
 
-  static async start(dir: string, log: (l: string) => void): Promise<PrometheusTarget> {
+  /** `nativeHistograms`: --enable-feature=native-histograms (2.42 drops them without it). */
+  static async start(dir: string, log: (l: string) => void, opts: { nativeHistograms?: boolean } = {}): Promise<PrometheusTarget> {
     const [port] = await freePorts(1);
     mkdirSync(join(dir, 'data'), { recursive: true });
     const config = join(dir, 'prometheus.yml');
@@ -367,6 +373,7 @@ export class PrometheusTarget extends BinaryTarget {
         '--web.enable-remote-write-receiver',
         '--web.enable-admin-api',
         '--log.level=warn',
+        ...(opts.nativeHistograms === true ? ['--enable-feature=native-histograms'] : []),
       ],
       join(dir, 'prometheus.log'),
     );
@@ -378,6 +385,11 @@ export class PrometheusTarget extends BinaryTarget {
     }
     log(`prometheus: pid ${t.child?.pid} on 127.0.0.1:${port}`);
     return t;
+  }
+
+  /** Where disk() leaves the blocks: the admin snapshot holds the head written as a block. */
+  get blocksDir(): string {
+    return join(this.dir, 'data', 'snapshots');
   }
 
   async disk(): Promise<DiskFigure[]> {
