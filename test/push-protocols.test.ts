@@ -199,7 +199,12 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     const rw1 = await fetch(`${strata.url}/api/v1/push`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
-      body: compressBody(encodeWriteRequest({ timeseries: [hist('nh_rw1_hist'), floats('nh_rw1_float')] })),
+      // An exemplar on a native histogram series, as Prometheus keeps them (a trace id on an observation).
+      body: compressBody(
+        encodeWriteRequest({
+          timeseries: [{ ...hist('nh_rw1_hist'), exemplars: [{ labels: [{ name: 'trace_id', value: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' }], value: 0.75, timestamp: t }] }, floats('nh_rw1_float')],
+        }),
+      ),
       signal: AbortSignal.timeout(30_000),
     });
     assert.equal(rw1.status, 200, await rw1.text());
@@ -258,6 +263,14 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     }
     const stored = await api<string[]>(strata.url, '/prometheus/api/v1/label/__name__/values', {});
     assert.ok(!stored.data.includes('nh_bad_hist'), 'the invalid histogram series was not stored');
+    const ex = await api<{ seriesLabels: Record<string, string>; exemplars: { labels: Record<string, string>; value: string; timestamp: number }[] }[]>(
+      strata.url,
+      '/prometheus/api/v1/query_exemplars',
+      { query: 'nh_rw1_hist', start: at(t - 60_000), end: at(t + 60_000) },
+    );
+    assert.deepEqual(ex.data, [
+      { seriesLabels: { __name__: 'nh_rw1_hist' }, exemplars: [{ labels: { trace_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' }, value: '0.75', timestamp: t / 1000 }] },
+    ]);
   });
 
   test('OTLP cumulative exponential histograms are stored as native histograms (scale 10 downscaled to schema 8) and queryable', async () => {
