@@ -6,7 +6,7 @@
 // repo's way, @strata/local-kafka) with the configuration the manifest's KAFKA_* variables give, as
 // the image turns them into server.properties. redis: Debian's redis-server. The S3 server the
 // manifests expect outside the cluster is the test image `strata-test/s3rver` (s3rver, as the other
-// e2e tests use).
+// e2e tests use). prom/prometheus: Debian's /usr/bin/prometheus.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classDataArgs, classpath, fetchKafka, jvmArgs } from '@strata/local-kafka';
@@ -85,6 +85,16 @@ export class Images {
       case 'redis':
         // docker-entrypoint.sh runs redis-server when the first argument is a flag.
         return { entrypoint: ['redis-server'], cmd: [], workdir: '/data', env: { PATH }, user: 999, binds: [] };
+      case 'prom/prometheus':
+        // Debian's Prometheus 2.42 (the e2e tests' one); the image's defaults, USER nobody.
+        return {
+          entrypoint: ['/usr/bin/prometheus'],
+          cmd: ['--config.file=/etc/prometheus/prometheus.yml', '--storage.tsdb.path=/prometheus'],
+          workdir: '/prometheus',
+          env: { PATH },
+          user: 65534,
+          binds: [],
+        };
       case 'strata-test/s3rver':
         return {
           entrypoint: ['node', '--import', 'tsx', join(this.repoRoot, 'test/support/pod-runner/s3-server.ts')],
