@@ -28,7 +28,9 @@ export async function startS3Server(opts: { dir: string; bucket?: string; host?:
   const specifier = 's3rver';
   const { default: S3rver } = (await import(specifier)) as { default: new (o: object) => S3rverInstance };
   const host = opts.host ?? '127.0.0.1';
-  const server = new S3rver({ port: opts.port ?? 0, address: host, silent: true, directory: opts.dir, configureBuckets: [{ name: bucket }] });
+  // Path-style only (as Strata sends to any endpoint but AWS'): with vhostBuckets s3rver takes a
+  // host name such as a Service's ("s3:9000") for a bucket name.
+  const server = new S3rver({ port: opts.port ?? 0, address: host, silent: true, vhostBuckets: false, directory: opts.dir, configureBuckets: [{ name: bucket }] });
   const { port } = await server.run();
   const endpoint = `http://${host}:${port}`;
   return {

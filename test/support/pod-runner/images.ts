@@ -6,7 +6,8 @@
 // repo's way, @strata/local-kafka) with the configuration the manifest's KAFKA_* variables give, as
 // the image turns them into server.properties. redis: Debian's redis-server. The S3 server the
 // manifests expect outside the cluster is the test image `strata-test/s3rver` (s3rver, as the other
-// e2e tests use). prom/prometheus: Debian's /usr/bin/prometheus.
+// e2e tests use). prom/prometheus: Debian's /usr/bin/prometheus. strata-test/tenant-proxy: a
+// remote-write sidecar adding X-Scope-OrgID (tenant-proxy.ts).
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classDataArgs, classpath, fetchKafka, jvmArgs } from '@strata/local-kafka';
@@ -96,8 +97,9 @@ export class Images {
           binds: [],
         };
       case 'strata-test/s3rver':
+      case 'strata-test/tenant-proxy':
         return {
-          entrypoint: ['node', '--import', 'tsx', join(this.repoRoot, 'test/support/pod-runner/s3-server.ts')],
+          entrypoint: ['node', '--import', 'tsx', join(this.repoRoot, `test/support/pod-runner/${name === 'strata-test/s3rver' ? 's3-server' : 'tenant-proxy'}.ts`)],
           cmd: [],
           workdir: this.repoRoot,
           env: { PATH },
