@@ -3,6 +3,7 @@
 // runs). Pod addresses 10.244.<n>/16, Service ClusterIPs 10.96.<n>/32 on the node namespace's
 // loopback. Nothing is created in the host's network namespace: no interface, route or address.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -25,6 +26,16 @@ export class PodNetwork {
 
   private constructor(readonly prefix: string) {
     this.nodeNs = `${prefix}-node`;
+  }
+
+  /** Deletes the namespaces of runners that died without cleaning up (strata-pr<pid>-*, that pid gone). */
+  static async removeStale(): Promise<void> {
+    const { stdout } = await run('ip', ['netns', 'list']);
+    for (const line of stdout.split('\n')) {
+      const m = /^(strata-pr(\d+)-\S+)/.exec(line);
+      if (!m || existsSync(`/proc/${m[2]}`)) continue;
+      await ip('netns', 'del', m[1]).catch(() => undefined);
+    }
   }
 
   /** `prefix` names every namespace this network creates (`ip netns list` shows them). */

@@ -38,8 +38,6 @@ export interface PodRunnerOptions {
   /** Scratch space: pod roots, volumes, logs (logs/<pod>_<container>.log). */
   dir: string;
   repoRoot: string;
-  /** Prefix of every network namespace created (unique per run). */
-  netnsPrefix?: string;
   log?: (line: string) => void;
 }
 
@@ -597,7 +595,8 @@ export class PodRunner {
   private async boot(): Promise<void> {
     mkdirSync(join(this.dir, 'logs'), { recursive: true });
     this.images = await Images.prepare(this.opts.repoRoot, join(this.dir, 'images'));
-    this.network = await PodNetwork.create(this.opts.netnsPrefix ?? `strata-pr${process.pid}`);
+    await PodNetwork.removeStale();
+    this.network = await PodNetwork.create(`strata-pr${process.pid}`);
     await this.startGateway();
     for (const o of this.objects) {
       if (o.kind === 'Service') {
@@ -722,7 +721,8 @@ export class PodRunner {
   private async startGateway(): Promise<void> {
     this.gatewaySocket = join(this.dir, 'gateway.sock');
     const logFd = openSync(join(this.dir, 'logs', 'gateway.log'), 'a');
-    const child = spawn('/usr/bin/nsenter', [`--net=/run/netns/${this.network.nodeNs}`, process.execPath, '--import', 'tsx', join(this.opts.repoRoot, 'test/support/pod-runner/gateway.ts'), this.gatewaySocket], {
+    // Dies with this process (PR_SET_PDEATHSIG), as every container does.
+    const child = spawn('/usr/bin/nsenter', [`--net=/run/netns/${this.network.nodeNs}`, 'setpriv', '--pdeathsig=KILL', process.execPath, '--import', 'tsx', join(this.opts.repoRoot, 'test/support/pod-runner/gateway.ts'), this.gatewaySocket], {
       cwd: this.opts.repoRoot,
       stdio: ['ignore', 'pipe', logFd],
     });
