@@ -469,6 +469,9 @@ describe('k8s manifests', () => {
         for (const { owner, container } of strataContainers(objs())) {
           const where = `${owner.metadata.name}/${container.name}`;
           assert.ok(container.livenessProbe?.httpGet, `${where}: an HTTP liveness probe`);
+          // A slow start (a starved node, a long replay) must not be killed in a loop: liveness waits for startup.
+          assert.ok(container.startupProbe, `${where}: a startup probe gates liveness`);
+          assert.equal((container.livenessProbe as { initialDelaySeconds?: number }).initialDelaySeconds, undefined, `${where}: no initialDelaySeconds guess`);
           for (const p of [container.livenessProbe, container.startupProbe]) {
             if (p?.httpGet) assert.equal(p.httpGet.path, '/healthz', `${where}: /metrics asks Kafka for the lag, /ready the ring`);
           }

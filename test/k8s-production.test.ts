@@ -152,7 +152,9 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     assert.deepEqual(blocksOnVolume(pod.name).filter((b) => blocks.includes(b)), blocks, 'the blocks on its volume are still there');
   });
 
-  test('zone a then zone b rolled one pod at a time under load: the PDB holds the partner, every acknowledged sample is read back', async () => {
+  test('zone a then zone b rolled one pod at a time under load: the PDB holds the partner, every acknowledged sample is read back', async (t) => {
+    const usageBefore = runner.usage();
+    const t0 = Date.now();
     const acked = new Map<string, Map<number, number>>();
     let stop = false;
     let pushes = 0;
@@ -185,6 +187,12 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     } finally {
       stop = true;
       await writer;
+    }
+    // CPU under the load (pods that kept their process), for the manifests' requests.
+    const seconds = (Date.now() - t0) / 1000;
+    for (const u of runner.usage()) {
+      const b = usageBefore.find((x) => x.pod === u.pod && x.container === u.container);
+      if (b && u.cpuSeconds >= b.cpuSeconds) t.diagnostic(`${u.pod}/${u.container}: ${((u.cpuSeconds - b.cpuSeconds) / seconds).toFixed(3)} CPU under load, ${u.rssMiB.toFixed(0)} MiB RSS`);
     }
     const total = [...acked.values()].reduce((a, m) => a + m.size, 0);
     assert.ok(pushes > 50 && total > 1000, `pushes ${pushes}, acknowledged samples ${total}`);

@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classDataArgs, classpath, fetchKafka, jvmArgs } from '@strata/local-kafka';
 
-export interface ImageBind {
+interface ImageBind {
   host: string;
   /** Path inside the container. */
   path: string;

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name: string;
   namespace?: string;
   labels?: Record<string, string>;
@@ -30,7 +30,7 @@ export interface Probe {
   successThreshold?: number;
 }
 
-export interface SecurityContext {
+interface SecurityContext {
   runAsUser?: number;
   runAsGroup?: number;
   fsGroup?: number;
@@ -54,7 +54,7 @@ export interface Container {
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
 }
 
-export interface Volume {
+interface Volume {
   name: string;
   emptyDir?: object;
   configMap?: { name: string; items?: { key: string; path: string }[] };
