@@ -205,6 +205,7 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     }, 90_000).catch(async () => readRaw(querier, 'k8s_load[20m]', end, HEADERS));
     const lost = missing(acked, got);
     assert.deepEqual(lost.slice(0, 10), [], `${lost.length} of ${total} acknowledged samples lost (${failures} pushes refused)`);
+    t.diagnostic(`${pushes} pushes during the rolls, ${total} samples acknowledged, ${lost.length} lost, ${failures} pushes not acknowledged`);
   });
 
   test('resource footprint (RSS, CPU) of every pod, for the manifests\' requests', (t) => {

@@ -29,7 +29,11 @@ export interface ImageRun {
   binds: ImageBind[];
 }
 
-const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+// The node running the tests (process.execPath) is the node of every container that runs one: bound
+// at /opt/node/bin/node, first on PATH (the node image has it at /usr/local/bin).
+const NODE_DIR = '/opt/node/bin';
+const PATH = `${NODE_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
+const NODE: ImageBind = { host: process.execPath, path: `${NODE_DIR}/node`, readOnly: true };
 
 export class Images {
   private constructor(
@@ -68,7 +72,7 @@ export class Images {
           workdir: '/app',
           env: { PATH },
           user: 1000,
-          binds: [{ host: this.repoRoot, path: '/app', readOnly: true }],
+          binds: [{ host: this.repoRoot, path: '/app', readOnly: true }, NODE],
         };
       case 'apache/kafka':
         return {
@@ -79,6 +83,7 @@ export class Images {
           user: 1000,
           binds: [
             repo,
+            NODE,
             { host: join(this.kafkaDir, 'bin'), path: '/opt/kafka/bin', readOnly: true },
             { host: join(this.kafkaDir, 'docker'), path: '/etc/kafka/docker', readOnly: true },
           ],
@@ -104,7 +109,7 @@ export class Images {
           workdir: this.repoRoot,
           env: { PATH },
           user: 1000,
-          binds: [repo],
+          binds: [repo, NODE],
         };
       default:
         throw new Error(`the pod runner has no stand-in for image ${image}`);

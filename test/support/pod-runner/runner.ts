@@ -9,7 +9,7 @@
 // through forward() (kubectl port-forward: a loopback port relayed into the pod network).
 // Everything is torn down by pid and by namespace name in stop().
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join, posix } from 'node:path';
 import { Images, type ImageRun } from './images.ts';
@@ -373,7 +373,12 @@ export class Pod {
       `mount --rbind /dev ${q(root)}/dev`,
     ];
     const bind = (host: string, path: string, readOnly: boolean): void => {
-      mkdirSync(join(root, path), { recursive: true });
+      if (statSync(host).isFile()) {
+        mkdirSync(join(root, posix.dirname(path)), { recursive: true });
+        writeFileSync(join(root, path), '');
+      } else {
+        mkdirSync(join(root, path), { recursive: true });
+      }
       script.push(`mount --bind ${q(host)} ${q(join(root, path))}`);
       if (readOnly) script.push(`mount -o remount,bind,ro ${q(join(root, path))}`);
     };
