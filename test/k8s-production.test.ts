@@ -95,10 +95,14 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     const headers = { 'X-Scope-OrgID': 'k8s-prometheus' };
     const up = await waitFor('up{job="strata"} from Prometheus', async () => {
       const res = await api<{ result: VectorSample[] }>(querier, '/prometheus/api/v1/query', { query: 'up{job="strata"}' }, { headers });
-      return res.httpStatus === 200 && res.data.result.length === 2 ? res.data.result : undefined;
+      // A scrape can time out on a busy machine (up 0); wait for one where both targets answered.
+      return res.httpStatus === 200 && res.data.result.length === 2 && res.data.result.every((x) => x.value[1] === '1') ? res.data.result : undefined;
     }, 120_000);
     assert.deepEqual(up.map((s) => [s.metric.instance, s.value[1]]).sort(), [['distributor:8080', '1'], ['querier:8080', '1']]);
     assert.ok(up.every((s) => s.metric.cluster === 'pod-runner'), 'external labels kept');
+    // Many scrapes arrived, not one: Prometheus keeps remote-writing through the Service.
+    const n = await api<{ result: VectorSample[] }>(querier, '/prometheus/api/v1/query', { query: 'count_over_time(up{job="strata"}[5m])' }, { headers });
+    assert.ok(n.data.result.every((x) => Number(x.value[1]) >= 2), JSON.stringify(n.data.result));
   });
 
   test('data older than -querier.query-store-after is read from the shared bucket after a flush', async () => {
