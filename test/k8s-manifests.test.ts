@@ -44,7 +44,7 @@ interface K8sObject {
 interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef?: { fieldPath: string } };
+  valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string } };
 }
 
 interface Probe {
@@ -58,8 +58,10 @@ interface Container {
   command?: string[];
   args?: string[];
   env?: EnvVar[];
+  envFrom?: { secretRef?: { name: string } }[];
   ports?: { name?: string; containerPort: number }[];
   readinessProbe?: Probe;
+  securityContext?: { readOnlyRootFilesystem?: boolean };
   livenessProbe?: Probe;
   startupProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
@@ -73,8 +75,10 @@ interface PodTemplate {
     containers: Container[];
     initContainers?: Container[];
     affinity?: Affinity;
-    volumes?: { name: string; configMap?: { name: string } }[];
+    volumes?: { name: string; configMap?: { name: string }; emptyDir?: object; persistentVolumeClaim?: { claimName: string } }[];
     terminationGracePeriodSeconds?: number;
+    securityContext?: { runAsUser?: number; fsGroup?: number };
+    enableServiceLinks?: boolean;
   };
 }
 
@@ -142,12 +146,23 @@ function expand(arg: string, env: Record<string, string>): string {
   );
 }
 
-/** The container's env as the kubelet would set it; metadata.name becomes `podName`. */
+/** Every rendered Secret's decoded data, by name (kustomize's generated names are content hashes). */
+const secrets = new Map<string, Record<string, string>>();
+
+function secretData(name: string): Record<string, string> {
+  const data = secrets.get(name);
+  assert.ok(data, `no Secret ${name} rendered`);
+  return data;
+}
+
+/** The container's env as the kubelet would set it (envFrom Secrets, then env); metadata.name becomes `podName`. */
 function containerEnv(c: Container, podName: string): Record<string, string> {
   const env: Record<string, string> = {};
+  for (const f of c.envFrom ?? []) if (f.secretRef) Object.assign(env, secretData(f.secretRef.name));
   for (const e of c.env ?? []) {
     if (e.value !== undefined) env[e.name] = e.value;
     else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = podName;
+    else if (e.valueFrom?.secretKeyRef) env[e.name] = secretData(e.valueFrom.secretKeyRef.name)[e.valueFrom.secretKeyRef.key];
   }
   return env;
 }
@@ -253,6 +268,13 @@ describe('k8s manifests', () => {
       readiness: { notReadyReason: () => undefined },
     });
     for (const overlay of overlays) rendered.set(overlay, render(overlay));
+    for (const objs of rendered.values()) {
+      for (const o of objs) {
+        if (o.kind !== 'Secret') continue;
+        const data = (o as K8sObject & { data?: Record<string, string> }).data ?? {};
+        secrets.set(o.metadata.name, Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])));
+      }
+    }
     for (const objs of rendered.values()) {
       for (const w of workloads(objs)) {
         for (const c of template(w).spec.containers) {
@@ -397,6 +419,10 @@ describe('k8s manifests', () => {
         for (const { owner, container } of strataContainers(objs())) {
           const { app, config } = strataConfig(container, firstPodName(owner));
           for (const [flag, value] of Object.entries(config)) {
+            // The compactor reads the bucket only; its Kafka and Redis flags keep their unused defaults.
+            if (app === 'compactor') continue;
+            // The bucket is outside the overlay (bucket.env): AWS S3 or a server the operator runs.
+            if (flag === 'blocks-storage.s3.endpoint') continue;
             if (!/(kafka\.address|\.endpoint)$/.test(flag) || typeof value !== 'string' || value === '') continue;
             for (const address of value.split(',')) {
               const where = `${owner.metadata.name} (${app}) -${flag}=${address}`;
@@ -437,6 +463,42 @@ describe('k8s manifests', () => {
         assert.equal(env('KAFKA_MIN_INSYNC_REPLICAS'), String(minIsr));
         assert.equal(env('KAFKA_AUTO_CREATE_TOPICS_ENABLE'), 'false');
         assert.ok(Number(env('KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR')) <= kafka.replicas, 'offsets topic RF fits the brokers');
+      });
+
+      test('liveness and startup probes of Strata containers are /healthz: never a path that waits on Kafka, Redis or the bucket', () => {
+        for (const { owner, container } of strataContainers(objs())) {
+          const where = `${owner.metadata.name}/${container.name}`;
+          assert.ok(container.livenessProbe?.httpGet, `${where}: an HTTP liveness probe`);
+          // A slow start (a starved node, a long replay) must not be killed in a loop: liveness waits for startup.
+          assert.ok(container.startupProbe, `${where}: a startup probe gates liveness`);
+          assert.equal((container.livenessProbe as { initialDelaySeconds?: number }).initialDelaySeconds, undefined, `${where}: no initialDelaySeconds guess`);
+          for (const p of [container.livenessProbe, container.startupProbe]) {
+            if (p?.httpGet) assert.equal(p.httpGet.path, '/healthz', `${where}: /metrics asks Kafka for the lag, /ready the ring`);
+          }
+        }
+      });
+
+      test('what a Strata container writes is on a volume (the image\'s /app is read-only and root\'s)', () => {
+        for (const { owner, container } of strataContainers(objs())) {
+          const { app, config } = strataConfig(container, firstPodName(owner));
+          const where = `${owner.metadata.name} (${app})`;
+          assert.equal(container.securityContext?.readOnlyRootFilesystem, true, `${where}: readOnlyRootFilesystem`);
+          const mounts = container.volumeMounts ?? [];
+          const onVolume = (path: string): boolean => mounts.some((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
+          assert.ok(onVolume('/tmp'), `${where}: /tmp (tsx's cache) is a volume`);
+          const written: string[] = [];
+          if (app === 'ingester' || app === 'all') written.push(config['blocks-storage.tsdb.dir'] as string);
+          if (app === 'compactor' || app === 'all') written.push(config['compactor.data-dir'] as string);
+          if (config['blocks-storage.backend'] === 'filesystem' && app !== 'distributor') written.push(config['blocks-storage.filesystem.dir'] as string);
+          for (const path of written) assert.ok(onVolume(path), `${where}: ${path} is on no volume`);
+        }
+      });
+
+      test('no workload an HPA scales sets replicas (each apply would reset the HPA\'s count)', () => {
+        for (const hpa of objs().filter((o) => o.kind === 'HorizontalPodAutoscaler')) {
+          const target = find(objs(), hpa.spec.scaleTargetRef.kind, hpa.spec.scaleTargetRef.name);
+          assert.equal(target.spec.replicas, undefined, `${target.kind}/${target.metadata.name} sets replicas`);
+        }
       });
 
       test('namespaced objects live in one namespace', () => {
@@ -523,17 +585,56 @@ describe('k8s manifests', () => {
       }
     });
 
-    test('one PodDisruptionBudget per zone, covering only that zone', () => {
+    test('one PodDisruptionBudget over both zones with maxUnavailable 1: no partition loses both copies to a voluntary disruption', () => {
       const pdbs = objs().filter((o) => o.kind === 'PodDisruptionBudget');
-      const sets = zoneSets();
-      for (const [zone, ss] of sets) {
-        const covering = pdbs.filter((p) => matches(p.spec.selector.matchLabels, template(ss).metadata.labels));
-        assert.equal(covering.length, 1, `zone ${zone}: ${covering.length} PDBs`);
-        for (const [other, os] of sets) {
-          if (other !== zone) assert.ok(!matches(covering[0].spec.selector.matchLabels, template(os).metadata.labels), `zone ${zone}'s PDB also covers zone ${other}`);
-        }
-        assert.ok(covering[0].spec.maxUnavailable !== undefined || covering[0].spec.minAvailable !== undefined);
+      const sets = [...zoneSets().values()];
+      const covering = pdbs.filter((p) => sets.some((ss) => matches(p.spec.selector.matchLabels, template(ss).metadata.labels)));
+      assert.equal(covering.length, 1, `PDBs covering ingesters: ${covering.map((p) => p.metadata.name).join(', ')}`);
+      for (const ss of sets) assert.ok(matches(covering[0].spec.selector.matchLabels, template(ss).metadata.labels), `the PDB covers ${ss.metadata.name}`);
+      assert.equal(covering[0].spec.maxUnavailable, 1, 'one ingester (of either zone) down at a time');
+    });
+
+    test('ingesters keep their blocks on a volumeClaimTemplate, writable through fsGroup', () => {
+      for (const [zone, ss] of zoneSets()) {
+        const c = template(ss).spec.containers[0];
+        const { config } = strataConfig(c, `${ss.metadata.name}-0`);
+        const claims = (ss.spec.volumeClaimTemplates as { metadata: { name: string } }[] | undefined ?? []).map((t) => t.metadata.name);
+        const mount = c.volumeMounts?.find((m) => (config['blocks-storage.tsdb.dir'] as string).startsWith(`${m.mountPath}/`));
+        assert.ok(mount && claims.includes(mount.name), `zone ${zone}: ${config['blocks-storage.tsdb.dir']} is on a volumeClaimTemplate (${claims.join(', ')})`);
+        assert.equal(template(ss).spec.securityContext?.fsGroup, template(ss).spec.securityContext?.runAsUser === undefined ? undefined : 1000, `zone ${zone}: fsGroup makes the volume writable`);
       }
+    });
+
+    test('ingesters, queriers, the compactor and rulers share one S3 bucket from the Secret', () => {
+      const seen = new Map<string, string>();
+      for (const { owner, container } of strataContainers(objs())) {
+        const { app, config } = strataConfig(container, firstPodName(owner));
+        if (app === 'distributor') continue;
+        assert.equal(config['blocks-storage.backend'], 's3', `${owner.metadata.name}: -blocks-storage.backend=s3`);
+        const bucket = ['endpoint', 'bucket-name', 'region', 'access-key-id', 'insecure'].map((k) => String(config[`blocks-storage.s3.${k}`])).join(' ');
+        seen.set(app, bucket);
+        assert.ok(container.envFrom?.some((f) => f.secretRef), `${owner.metadata.name}: bucket settings from a Secret`);
+      }
+      assert.deepEqual([...seen.keys()].sort(), ['compactor', 'ingester', 'querier', 'ruler']);
+      assert.equal(new Set(seen.values()).size, 1, `one bucket: ${[...seen].join('; ')}`);
+    });
+
+    test('a compactor: one replica, Recreate, scratch space on a volume', () => {
+      const compactor = find(objs(), 'Deployment', 'compactor');
+      assert.equal(compactor.spec.replicas, 1, 'two compactors would compact the same tenants');
+      assert.equal(compactor.spec.strategy?.type, 'Recreate');
+      assert.equal(strataConfig(template(compactor).spec.containers[0], 'compactor-abcde').app, 'compactor');
+    });
+
+    test('Kafka: broker.rack per broker, brokers spread one per zone, no service links turned into broker properties', () => {
+      const ss = find(objs(), 'StatefulSet', 'kafka');
+      const c = template(ss).spec.containers[0];
+      assert.match((c.args ?? []).join('\n'), /export KAFKA_BROKER_RACK=/);
+      const racks = envOf(c, 'KAFKA_RACKS').split(' ');
+      assert.equal(new Set(racks).size, ss.spec.replicas, 'a rack per broker');
+      assert.equal(template(ss).spec.enableServiceLinks, false, 'KAFKA_PORT and friends would become broker properties');
+      const spread = ss.spec.template.spec.topologySpreadConstraints as { topologyKey: string; whenUnsatisfiable: string; maxSkew: number }[];
+      assert.ok(spread.some((t) => t.topologyKey === ZONE_LABEL && t.whenUnsatisfiable === 'DoNotSchedule' && t.maxSkew === 1), 'one broker per zone');
     });
 
     test("the querier names every ingester pod at its stable DNS name and gRPC port", () => {
@@ -557,6 +658,7 @@ describe('k8s manifests', () => {
       const endpoints = new Set<string>();
       for (const { owner, container } of strataContainers(objs())) {
         const { app, config } = strataConfig(container, firstPodName(owner));
+        if (app === 'compactor') continue; // no ring: one compactor, the bucket only
         assert.equal(config['ring.store'], 'redis', `${owner.metadata.name} (${app}): -ring.store=redis`);
         endpoints.add(config['ring.redis.endpoint'] as string);
         if (config['query-frontend.results-cache.redis.endpoint'] !== '') {

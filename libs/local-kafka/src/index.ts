@@ -6,3 +6,5 @@ export { startKafka } from './start-kafka.ts';
 export type { LocalKafka, StartKafkaOptions } from './start-kafka.ts';
 export { ensureTopic } from './ensure-topic.ts';
 export type { EnsureTopicOptions, EnsureTopicResult } from './ensure-topic.ts';
+// The broker's JVM flags and class path, for callers that start Kafka their own way (test/support/pod-runner).
+export { classDataArgs, classpath, jvmArgs } from './jvm-args.ts';

@@ -20,16 +20,19 @@ interface S3rverInstance {
   close(): Promise<void>;
 }
 
-/** Starts s3rver storing its objects under `dir`, with one bucket. */
-export async function startS3Server(opts: { dir: string; bucket?: string }): Promise<LocalS3Server> {
+/** Starts s3rver storing its objects under `dir`, with one bucket, on 127.0.0.1 and a free port unless told otherwise. */
+export async function startS3Server(opts: { dir: string; bucket?: string; host?: string; port?: number }): Promise<LocalS3Server> {
   const bucket = opts.bucket ?? 'strata-blocks';
   await mkdir(opts.dir, { recursive: true });
   // A variable specifier: s3rver has no types and is only present where dev dependencies are.
   const specifier = 's3rver';
   const { default: S3rver } = (await import(specifier)) as { default: new (o: object) => S3rverInstance };
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: opts.dir, configureBuckets: [{ name: bucket }] });
+  const host = opts.host ?? '127.0.0.1';
+  // Path-style only (as Strata sends to any endpoint but AWS'): with vhostBuckets s3rver takes a
+  // host name such as a Service's ("s3:9000") for a bucket name.
+  const server = new S3rver({ port: opts.port ?? 0, address: host, silent: true, vhostBuckets: false, directory: opts.dir, configureBuckets: [{ name: bucket }] });
   const { port } = await server.run();
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${host}:${port}`;
   return {
     endpoint,
     bucket,
@@ -37,7 +40,7 @@ export async function startS3Server(opts: { dir: string; bucket?: string }): Pro
     secretAccessKey: 'S3RVER',
     flags: () => [
       '-blocks-storage.backend=s3',
-      `-blocks-storage.s3.endpoint=127.0.0.1:${port}`,
+      `-blocks-storage.s3.endpoint=${host}:${port}`,
       '-blocks-storage.s3.insecure=true',
       `-blocks-storage.s3.bucket-name=${bucket}`,
       '-blocks-storage.s3.access-key-id=S3RVER',

@@ -1,4 +1,4 @@
-// The HTTP server every app shares: /metrics, /ready, raw protobuf bodies,
+// The HTTP server every app shares: /metrics, /ready, /healthz, raw protobuf bodies,
 // and a one-line startup log saying where it listens.
 
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -29,6 +29,9 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     reply.header('content-type', format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_TEXT_CONTENT_TYPE);
     return renderMetrics(opts.registry, format);
   });
+  // Liveness: the process serves HTTP. Never asks Kafka, Redis or the bucket (/metrics and /ready may:
+  // the partition lag, the ring), so a slow dependency never gets every replica restarted at once.
+  app.get('/healthz', async (_req, reply) => reply.code(200).type('text/plain').send('ok\n'));
   app.get('/ready', async (_req, reply) => {
     const reason = opts.readiness.notReadyReason();
     if (reason === undefined) return reply.code(200).type('text/plain').send('ready\n');

@@ -1,0 +1,148 @@
+// What the runner puts where an image would be: a container runs its rendered command/args against a
+// root filesystem made of the host's /usr and /etc (read-only) plus, per image, the files that image
+// provides. Strata: the checkout at the Dockerfile's WORKDIR (/app), read-only, run as its ENTRYPOINT
+// (`node --import tsx apps/strata/src/main.ts`). apache/kafka: /etc/kafka/docker/run and
+// /opt/kafka/bin/kafka-topics.sh are stand-ins that run Kafka from the Maven jars in .cache/kafka (the
+// repo's way, @strata/local-kafka) with the configuration the manifest's KAFKA_* variables give, as
+// the image turns them into server.properties. redis: Debian's redis-server. The S3 server the
+// manifests expect outside the cluster is the test image `strata-test/s3rver` (s3rver, as the other
+// e2e tests use). prom/prometheus: Debian's /usr/bin/prometheus. strata-test/tenant-proxy: a
+// remote-write sidecar adding X-Scope-OrgID (tenant-proxy.ts).
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { classDataArgs, classpath, fetchKafka, jvmArgs } from '@strata/local-kafka';
+
+interface ImageBind {
+  host: string;
+  /** Path inside the container. */
+  path: string;
+  readOnly: boolean;
+}
+
+export interface ImageRun {
+  entrypoint: string[];
+  cmd: string[];
+  workdir: string;
+  env: Record<string, string>;
+  /** The image's USER, when a pod sets no runAsUser. */
+  user: number;
+  binds: ImageBind[];
+}
+
+// The node running the tests (process.execPath) is the node of every container that runs one: bound
+// at /opt/node/bin/node, first on PATH (the node image has it at /usr/local/bin).
+const NODE_DIR = '/opt/node/bin';
+const PATH = `${NODE_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
+const NODE: ImageBind = { host: process.execPath, path: `${NODE_DIR}/node`, readOnly: true };
+
+export class Images {
+  private constructor(
+    private readonly repoRoot: string,
+    private readonly kafkaDir: string,
+  ) {}
+
+  /** Writes the Kafka image stand-ins under `dir`. */
+  static async prepare(repoRoot: string, dir: string): Promise<Images> {
+    const libs = await fetchKafka({});
+    const kafkaDir = join(dir, 'apache-kafka');
+    mkdirSync(join(kafkaDir, 'bin'), { recursive: true });
+    mkdirSync(join(kafkaDir, 'docker'), { recursive: true });
+    const script = (path: string, text: string): void => {
+      writeFileSync(path, text);
+      chmodSync(path, 0o755);
+    };
+    const java = ['java', ...jvmArgs({ extra: classDataArgs(libs) }), '-cp', `'${classpath(libs)}'`].join(' ');
+    script(join(kafkaDir, 'docker', 'run'), kafkaRunScript(java, join(libs, '..', 'format-template')));
+    script(
+      join(kafkaDir, 'bin', 'kafka-topics.sh'),
+      `#!/bin/sh\n# Stand-in for Kafka's kafka-topics.sh (the Maven jars hold no tools): the subset the manifests use, on kafkajs.\ncd ${repoRoot} && exec node --import tsx ${join(repoRoot, 'test/support/pod-runner/kafka-topics.ts')} "$@"\n`,
+    );
+    return new Images(repoRoot, kafkaDir);
+  }
+
+  resolve(image: string): ImageRun {
+    const [name] = image.split(':');
+    const repo: ImageBind = { host: this.repoRoot, path: this.repoRoot, readOnly: true };
+    switch (name) {
+      case 'strata':
+        // Dockerfile: WORKDIR /app, USER node (1000), ENTRYPOINT ["node", "--import", "tsx", "apps/strata/src/main.ts"].
+        return {
+          entrypoint: ['node', '--import', 'tsx', 'apps/strata/src/main.ts'],
+          cmd: [],
+          workdir: '/app',
+          env: { PATH },
+          user: 1000,
+          binds: [{ host: this.repoRoot, path: '/app', readOnly: true }, NODE],
+        };
+      case 'apache/kafka':
+        return {
+          entrypoint: ['/etc/kafka/docker/run'],
+          cmd: [],
+          workdir: '/',
+          env: { PATH },
+          user: 1000,
+          binds: [
+            repo,
+            NODE,
+            { host: join(this.kafkaDir, 'bin'), path: '/opt/kafka/bin', readOnly: true },
+            { host: join(this.kafkaDir, 'docker'), path: '/etc/kafka/docker', readOnly: true },
+          ],
+        };
+      case 'redis':
+        // docker-entrypoint.sh runs redis-server when the first argument is a flag.
+        return { entrypoint: ['redis-server'], cmd: [], workdir: '/data', env: { PATH }, user: 999, binds: [] };
+      case 'prom/prometheus':
+        // Debian's Prometheus 2.42 (the e2e tests' one); the image's defaults, USER nobody.
+        return {
+          entrypoint: ['/usr/bin/prometheus'],
+          cmd: ['--config.file=/etc/prometheus/prometheus.yml', '--storage.tsdb.path=/prometheus'],
+          workdir: '/prometheus',
+          env: { PATH },
+          user: 65534,
+          binds: [],
+        };
+      case 'strata-test/s3rver':
+      case 'strata-test/tenant-proxy':
+        return {
+          entrypoint: ['node', '--import', 'tsx', join(this.repoRoot, `test/support/pod-runner/${name === 'strata-test/s3rver' ? 's3-server' : 'tenant-proxy'}.ts`)],
+          cmd: [],
+          workdir: this.repoRoot,
+          env: { PATH },
+          user: 1000,
+          binds: [repo, NODE],
+        };
+      default:
+        throw new Error(`the pod runner has no stand-in for image ${image}`);
+    }
+  }
+}
+
+/** apache/kafka's /etc/kafka/docker/run, from the Maven jars: env -> server.properties, format once, exec the broker. */
+function kafkaRunScript(java: string, formatTemplate: string): string {
+  return `#!/bin/sh
+# Stand-in for apache/kafka's /etc/kafka/docker/run. Every KAFKA_* variable but the JVM ones becomes a
+# property as the image's configure step names it (KAFKA_ stripped, lower case, ___ -> -, __ -> _,
+# _ -> .); the first log dir is formatted once for CLUSTER_ID (a copy of the formatted template
+# @strata/local-kafka keeps, with this node's meta.properties); then the broker runs.
+set -eu
+props=/tmp/server.properties
+: > "$props"
+env | LC_ALL=C sort | while IFS= read -r line; do
+  k=\${line%%=*}; v=\${line#*=}
+  case "$k" in
+    KAFKA_HEAP_OPTS|KAFKA_OPTS|KAFKA_JVM_PERFORMANCE_OPTS|KAFKA_GC_LOG_OPTS|KAFKA_LOG4J_OPTS|KAFKA_JMX_OPTS|KAFKA_JMX_PORT|KAFKA_JMX_HOSTNAME|KAFKA_LOG4J_ROOT_LOGLEVEL|KAFKA_LOG4J_LOGGERS|KAFKA_TOOLS_LOG4J_LOGLEVEL|KAFKA_VERSION) ;;
+    KAFKA_*) key=$(printf '%s' "\${k#KAFKA_}" | tr 'A-Z' 'a-z' | sed -e 's/___/-/g' -e 's/__/\\x01/g' -e 's/_/./g' -e 's/\\x01/_/g')
+      printf '%s=%s\\n' "$key" "$v" >> "$props" ;;
+  esac
+done
+dir=$(sed -n 's/^log\\.dirs=//p' "$props"); dir=\${dir%%,*}
+if [ ! -f "$dir/meta.properties" ]; then
+  mkdir -p "$dir"
+  cp -r ${formatTemplate}/. "$dir/"
+  rm -f "$dir/meta.properties"
+  uuid=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  printf 'node.id=%s\\ndirectory.id=%s\\nversion=1\\ncluster.id=%s\\n' "$KAFKA_NODE_ID" "$uuid" "$CLUSTER_ID" > "$dir/meta.properties"
+fi
+exec ${java} \${KAFKA_HEAP_OPTS:-} \${KAFKA_OPTS:-} kafka.Kafka "$props"
+`;
+}
