@@ -136,8 +136,9 @@ export class MemorySeries extends XorChunkEncoder {
    * stored at t (in order or not), a conflict when other bits or a histogram are.
    */
   insertOoo(t: number, hi: number, lo: number): OooInsert {
-    const e = this.storedAt(t);
-    if (e !== null) return e.histogram === undefined && e.hi === (hi | 0) && e.lo === (lo | 0) ? 'duplicate' : 'conflict';
+    if ((this.hist !== null && this.hist.at(t) !== null) || (this.oooH !== null && this.oooH.at(t) !== null)) return 'conflict';
+    const i = this.inOrderFloatAt(t);
+    if (i >= 0) return lastDecoded.words[2 * i + HI_WORD] === (hi | 0) && lastDecoded.words[2 * i + LO_WORD] === (lo | 0) ? 'duplicate' : 'conflict';
     if (this.ooo === null) this.ooo = new OooSamples();
     return this.ooo.insert(t, hi, lo);
   }
@@ -158,18 +159,28 @@ export class MemorySeries extends XorChunkEncoder {
     }
     const oh = this.oooH?.at(t) ?? this.hist?.at(t) ?? null;
     if (oh !== null) return { histogram: oh.histogram };
-    let chunk: Uint8Array | null = null;
+    const i = this.inOrderFloatAt(t);
+    return i < 0 ? null : { hi: lastDecoded.words[2 * i + HI_WORD], lo: lastDecoded.words[2 * i + LO_WORD] };
+  }
+
+  /** The index of the in-order float sample at t in lastDecoded (its chunk decoded there), or -1. */
+  private inOrderFloatAt(t: number): number {
+    let found = false;
     const m = this.cmeta;
-    for (let k = 0; chunk === null && k < this.numClosedChunks; k++) {
-      if ((m as number[])[4 * k] <= t && (m as number[])[4 * k + 1] >= t) chunk = this.closedChunk(k);
+    for (let k = 0; !found && k < this.numClosedChunks; k++) {
+      if ((m as number[])[4 * k] <= t && (m as number[])[4 * k + 1] >= t) {
+        lastDecoded.load((this.cslabs as Uint8Array[])[k], (m as number[])[4 * k + 2], (m as number[])[4 * k + 3], 0, () => this.closedChunk(k));
+        found = true;
+      }
     }
-    if (chunk === null && this.numSamples > 0 && this.openMinT <= t && this.t >= t) chunk = this.bytes();
-    if (chunk === null) return null;
-    const { timestamps, values } = decodeChunk(chunk);
-    const i = lowerBound(timestamps, t);
-    if (i === timestamps.length || timestamps[i] !== t) return null;
-    const words = new Int32Array(values.buffer);
-    return { hi: words[2 * i + HI_WORD], lo: words[2 * i + LO_WORD] };
+    if (!found && this.numSamples > 0 && this.openMinT <= t && this.t >= t) {
+      lastDecoded.load(this, this.numSamples, this.t, this.openMinT, () => this.bytes());
+      found = true;
+    }
+    if (!found) return -1;
+    const ts = lastDecoded.timestamps;
+    const i = lowerBound(ts, t);
+    return i < ts.length && ts[i] === t ? i : -1;
   }
 
   /** Appends a sample with t > lastT. */
@@ -417,6 +428,36 @@ export class MemorySeries extends XorChunkEncoder {
     return this.isEmpty();
   }
 }
+
+/**
+ * The last float chunk decoded to look a timestamp up: out-of-order samples of
+ * a series come in runs, so one chunk serves a run (without it each sample
+ * decoded a chunk: 20 times slower). A closed chunk is known by its slab and
+ * place (it never changes); the open one by its series, sample count, newest
+ * and oldest time (it only grows, or loses its head on truncation).
+ */
+class DecodedChunkCache {
+  private owner: object | null = null;
+  private a = 0;
+  private b = 0;
+  private c = 0;
+  timestamps: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  /** Value i's bits at words[2i + HI_WORD], words[2i + LO_WORD]. */
+  words: Int32Array<ArrayBufferLike> = new Int32Array(0);
+
+  load(owner: object, a: number, b: number, c: number, chunk: () => Uint8Array): void {
+    if (owner === this.owner && a === this.a && b === this.b && c === this.c) return;
+    const d = decodeChunk(chunk());
+    this.timestamps = d.timestamps;
+    this.words = new Int32Array(d.values.buffer);
+    this.owner = owner;
+    this.a = a;
+    this.b = b;
+    this.c = c;
+  }
+}
+
+const lastDecoded = new DecodedChunkCache();
 
 function decodeChunk(chunk: Uint8Array): SampleArrays {
   const n = xorChunkNumSamples(chunk);
