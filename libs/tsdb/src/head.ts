@@ -257,7 +257,7 @@ export class Head {
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
       const got = s.samples(mint, maxt);
-      const hist = s.hist === null ? null : s.histogramSamples(mint, maxt);
+      const hist = s.hist === null && s.oooH === null ? null : s.histogramSamples(mint, maxt);
       if ((got === null || got.timestamps.length === 0) && hist === null) continue;
       const series: Series = { labels: flatToLabels(s.lbls), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };
       if (hist !== null) series.histograms = hist;

@@ -145,3 +145,17 @@ test('an out-of-order stale histogram marker keeps its bits; a sample no chunk c
   assert.equal(st.duplicates, 1);
   assert.throws(() => head.appendHistograms(labels, [{ timestamp: T0 + 20_000, histogram: hist(1.5), float: false }], st), /non-negative integer counts/);
 });
+
+test('a float series given an out-of-order histogram reads and cuts both', () => {
+  const head = new Head({ chunkRangeMs: H2, outOfOrderTimeWindowMs: () => HOUR });
+  const st = emptyAppendStats();
+  head.append(labels, Float64Array.of(T0, T0 + 30_000), Float64Array.of(1, 3), st);
+  head.appendHistograms(labels, [at(1, 2, true)], st);
+  assert.equal(st.appended, 3);
+  const [s] = head.select([], T0, T0 + 1e6);
+  assert.deepEqual(Array.from(s.timestamps), [T0, T0 + 30_000]);
+  assert.deepEqual(Array.from(s.histograms?.timestamps ?? []), [T0 + 15_000]);
+  const start = Math.floor(T0 / H2) * H2;
+  const chunks = head.snapshotForBlock(start, start + H2)[0].chunks;
+  assert.deepEqual(chunks.map((c) => c.encoding ?? XOR_ENCODING), [XOR_ENCODING, FLOAT_HISTOGRAM_ENCODING, XOR_ENCODING]);
+});
