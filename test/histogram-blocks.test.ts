@@ -3,6 +3,9 @@
 // tsdb dump` prints every histogram sample with our counts, sums and buckets
 // (2.42's dump prints float samples only), and a real Prometheus 2.42 server
 // opening the block returns, through its query API, the same for every sample.
+// One series arrives half out of order and ends with a stale marker: the dump
+// shows it in time order with the marker's NaN sum, and Prometheus drops the
+// series from instant queries after the marker.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +23,7 @@ const PROMETHEUS = '/usr/bin/prometheus';
 const H2 = 2 * 3600_000;
 const T0 = Math.floor(1_732_950_000_000 / H2) * H2 + 600_000;
 const STEP = 15_000;
+const STALE_NAN = new Float64Array(new Uint32Array([2, 0x7ff00000]).buffer)[0];
 
 /** Exponential bucket bounds of index i: (base^(i-1), base^i] with base = 2^(2^-schema). */
 function upper(schema: number, i: number): number {
@@ -54,11 +58,16 @@ function expectedBuckets(h: NativeHistogram): Bucket[] {
 }
 
 function close(a: number, b: number): boolean {
+  if (Number.isNaN(b)) return Number.isNaN(a);
   return a === b || Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));
 }
 
-/** Two series: one with new buckets appearing and a counter reset, one at schema 3 with negative buckets. */
-function data(): { labels: Labels; samples: { t: number; h: NativeHistogram }[] }[] {
+/**
+ * Three series: one with new buckets appearing and a counter reset, one at
+ * schema 3 with negative buckets, one whose odd samples arrive out of order
+ * (a counter reset among them, a stale marker last).
+ */
+function data(): { labels: Labels; samples: { t: number; h: NativeHistogram }[]; ooo?: true }[] {
   const a: { t: number; h: NativeHistogram }[] = [];
   for (let i = 0; i < 300; i++) {
     const n = i < 200 ? i + 1 : i - 199; // a reset at sample 200
@@ -100,9 +109,30 @@ function data(): { labels: Labels; samples: { t: number; h: NativeHistogram }[] 
       },
     });
   }
+  const c: { t: number; h: NativeHistogram }[] = [];
+  for (let i = 0; i < 120; i++) {
+    const n = i < 61 ? 2 * i + 1 : i - 60; // a reset at sample 61, an out-of-order one
+    const stale = i === 119;
+    c.push({
+      t: T0 + i * STEP + 3,
+      h: {
+        counterResetHint: 'unknown',
+        schema: 1,
+        zeroThreshold: stale ? 0 : 2 ** -128,
+        zeroCount: 0,
+        count: stale ? 0 : 3 * n,
+        sum: stale ? STALE_NAN : n / 4,
+        positiveSpans: stale ? [] : [{ offset: 2, length: 2 }],
+        negativeSpans: [],
+        positiveBuckets: stale ? [] : [n, 2 * n],
+        negativeBuckets: [],
+      },
+    });
+  }
   return [
     { labels: [{ name: '__name__', value: 'latency_seconds' }, { name: 'job', value: 'a' }], samples: a },
     { labels: [{ name: '__name__', value: 'latency_seconds' }, { name: 'job', value: 'b' }], samples: b },
+    { labels: [{ name: '__name__', value: 'latency_seconds' }, { name: 'job', value: 'c' }], samples: c, ooo: true },
   ];
 }
 
@@ -119,14 +149,18 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
   let stderr = '';
   try {
     // Through the head, as an ingester cuts a block.
-    const head = new Head({ chunkRangeMs: H2 });
+    const head = new Head({ chunkRangeMs: H2, outOfOrderTimeWindowMs: () => H2 });
     const st = emptyAppendStats();
     const input = data();
-    // In time order across series: the head refuses samples more than half a block range behind its newest.
+    const append = (s: (typeof input)[number], i: number) => head.appendHistograms(s.labels, [{ timestamp: s.samples[i].t, histogram: s.samples[i].h, float: false }], st);
+    // In time order across series: the head refuses in-order samples more than half a block range behind its newest.
     for (let i = 0; i < 300; i++) {
-      for (const s of input) if (i < s.samples.length) head.appendHistograms(s.labels, [{ timestamp: s.samples[i].t, histogram: s.samples[i].h, float: false }], st);
+      for (const s of input) if (i < s.samples.length && !(s.ooo && i % 2 === 1)) append(s, i);
     }
-    assert.equal(st.appended, 450);
+    // Then series c's odd samples, older than the head's newest by up to 75 minutes, inside the window.
+    for (const s of input) if (s.ooo) for (let i = s.samples.length - 1; i >= 0; i -= 2) append(s, i);
+    assert.equal(st.appended, 570);
+    assert.equal(st.outOfOrder, 0);
     const start = Math.floor(T0 / H2) * H2;
     const block = await writeBlockFromChunks({ dir: join(dir, 'data'), series: head.snapshotForBlock(start, start + H2) });
     assert.ok(block);
@@ -134,12 +168,12 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
 
     const listed = parseList(await promtool('tsdb', 'list', join(dir, 'data')));
     assert.equal(listed.length, 1);
-    assert.equal(listed[0].samples, 450);
-    assert.equal(listed[0].series, 2);
+    assert.equal(listed[0].samples, 570);
+    assert.equal(listed[0].series, 3);
     assert.equal(listed[0].chunks, block.meta.stats.numChunks);
 
     const dumped = parseDumpHistograms(await promtool3('tsdb', 'dump', join(dir, 'data')));
-    assert.equal(dumped.length, 450, 'promtool 3 dumps every histogram sample');
+    assert.equal(dumped.length, 570, 'promtool 3 dumps every histogram sample');
     for (const s of input) {
       const mine = dumped.filter((d) => d.labels.includes(`job="${s.labels[1].value}"`));
       assert.deepEqual(mine.map((d) => d.timestamp), s.samples.map((x) => x.t), `job=${s.labels[1].value}: timestamps`);
@@ -174,15 +208,17 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
     const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent('latency_seconds[2h]')}&time=${at}`);
     const body = (await res.json()) as { status: string; data: { result: { metric: Record<string, string>; histograms?: [number, PromHistogram][]; values?: unknown[] }[] } };
     assert.equal(body.status, 'success', JSON.stringify(body));
-    assert.equal(body.data.result.length, 2);
+    assert.equal(body.data.result.length, 3);
     for (const s of input) {
       const job = s.labels[1].value;
       const got = body.data.result.find((r) => r.metric.job === job);
       assert.ok(got?.histograms, `series job=${job}: ${JSON.stringify(got)?.slice(0, 300)}`);
       assert.equal(got.values, undefined);
-      assert.equal(got.histograms.length, s.samples.length);
+      // A range selector leaves stale markers out.
+      const live = s.samples.filter((x) => !Number.isNaN(x.h.sum));
+      assert.equal(got.histograms.length, live.length);
       got.histograms.forEach(([ts, h], i) => {
-        const want = s.samples[i];
+        const want = live[i];
         assert.equal(Math.round(ts * 1000), want.t);
         assert.equal(Number(h.count), want.h.count, `job=${job} sample ${i} count`);
         assert.ok(close(Number(h.sum), want.h.sum), `job=${job} sample ${i} sum ${h.sum} vs ${want.h.sum}`);
@@ -196,6 +232,15 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
         });
       });
     }
+    // Just after series c's stale marker, an instant query has only a and b; just before, c too.
+    const instant = async (t: number) => {
+      const r = await fetch(`${url}/api/v1/query?query=latency_seconds&time=${t / 1000}`);
+      const b = (await r.json()) as { data: { result: { metric: Record<string, string> }[] } };
+      return b.data.result.map((x) => x.metric.job).sort();
+    };
+    const marker = T0 + 119 * STEP + 3;
+    assert.deepEqual(await instant(marker - 1), ['a', 'b', 'c']);
+    assert.deepEqual(await instant(marker + 1000), ['a', 'b']);
   } finally {
     if (proc?.pid) proc.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });

@@ -100,3 +100,48 @@ describe('histogram statistics for histogram_count/sum/avg', () => {
     );
   });
 });
+
+describe('histogram stale markers', () => {
+  // value.StaleNaN as a histogram's sum (Prometheus marks a histogram series stale so), once with exact bits, once quieted by V8.
+  const stale = new Float64Array(new Uint32Array([2, 0x7ff00000]).buffer)[0];
+  const quieted = new Float64Array(new Uint32Array([2, 0x7ff80000]).buffer)[0];
+  const marker = (sum: number) => ({ ...h('{{sum:0 count:0}}'), sum });
+  const staleSeries = (sum: number): Series => ({
+    labels: labelsFromRecord({ __name__: 'req_seconds', job: 'a' }),
+    timestamps: new Float64Array(0),
+    values: new Float64Array(0),
+    histograms: {
+      timestamps: Float64Array.from([0, 60_000, 90_000]),
+      values: [h('{{sum:1 count:1 buckets:[1]}}'), h('{{sum:4 count:3 buckets:[2 1]}}'), marker(sum)],
+    },
+  });
+  const engineOf = (s: Series) =>
+    new Engine({
+      querier: {
+        select: async () => [s],
+        labelNames: async () => [],
+        labelValues: async () => [],
+      },
+    });
+
+  for (const [name, sum] of [['exact', stale], ['quieted', quieted]] as const) {
+    it(`the series disappears from instant queries after the marker and the marker is no sample in ranges (${name} bits)`, async () => {
+      const engine = engineOf(staleSeries(sum));
+      const before = await engine.instantQuery({ tenant: 't', query: 'req_seconds', time: 80_000 });
+      assert.equal(before.resultType === 'vector' && before.result.length, 1);
+      const after = await engine.instantQuery({ tenant: 't', query: 'req_seconds', time: 120_000 });
+      assert.deepEqual(toPrometheusData(after), { resultType: 'vector', result: [] });
+      const n = await engine.instantQuery({ tenant: 't', query: 'count_over_time(req_seconds[5m])', time: 120_000 });
+      assert.equal(n.resultType === 'vector' && n.result[0].f, 2);
+      const p = prepareSeries(staleSeries(sum));
+      assert.deepEqual(Array.from(p.stale ?? []), [0, 0, 1]);
+      assert.equal(p.liveH?.h.length, 2);
+    });
+  }
+
+  it('a histogram whose sum is another NaN is a sample', async () => {
+    const other = new Float64Array(new Uint32Array([3, 0x7ff00000]).buffer)[0];
+    const r = await engineOf(staleSeries(other)).instantQuery({ tenant: 't', query: 'req_seconds', time: 120_000 });
+    assert.equal(r.resultType === 'vector' && r.result.length, 1);
+  });
+});

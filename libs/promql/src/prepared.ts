@@ -1,6 +1,6 @@
 // Fetched series readied for evaluation: float and native histogram samples
-// merged into one timeline with staleness markers located (for instant
-// selectors), plus marker-free float and histogram views (for range windows).
+// merged into one timeline with staleness markers located, a histogram's
+// (stale NaN sum) as a float's (for instant selectors), plus marker-free float and histogram views (for range windows).
 // Also the query's annotation collector.
 
 import type { Labels, Series } from '@strata/model';
@@ -49,7 +49,10 @@ export function prepareSeries(s: Series): PreparedSeries {
       if (tf === th) j++;
     } else {
       t[k] = th;
-      hs[k++] = FloatHistogram.from(hist.values[j++]);
+      const h = hist.values[j++];
+      // A histogram stale marker (a stale NaN sum) ends the series as a float marker does.
+      if (isStaleSum(h.sum)) fBits[k++] = STALE_BITS;
+      else hs[k++] = FloatHistogram.from(h);
     }
   }
   const tt = t.subarray(0, k);
@@ -102,6 +105,19 @@ export function statsOnly(p: PreparedSeries): PreparedSeries {
     }
   });
   return { ...p, hs, liveH: { t: Float64Array.from(ht), h: hh } };
+}
+
+const STALE_BITS = 0x7ff0000000000002n;
+const sumScratch = new Float64Array(1);
+const sumWords = new Uint32Array(sumScratch.buffer);
+const LO = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+
+/** Whether a histogram's sum is the stale marker; V8 may have quieted its NaN (0x7ff8000000000002), which counts too. */
+function isStaleSum(v: number): boolean {
+  if (v === v) return false;
+  sumScratch[0] = v;
+  const hi = sumWords[1 - LO];
+  return sumWords[LO] === 2 && (hi === 0x7ff00000 || hi === 0x7ff80000);
 }
 
 /** The samples whose flag is not set. */

@@ -195,3 +195,27 @@ test('encodeHistogram round-trips through readHistogram, integer and float count
   assert.equal(reduceResolution(int, 3), null, 'buckets 0 and 1 are never merged (1 is a boundary at every schema)');
   assert.equal(reduceResolution(int, 0), null, 'never fits');
 });
+
+test('a stale histogram marker keeps Prometheus\' exact sum bits through decode and re-encode, a quieted one goes out exact', () => {
+  const STALE_LE = [0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f];
+  const sumBytes = (body: Uint8Array): number[] => {
+    const at = body.indexOf(25); // tag of field 3 (sum), fixed64: the first byte written is count's tag (8), then count, then 25
+    return Array.from(body.subarray(at + 1, at + 9));
+  };
+  const w = new ProtoWriter();
+  w.tag(1, WIRE_VARINT);
+  w.uvarint(0);
+  w.tag(3, WIRE_FIXED64);
+  w.bytes8(Uint8Array.from(STALE_LE), 0, true);
+  w.tag(15, WIRE_VARINT);
+  w.int64(1000);
+  const bytes = w.finish();
+  const d = readHistogram(new ProtoReader(bytes), bytes.length);
+  assert.deepEqual(Array.from(new Uint8Array(Float64Array.of(d.histogram.sum).buffer)), STALE_LE, 'decoded sum bits');
+  assert.equal(validateHistogram(d), null);
+  assert.deepEqual(sumBytes(encodeHistogram(d)), STALE_LE, 're-encoded sum bits');
+  const quiet = new Float64Array(new Uint32Array([2, 0x7ff80000]).buffer)[0];
+  assert.deepEqual(sumBytes(encodeHistogram({ ...d, histogram: { ...d.histogram, sum: quiet } })), STALE_LE, 'a quieted stale NaN is written as the marker');
+  const other = new Float64Array(new Uint32Array([3, 0x7ff00000]).buffer)[0];
+  assert.notDeepEqual(sumBytes(encodeHistogram({ ...d, histogram: { ...d.histogram, sum: other } })), STALE_LE, 'another NaN is not a marker');
+});

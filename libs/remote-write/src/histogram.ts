@@ -153,6 +153,9 @@ export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
   return { timestamp, float, histogram };
 }
 
+/** value.StaleNaN little-endian, as on the wire. */
+const STALE_NAN_LE = new Uint8Array([0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f]);
+
 function isStale(v: number): boolean {
   if (v === v) return false;
   const w = new Uint32Array(Float64Array.of(v).buffer);
@@ -267,7 +270,9 @@ export function encodeHistogram(d: DecodedHistogram): Buffer {
     w.uvarint(h.count);
   }
   w.tag(3, WIRE_FIXED64);
-  w.double(h.sum);
+  // A stale marker goes out with Prometheus' exact bits, even if V8 quieted the NaN on the way.
+  if (isStale(h.sum)) w.bytes8(STALE_NAN_LE, 0, true);
+  else w.double(h.sum);
   w.tag(4, WIRE_VARINT);
   putZigzag(w, h.schema);
   w.tag(5, WIRE_FIXED64);

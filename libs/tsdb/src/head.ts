@@ -11,7 +11,7 @@ import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
 import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
-import { OooSamples } from './ooo-samples.ts';
+import type { OooInsert } from './ooo-samples.ts';
 import { Postings } from './postings.ts';
 import { flatEquals, flatEqualsBytes, flatToLabels, hashLabelBytes, hashLabels } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
@@ -160,13 +160,7 @@ export class Head {
       } else {
         const w = this.oooWindow();
         if (w > 0 && t >= this.maxT - w) {
-          if (s.ooo === null) s.ooo = new OooSamples();
-          const r = s.ooo.insert(t, hi, lo);
-          if (r === 'added') {
-            stats.appended++;
-            if (t < this.minT) this.minT = t;
-          } else if (r === 'duplicate') stats.duplicates++;
-          else stats.conflicting++;
+          this.countOoo(s.insertOoo(t, hi, lo), t, stats);
         } else {
           stats.outOfOrder++;
         }
@@ -178,9 +172,10 @@ export class Head {
   /**
    * Appends one series' native histogram samples (validated by the caller:
    * buckets match spans, counts non-negative), each judged as floats are: in
-   * order, or the same timestamp with an identical histogram (a no-op).
-   * Out-of-order histograms are rejected whatever the window (as Prometheus
-   * did before it kept out-of-order histograms).
+   * order; the same timestamp as a stored sample with an identical histogram
+   * (a no-op, so a replay is idempotent); or older than the series' newest
+   * sample and inside the out-of-order window, kept beside the in-order
+   * chunks (as Prometheus 3 keeps out-of-order native histograms).
    */
   appendHistograms(labels: Labels | EncodedLabels, samples: readonly HistogramSample[], stats: AppendStats): void {
     if (samples.length === 0) return;
@@ -199,9 +194,19 @@ export class Head {
         if (s.lastIsHistogram && last != null && sameHistogram(last, h)) stats.duplicates++;
         else stats.conflicting++;
       } else {
-        stats.outOfOrder++;
+        const w = this.oooWindow();
+        if (w > 0 && t >= this.maxT - w) this.countOoo(s.insertOooHistogram(t, h, float), t, stats);
+        else stats.outOfOrder++;
       }
     }
+  }
+
+  private countOoo(r: OooInsert, t: number, stats: AppendStats): void {
+    if (r === 'added') {
+      stats.appended++;
+      if (t < this.minT) this.minT = t;
+    } else if (r === 'duplicate') stats.duplicates++;
+    else stats.conflicting++;
   }
 
   /**
@@ -252,7 +257,7 @@ export class Head {
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
       const got = s.samples(mint, maxt);
-      const hist = s.hist === null ? null : s.histogramSamples(mint, maxt);
+      const hist = s.hist === null && s.oooH === null ? null : s.histogramSamples(mint, maxt);
       if ((got === null || got.timestamps.length === 0) && hist === null) continue;
       const series: Series = { labels: flatToLabels(s.lbls), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };
       if (hist !== null) series.histograms = hist;

@@ -187,8 +187,19 @@ export class HistogramSeries {
 
   /** Samples with mint <= t <= maxt, or null if none. */
   samples(mint: number, maxt: number): HistogramArrays | null {
-    const s = decodeHistogramSamples(this.all(), mint, maxt);
+    const s = this.sampleList(mint, maxt);
     return s.length === 0 ? null : histogramArrays(s);
+  }
+
+  /** Samples with mint <= t <= maxt, in time order. */
+  sampleList(mint: number, maxt: number): HistogramSample[] {
+    return decodeHistogramSamples(this.all(), mint, maxt);
+  }
+
+  /** The sample at t, or null (one chunk decoded). */
+  at(t: number): HistogramSample | null {
+    for (const c of this.all()) if (c.minTime <= t && c.maxTime >= t) return decodeHistogramSamples([c], t, t)[0] ?? null;
+    return null;
   }
 
   /** Chunks for a block [mint, maxt): whole chunks as they are, re-encoded where a chunk crosses an edge. */

@@ -1,14 +1,17 @@
 // One head series. It is its own open chunk (it extends the XOR encoder, so
 // one object per series holds the encoder state and the last sample), keeps
 // closed chunks as ranges of shared slabs (ChunkArena), and out-of-order
-// samples if any. No per-sample objects; value bits travel as two int32 words
-// so stale markers and other NaN payloads stay bit-exact. The Head decides
-// what to accept; this class only stores and reads.
+// float and histogram samples if any. No per-sample objects on the float path;
+// value bits travel as two int32 words so stale markers and other NaN payloads
+// stay bit-exact. The Head decides what to accept; this class stores, reads
+// and finds what is already stored at a timestamp.
 
 import type { NativeHistogram } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
-import { HistogramSeries, type HistogramArrays } from './histogram-series.ts';
-import { OooSamples } from './ooo-samples.ts';
+import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
+import { sameHistogram } from './histogram-layout.ts';
+import { OooHistograms } from './ooo-histograms.ts';
+import { OooSamples, type OooInsert } from './ooo-samples.ts';
 import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
 /** A chunk of a block being cut: its bytes, encoding and the times of its first and last sample. */
@@ -45,6 +48,8 @@ export class MemorySeries extends XorChunkEncoder {
   cmeta: number[] | null = null;
   openMinT = 0;
   ooo: OooSamples | null = null;
+  /** Out-of-order native histograms; null unless one came inside the window. */
+  oooH: OooHistograms | null = null;
   /** Ring slot of this series' newest exemplar (the exemplar store checks it still is). */
   exemplarSlot = -1;
   /** Native histogram samples; null for float-only series (most). */
@@ -91,7 +96,91 @@ export class MemorySeries extends XorChunkEncoder {
 
   /** Histogram samples with mint <= t <= maxt, or null if none. */
   histogramSamples(mint: number, maxt: number): HistogramArrays | null {
-    return this.hist === null ? null : this.hist.samples(mint, maxt);
+    if (this.oooH === null || !this.oooH.hasDataIn(mint, maxt)) return this.hist === null ? null : this.hist.samples(mint, maxt);
+    const s = this.histogramTimeline(mint, maxt);
+    return s.length === 0 ? null : histogramArrays(s);
+  }
+
+  /**
+   * In-order and out-of-order histograms with mint <= t <= maxt merged in time
+   * order. Where the merge switches between the two, the counter-reset hint
+   * becomes "unknown" (gauges stay gauges): as Prometheus' merging iterator
+   * says of non-consecutive samples, nothing is known about a reset there.
+   */
+  private histogramTimeline(mint: number, maxt: number): HistogramSample[] {
+    const a = this.hist === null ? [] : this.hist.sampleList(mint, maxt);
+    const b = this.oooH === null ? [] : this.oooH.read(mint, maxt, this.ctx.samplesPerChunk);
+    if (b.length === 0) return a;
+    if (a.length === 0) return b;
+    const out: HistogramSample[] = [];
+    let i = 0;
+    let j = 0;
+    let prev = -1;
+    while (i < a.length || j < b.length) {
+      const ta = i < a.length ? a[i].timestamp : Infinity;
+      const tb = j < b.length ? b[j].timestamp : Infinity;
+      const src = ta <= tb ? 0 : 1;
+      let x = src === 0 ? a[i++] : b[j++];
+      if (src === 0 && ta === tb) j++;
+      if (prev !== -1 && prev !== src && x.histogram.counterResetHint !== 'gauge' && x.histogram.counterResetHint !== 'unknown') {
+        x = { ...x, histogram: { ...x.histogram, counterResetHint: 'unknown' } };
+      }
+      out.push(x);
+      prev = src;
+    }
+    return out;
+  }
+
+  /**
+   * Keeps an out-of-order float sample: a duplicate when the same bits are
+   * stored at t (in order or not), a conflict when other bits or a histogram are.
+   */
+  insertOoo(t: number, hi: number, lo: number): OooInsert {
+    if ((this.hist !== null && this.hist.at(t) !== null) || (this.oooH !== null && this.oooH.at(t) !== null)) return 'conflict';
+    const i = this.inOrderFloatAt(t);
+    if (i >= 0) return lastDecoded.words[2 * i + HI_WORD] === (hi | 0) && lastDecoded.words[2 * i + LO_WORD] === (lo | 0) ? 'duplicate' : 'conflict';
+    if (this.ooo === null) this.ooo = new OooSamples();
+    return this.ooo.insert(t, hi, lo);
+  }
+
+  /** Keeps an out-of-order histogram: a duplicate when an identical histogram is stored at t, a conflict when another one or a float is. */
+  insertOooHistogram(t: number, h: NativeHistogram, float: boolean): OooInsert {
+    const e = this.storedAt(t);
+    if (e !== null) return e.histogram !== undefined && sameHistogram(e.histogram, h) ? 'duplicate' : 'conflict';
+    if (this.oooH === null) this.oooH = new OooHistograms();
+    return this.oooH.insert(t, h, float);
+  }
+
+  /** What is stored at t (before the newest sample): float bits or a histogram; null when nothing is. Decodes at most one chunk of each kind. */
+  private storedAt(t: number): { hi: number; lo: number; histogram?: undefined } | { histogram: NativeHistogram } | null {
+    if (this.ooo !== null) {
+      const [from, to] = this.ooo.range(t, t);
+      if (from < to) return { hi: this.ooo.words[2 * from], lo: this.ooo.words[2 * from + 1] };
+    }
+    const oh = this.oooH?.at(t) ?? this.hist?.at(t) ?? null;
+    if (oh !== null) return { histogram: oh.histogram };
+    const i = this.inOrderFloatAt(t);
+    return i < 0 ? null : { hi: lastDecoded.words[2 * i + HI_WORD], lo: lastDecoded.words[2 * i + LO_WORD] };
+  }
+
+  /** The index of the in-order float sample at t in lastDecoded (its chunk decoded there), or -1. */
+  private inOrderFloatAt(t: number): number {
+    let found = false;
+    const m = this.cmeta;
+    for (let k = 0; !found && k < this.numClosedChunks; k++) {
+      if ((m as number[])[4 * k] <= t && (m as number[])[4 * k + 1] >= t) {
+        lastDecoded.load((this.cslabs as Uint8Array[])[k], (m as number[])[4 * k + 2], (m as number[])[4 * k + 3], 0, () => this.closedChunk(k));
+        found = true;
+      }
+    }
+    if (!found && this.numSamples > 0 && this.openMinT <= t && this.t >= t) {
+      lastDecoded.load(this, this.numSamples, this.t, this.openMinT, () => this.bytes());
+      found = true;
+    }
+    if (!found) return -1;
+    const ts = lastDecoded.timestamps;
+    const i = lowerBound(ts, t);
+    return i < ts.length && ts[i] === t ? i : -1;
   }
 
   /** Appends a sample with t > lastT. */
@@ -164,6 +253,7 @@ export class MemorySeries extends XorChunkEncoder {
     else if (this.numSamples > 0) t = this.openMinT;
     if (this.ooo !== null && this.ooo.minTime < t) t = this.ooo.minTime;
     if (this.hist !== null && this.hist.minTime() < t) t = this.hist.minTime();
+    if (this.oooH !== null && this.oooH.minTime < t) t = this.oooH.minTime;
     return t;
   }
 
@@ -172,11 +262,17 @@ export class MemorySeries extends XorChunkEncoder {
     if (t === -Infinity && this.cmeta !== null && this.cmeta.length > 0) t = this.cmeta[this.cmeta.length - 3];
     if (this.ooo !== null && this.ooo.maxTime > t) t = this.ooo.maxTime;
     if (this.hist !== null && this.hist.maxTime() > t) t = this.hist.maxTime();
+    if (this.oooH !== null && this.oooH.maxTime > t) t = this.oooH.maxTime;
     return t;
   }
 
   isEmpty(): boolean {
-    return this.numClosedChunks === 0 && this.numSamples === 0 && (this.ooo === null || this.ooo.length === 0) && (this.hist === null || this.hist.isEmpty());
+    return (
+      this.numClosedChunks === 0 &&
+      this.numSamples === 0 &&
+      (this.ooo === null || this.ooo.length === 0) && (this.hist === null || this.hist.isEmpty()) &&
+      (this.oooH === null || this.oooH.length === 0)
+    );
   }
 
   hasDataIn(mint: number, maxt: number): boolean {
@@ -217,11 +313,47 @@ export class MemorySeries extends XorChunkEncoder {
    * if it ends before maxt.
    */
   encodedChunks(mint: number, maxt: number): EncodedChunk[] {
+    if (this.oooH !== null && this.oooH.hasDataIn(mint, maxt - 1)) return this.timelineChunks(mint, maxt);
+    if (this.hist !== null && this.ooo !== null) {
+      const [from, to] = this.ooo.range(mint, maxt - 1);
+      if (from < to) return this.timelineChunks(mint, maxt);
+    }
     const floats = this.floatChunks(mint, maxt);
     if (this.hist === null) return floats;
     const hists = this.hist.encodedChunks(mint, maxt);
     if (hists.length === 0) return floats;
     return floats.concat(hists).sort((a, b) => a.minTime - b.minTime);
+  }
+
+  /**
+   * Out-of-order samples in a range a series has histograms in: floats and
+   * histograms merged into one timeline and re-encoded, a new chunk at every
+   * switch between the two (as Prometheus encodes out-of-order head chunks),
+   * so no two chunks of the series overlap.
+   */
+  private timelineChunks(mint: number, maxt: number): EncodedChunk[] {
+    const f = this.samples(mint, maxt - 1);
+    const h = this.histogramTimeline(mint, maxt - 1);
+    const ft = f?.timestamps ?? new Float64Array(0);
+    const out: EncodedChunk[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < ft.length || j < h.length) {
+      if (i < ft.length && j < h.length && ft[i] === h[j].timestamp) {
+        j++; // A float wins a timestamp both have (the head never stores both).
+        continue;
+      }
+      if (j === h.length || (i < ft.length && ft[i] < h[j].timestamp)) {
+        const from = i;
+        while (i < ft.length && (j === h.length || ft[i] < h[j].timestamp)) i++;
+        for (const c of encodeChunks(ft.subarray(from, i), (f as SampleArrays).values.subarray(from, i), this.ctx.samplesPerChunk)) out.push(c);
+      } else {
+        const from = j;
+        while (j < h.length && (i === ft.length || h[j].timestamp < ft[i])) j++;
+        for (const c of encodeHistogramChunks(h.slice(from, j), this.ctx.samplesPerChunk)) out.push(c);
+      }
+    }
+    return out;
   }
 
   private floatChunks(mint: number, maxt: number): EncodedChunk[] {
@@ -289,9 +421,43 @@ export class MemorySeries extends XorChunkEncoder {
       if (this.ooo.length === 0) this.ooo = null;
     }
     if (this.hist !== null && this.hist.truncateBefore(mint) && !this.lastIsHistogram) this.hist = null;
+    if (this.oooH !== null) {
+      this.oooH.truncateBefore(mint);
+      if (this.oooH.length === 0) this.oooH = null;
+    }
     return this.isEmpty();
   }
 }
+
+/**
+ * The last float chunk decoded to look a timestamp up: out-of-order samples of
+ * a series come in runs, so one chunk serves a run (without it each sample
+ * decoded a chunk: 20 times slower). A closed chunk is known by its slab and
+ * place (it never changes); the open one by its series, sample count, newest
+ * and oldest time (it only grows, or loses its head on truncation).
+ */
+class DecodedChunkCache {
+  private owner: object | null = null;
+  private a = 0;
+  private b = 0;
+  private c = 0;
+  timestamps: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  /** Value i's bits at words[2i + HI_WORD], words[2i + LO_WORD]. */
+  words: Int32Array<ArrayBufferLike> = new Int32Array(0);
+
+  load(owner: object, a: number, b: number, c: number, chunk: () => Uint8Array): void {
+    if (owner === this.owner && a === this.a && b === this.b && c === this.c) return;
+    const d = decodeChunk(chunk());
+    this.timestamps = d.timestamps;
+    this.words = new Int32Array(d.values.buffer);
+    this.owner = owner;
+    this.a = a;
+    this.b = b;
+    this.c = c;
+  }
+}
+
+const lastDecoded = new DecodedChunkCache();
 
 function decodeChunk(chunk: Uint8Array): SampleArrays {
   const n = xorChunkNumSamples(chunk);
