@@ -124,11 +124,14 @@ async function leaderOf(kafka: LocalKafka, topic: string, avoid?: number): Promi
 async function failover(kafka: LocalKafka, inst: Installed, client: ClientName, topic: string): Promise<{ electionMs: number; longestMs: number; errors: string[]; sends: number }> {
   let electionMs = NaN;
   let killedAt = 0;
+  let killed = -1;
+  let killer: Promise<void> = Promise.resolve();
   const result = await runChild(inst, client, 'failover', { brokers: kafka.brokers, topic, size: SIZE, durationMs: 20_000, intervalMs: 20 }, () => {
-    void (async () => {
+    killer = (async () => {
       await new Promise((r) => setTimeout(r, 5_000));
       const leader = await leaderOf(kafka, topic);
       killedAt = Date.now();
+      killed = leader;
       await kafka.stopBroker(leader, 'SIGKILL');
       for (;;) {
         const now = await leaderOf(kafka, topic, leader).catch(() => -1);
@@ -139,8 +142,9 @@ async function failover(kafka: LocalKafka, inst: Installed, client: ClientName, 
       log(`${client}: leader ${leader} killed, new leader elected after ${electionMs} ms`);
     })();
   });
+  await killer;
   const sends = result.sends as { at: number; ms: number; error?: string }[];
-  for (let i = 0; i < kafka.brokers.length; i++) await kafka.startBroker(i).catch(() => undefined);
+  if (killed >= 0) await kafka.startBroker(killed);
   return { electionMs, longestMs: Math.max(...sends.map((s) => s.ms)), errors: [...new Set(sends.filter((s) => s.error).map((s) => s.error!))], sends: sends.length };
 }
 
