@@ -1,5 +1,6 @@
 // Native histograms end to end with a real Prometheus 2.42 as the sender and the
-// reference: it scrapes a small exporter (protobuf exposition format, native
+// reference (and a Prometheus 3 receiving the same remote write, the reference
+// for histogram_quantile's exponential interpolation): it scrapes a small exporter (protobuf exposition format, native
 // histograms only), stores them itself and remote-writes them to Strata
 // (send_native_histograms: true). The raw histograms must be the same in both,
 // and so must rate-based queries at times not aligned with samples: from the
@@ -18,7 +19,7 @@ import { LocalCluster, freePorts } from '@strata/local-cluster';
 import { ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from '@strata/remote-write';
 import { FilesystemBucket } from '@strata/objstore';
 import { api, waitFor } from './support/client.ts';
-import { copyTenantBlocks, parseDumpHistograms, promtool3 } from './support/promtool.ts';
+import { PROMETHEUS3, copyTenantBlocks, parseDumpHistograms, promtool3 } from './support/promtool.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const METRIC = 'nh_request_seconds';
@@ -203,14 +204,25 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
   let cluster: LocalCluster;
   let strataUrl: string;
   let prometheus: ChildProcess | undefined;
+  let prometheus3: ChildProcess | undefined;
   let exporter: Server;
   let promUrl: string;
+  let prom3Url: string;
   let promStderr = '';
   let scrapes = 0;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'strata-nh-'));
-    const [promPort, exporterPort] = await freePorts(2);
+    const [promPort, exporterPort, prom3Port] = await freePorts(3);
+    // Prometheus 3 receives the same remote write: the reference for histogram_quantile, which 2.42
+    // interpolates linearly inside a bucket and Prometheus 3 (as Strata) exponentially.
+    prom3Url = `http://127.0.0.1:${prom3Port}`;
+    writeFileSync(join(dir, 'prometheus3.yml'), 'global:\n  scrape_interval: 1m\n');
+    prometheus3 = spawn(
+      PROMETHEUS3,
+      [`--config.file=${join(dir, 'prometheus3.yml')}`, `--storage.tsdb.path=${join(dir, 'prometheus3')}`, `--web.listen-address=127.0.0.1:${prom3Port}`, '--web.enable-remote-write-receiver'],
+      { stdio: ['ignore', 'ignore', 'ignore'] },
+    );
     // Both zones' ingesters cut a block of the same range; the compactor merges the two (vertical compaction).
     const single = ['-auth.multitenancy-enabled=false'];
     cluster = await LocalCluster.start({
@@ -252,6 +264,10 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
         '    send_native_histograms: true',
         '    queue_config:',
         '      batch_send_deadline: 500ms',
+        `  - url: ${prom3Url}/api/v1/write`,
+        '    send_native_histograms: true',
+        '    queue_config:',
+        '      batch_send_deadline: 500ms',
         '',
       ].join('\n'),
     );
@@ -273,7 +289,7 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
   });
 
   after(async () => {
-    if (prometheus?.pid !== undefined && prometheus.exitCode === null) process.kill(prometheus.pid, 'SIGKILL');
+    for (const p of [prometheus, prometheus3]) if (p?.pid !== undefined && p.exitCode === null) process.kill(p.pid, 'SIGKILL');
     exporter?.close();
     await cluster?.stop();
     if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
@@ -309,14 +325,18 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
     for (const t of [at, at - 1_234, at - 4_567]) {
       // histogram_quantile: Prometheus 2.42 interpolates linearly inside a bucket, Prometheus since 2.50 (and Mimir,
       // and Strata) exponentially. Strata must give the exponential interpolation of Prometheus' own rate() histogram,
-      // and the linear interpolation of that same bucket must reproduce Prometheus 2.42's answer.
+      // the linear interpolation of that same bucket must reproduce Prometheus 2.42's answer, and Strata's answer
+      // must be Prometheus 3's on the same remote-written data.
       const rateParams = { query: `rate(${METRIC}[5m])`, time: String(t / 1000) };
       const qParams = { query: `histogram_quantile(0.9, rate(${METRIC}[5m]))`, time: String(t / 1000) };
-      const [pRate, pQ, sQ] = await Promise.all([
+      const [pRate, pQ, sQ, p3Q] = await Promise.all([
         api<{ result: VectorResult[] }>(promUrl, '/api/v1/query', rateParams),
         api<{ result: VectorResult[] }>(promUrl, '/api/v1/query', qParams),
         api<{ result: VectorResult[] }>(strataUrl, '/prometheus/api/v1/query', qParams),
+        api<{ result: VectorResult[] }>(prom3Url, '/api/v1/query', qParams),
       ]);
+      assert.equal(p3Q.status, 'success', JSON.stringify(p3Q));
+      sameVector(sQ.data.result, p3Q.data.result, `${when}: histogram_quantile at ${t}, Strata vs Prometheus 3`);
       assert.equal(sQ.status, 'success', JSON.stringify(sQ));
       assert.equal(sQ.data.result.length, 2, `${when}: quantile per series`);
       const pQm = new Map(pQ.data.result.map((x) => [key(x.metric), x.value![1]]));
