@@ -1,12 +1,15 @@
 // The distributor's side of ingest storage: produces one call's records (one per partition) with
 // acks=all and resolves only once Kafka acknowledged all of them. Never waits longer than
-// timeoutMs: a slow or absent Kafka is a KafkaUnavailableError, and the client is rebuilt.
+// timeoutMs: a slow or absent Kafka is a KafkaUnavailableError that says what happened (leader
+// lost, broker unreachable, no acks in time). Leader changes are retried within that time.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Admin, type Kafka, type Producer } from 'kafkajs';
 import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
 import { createKafka } from './kafka-client.ts';
 import { silentLogger, type Logger } from './logger.ts';
+import { classifyProduceError, describeFailure, type ProduceFailure } from './produce-failure.ts';
 import { DEFAULT_TOPIC, toMessage, type PartitionRecord } from './record.ts';
 
 export interface IngestWriterOptions {
@@ -19,10 +22,35 @@ export interface IngestWriterOptions {
   logger?: Logger;
   /** How long a fetched partition count is trusted before it is refreshed (in the background); default 10s. */
   partitionCountMaxAgeMs?: number;
+  /**
+   * Upper bound of one produce attempt (request and acks) within a write; a leader that has not
+   * answered by then is asked again, after fresh metadata. Default min(timeoutMs, 2s).
+   */
+  attemptTimeoutMs?: number;
 }
 
-// Errors about the request itself: the producer is healthy, rebuilding it would not help.
-const REQUEST_ERRORS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE']);
+/** Partitions of one call that failed in an attempt, and how. */
+interface Failed {
+  partitions: number[];
+  failure: ProduceFailure;
+  error?: unknown;
+}
+
+// Retries follow a leader change closely: the new leader shows up in metadata within
+// milliseconds of its election, and a refused connection to the dead one costs nothing.
+const RETRY_BACKOFF_MIN_MS = 25;
+const RETRY_BACKOFF_MAX_MS = 250;
+// kafkajs's own request timeout fires first; this only catches a send kafkajs never settles.
+const ATTEMPT_GRACE_MS = 500;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 2000;
+
+const MISSING_PARTITION: ProduceFailure = {
+  cause: 'partition-unknown',
+  kafkaType: 'UNKNOWN_TOPIC_OR_PARTITION',
+  broker: undefined,
+  detail: 'the producer has no metadata for it, so kafkajs dropped the record without sending it',
+  metadataRefreshed: false,
+};
 
 export class IngestWriter {
   private readonly topic: string;
@@ -33,15 +61,18 @@ export class IngestWriter {
   private state: 'new' | 'running' | 'stopped' = 'new';
   private partitions: { count: number; fetchedAt: number } | undefined;
   private refreshing: Promise<number> | undefined;
+  private readonly attemptTimeoutMs: number;
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.logger = opts.logger ?? silentLogger;
+    this.attemptTimeoutMs = Math.min(opts.timeoutMs, opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
     this.kafka = createKafka({
       brokers: opts.brokers,
       clientId: opts.clientId,
       logger: this.logger,
-      requestTimeoutMs: opts.timeoutMs,
+      // A leader that does not answer one request in time is asked again (or its successor is).
+      requestTimeoutMs: this.attemptTimeoutMs,
     });
     this.producers = new ClientSlot(
       () =>
@@ -49,6 +80,10 @@ export class IngestWriter {
           allowAutoTopicCreation: false,
           idempotent: false,
           createPartitioner: Partitioners.DefaultPartitioner,
+          // write() retries, per partition, until its deadline. kafkajs's own retries would keep
+          // re-sending to a dead leader, and after a partial failure re-send only to the brokers
+          // that failed, silently dropping partitions whose leader moved to one that had answered.
+          retry: { retries: 0 },
         }),
       'producer',
     );
@@ -74,52 +109,127 @@ export class IngestWriter {
   }
 
   /**
-   * Produces `records` for `tenant` in one send with acks=all. Resolves once every record is
-   * acknowledged; rejects with KafkaUnavailableError on any failure or after timeoutMs.
+   * Produces `records` for `tenant` with acks=all. Resolves once every record is acknowledged;
+   * rejects with KafkaUnavailableError once timeoutMs passed without that, saying why.
+   *
+   * The first attempt is one send for the whole call (one request per leader). A failed attempt
+   * is retried at once (with a short backoff) until the deadline, each partition still pending in
+   * its own send: a partition whose leader answers is done and is not written again while another
+   * waits for its new leader. A leader error makes kafkajs refresh its metadata before it throws;
+   * after an error it does not refresh on (a timeout, a leader it has no broker for), the producer
+   * is rebuilt, which fetches fresh metadata. So a leader's death costs about the time the cluster
+   * needs to elect a new one, not a retry budget.
    */
   async write(tenant: string, records: PartitionRecord[]): Promise<void> {
     if (this.state !== 'running') throw new KafkaUnavailableError('the Kafka writer is not running');
     if (records.length === 0) return;
     const started = Date.now();
-    const left = (): number => Math.max(1, this.opts.timeoutMs - (Date.now() - started));
-    let producer: Producer;
-    try {
-      producer = await this.producers.get(left());
-    } catch (err) {
-      throw unavailable('connecting to Kafka', err);
+    const deadline = started + this.opts.timeoutMs;
+    const pending = new Map<number, PartitionRecord[]>();
+    for (const r of records) {
+      const q = pending.get(r.partition);
+      if (q === undefined) pending.set(r.partition, [r]);
+      else q.push(r);
     }
-    try {
-      // One send's records for a partition form one batch, which the broker bounds by
-      // message.max.bytes: a partition's next record (split for size) goes in the next send.
-      for (const wave of waves(records)) {
-        const send = producer.send({
-          topic: this.topic,
-          acks: -1,
-          timeout: left(),
-          messages: wave.map((r) => toMessage(tenant, r)),
-        });
-        const acked = await withDeadline(send, left(), 'producing to Kafka');
-        this.checkAllAcked(wave, acked);
+    let failed: Failed[] = [];
+    let backoff = RETRY_BACKOFF_MIN_MS;
+    for (let attempt = 0; Date.now() < deadline && this.state === 'running'; attempt++) {
+      let producer: Producer;
+      try {
+        producer = await this.producers.get(deadline - Date.now());
+      } catch (err) {
+        failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(err), error: err }];
+        await sleep(Math.min(backoff, deadline - Date.now()));
+        backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
+        continue;
       }
-    } catch (err) {
-      const type = kafkaErrorType(err);
-      if (type === undefined || !REQUEST_ERRORS.has(type)) this.producers.discard(producer);
-      throw unavailable(`writing ${records.length} record(s) for tenant ${tenant} to topic ${this.topic}`, err);
+      failed = attempt === 0 ? await this.sendTogether(producer, tenant, pending, deadline) : await this.sendEach(producer, tenant, pending, deadline);
+      if (pending.size === 0) {
+        if (attempt > 0) this.logger.info({ topic: this.topic, tenant, attempts: attempt + 1, ms: Date.now() - started }, 'kafka write acknowledged after retries');
+        return;
+      }
+      const refused = failed.find((f) => f.failure.cause === 'request');
+      if (refused !== undefined) throw this.failure(refused, Date.now() - started);
+      if (failed.some((f) => !f.failure.metadataRefreshed)) this.producers.discard(producer);
+      await sleep(Math.min(backoff, deadline - Date.now()));
+      backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
     }
+    if (failed.length === 0) failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(new Error('the writer stopped')) }];
+    const first = failed[0];
+    this.logger.warn(
+      { topic: this.topic, tenant, partitions: [...pending.keys()], cause: first.failure.cause, broker: first.failure.broker, kafkaType: first.failure.kafkaType, ms: Date.now() - started },
+      'kafka write not acknowledged within the write timeout',
+    );
+    throw this.failure(first, Date.now() - started);
+  }
+
+  private failure(f: Failed, waitedMs: number): KafkaUnavailableError {
+    return new KafkaUnavailableError(describeFailure(f.failure, f.partitions, this.topic, waitedMs), {
+      kafkaType: f.failure.kafkaType,
+      reason: f.failure.cause,
+      cause: f.error,
+    });
+  }
+
+  /** One send per wave of the call's records (a partition appears once per send); stops at the first failed wave. */
+  private async sendTogether(producer: Producer, tenant: string, pending: Map<number, PartitionRecord[]>, deadline: number): Promise<Failed[]> {
+    // One send's records for a partition form one batch, which the broker bounds by
+    // message.max.bytes: a partition's next record (split for size) goes in the next send.
+    for (const wave of waves([...pending.values()].flat())) {
+      const partitions = wave.map((r) => r.partition);
+      try {
+        const acked = await this.send(producer, tenant, wave, deadline);
+        const missing = this.markAcked(pending, wave, acked);
+        if (missing.length > 0) return [{ partitions: missing, failure: MISSING_PARTITION }];
+      } catch (err) {
+        return [{ partitions, failure: classifyProduceError(err), error: err }];
+      }
+    }
+    return [];
+  }
+
+  /** Each pending partition in its own sends, concurrently; a partition's records in order. */
+  private async sendEach(producer: Producer, tenant: string, pending: Map<number, PartitionRecord[]>, deadline: number): Promise<Failed[]> {
+    const results = await Promise.all(
+      [...pending.keys()].map(async (partition): Promise<Failed | undefined> => {
+        for (let q = pending.get(partition); q !== undefined && q.length > 0; q = pending.get(partition)) {
+          try {
+            const acked = await this.send(producer, tenant, [q[0]], deadline);
+            if (this.markAcked(pending, [q[0]], acked).length > 0) return { partitions: [partition], failure: MISSING_PARTITION };
+          } catch (err) {
+            return { partitions: [partition], failure: classifyProduceError(err), error: err };
+          }
+        }
+        return undefined;
+      }),
+    );
+    return results.filter((f) => f !== undefined);
+  }
+
+  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number): Promise<{ partition: number }[]> {
+    const left = Math.max(1, deadline - Date.now());
+    const budget = Math.min(this.attemptTimeoutMs, left);
+    const send = producer.send({ topic: this.topic, acks: -1, timeout: budget, messages: wave.map((r) => toMessage(tenant, r)) });
+    return withDeadline(send, Math.min(budget + ATTEMPT_GRACE_MS, left), 'producing to Kafka');
   }
 
   // kafkajs silently drops (and "acks") records for partitions missing from its metadata, e.g.
   // partitions added to the topic since the producer last refreshed. Only the response tells.
-  private checkAllAcked(records: PartitionRecord[], acked: { partition: number }[]): void {
+  /** Removes the acknowledged records of `wave` from `pending`; returns the partitions the response left out. */
+  private markAcked(pending: Map<number, PartitionRecord[]>, wave: PartitionRecord[], acked: { partition: number }[]): number[] {
     const got = new Set(acked.map((a) => a.partition));
-    const missing = [...new Set(records.map((r) => r.partition))].filter((p) => !got.has(p));
-    if (missing.length === 0) return;
-    const known = this.partitions === undefined ? 'unknown' : String(this.partitions.count);
-    throw new KafkaUnavailableError(
-      `partition(s) ${missing.join(',')} of topic ${this.topic} are not in the producer's metadata (the topic has ${known} partitions); ` +
-        'nothing was written to them. If partitions were just added this clears up on retry; otherwise the partition ring and the topic disagree',
-      { kafkaType: 'UNKNOWN_TOPIC_OR_PARTITION' },
-    );
+    const missing: number[] = [];
+    for (const r of wave) {
+      if (!got.has(r.partition)) {
+        missing.push(r.partition);
+        continue;
+      }
+      const q = pending.get(r.partition);
+      if (q === undefined) continue;
+      q.shift();
+      if (q.length === 0) pending.delete(r.partition);
+    }
+    return missing;
   }
 
   /**
