@@ -39,10 +39,19 @@ interface Failed {
 // Retries follow a leader change closely: the new leader shows up in metadata within
 // milliseconds of its election, and a refused connection to the dead one costs nothing.
 const RETRY_BACKOFF_MIN_MS = 25;
-const RETRY_BACKOFF_MAX_MS = 250;
+const RETRY_BACKOFF_MAX_MS = 100;
 // kafkajs's own request timeout fires first; this only catches a send kafkajs never settles.
 const ATTEMPT_GRACE_MS = 500;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 2000;
+const CONNECT_TIMEOUT_MS = 1000;
+
+const DEADLINE: ProduceFailure = {
+  cause: 'ack-timeout',
+  kafkaType: undefined,
+  broker: undefined,
+  detail: 'the write timeout passed while another write was retrying the partition',
+  metadataRefreshed: true,
+};
 
 const MISSING_PARTITION: ProduceFailure = {
   cause: 'partition-unknown',
@@ -62,6 +71,10 @@ export class IngestWriter {
   private partitions: { count: number; fetchedAt: number } | undefined;
   private refreshing: Promise<number> | undefined;
   private readonly attemptTimeoutMs: number;
+  /** The retry attempt in flight per failing partition (resolves to its failure, or undefined once acked). */
+  private readonly probes = new Map<number, Promise<Failed | undefined>>();
+  /** How the last retry of a partition failed, until one succeeds. */
+  private readonly lastFailure = new Map<number, ProduceFailure>();
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
@@ -73,6 +86,8 @@ export class IngestWriter {
       logger: this.logger,
       // A leader that does not answer one request in time is asked again (or its successor is).
       requestTimeoutMs: this.attemptTimeoutMs,
+      // A dead host does not refuse, it stays silent: each retry must not wait long for a connect.
+      connectionTimeoutMs: CONNECT_TIMEOUT_MS,
     });
     this.producers = new ClientSlot(
       () =>
@@ -143,11 +158,10 @@ export class IngestWriter {
         backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
         continue;
       }
-      failed = attempt === 0 ? await this.sendTogether(producer, tenant, pending, deadline) : await this.sendEach(producer, tenant, pending, deadline);
-      if (pending.size === 0) {
-        if (attempt > 0) this.logger.info({ topic: this.topic, tenant, attempts: attempt + 1, ms: Date.now() - started }, 'kafka write acknowledged after retries');
-        return;
-      }
+      // A partition another write is retrying is not sent to again until that attempt is answered.
+      const together = attempt === 0 && ![...pending.keys()].some((p) => this.probes.has(p));
+      failed = together ? await this.sendTogether(producer, tenant, pending, deadline) : await this.sendEach(producer, tenant, pending, deadline);
+      if (pending.size === 0) return;
       const refused = failed.find((f) => f.failure.cause === 'request');
       if (refused !== undefined) throw this.failure(refused, Date.now() - started);
       if (failed.some((f) => !f.failure.metadataRefreshed)) this.producers.discard(producer);
@@ -155,12 +169,8 @@ export class IngestWriter {
       backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
     }
     if (failed.length === 0) failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(new Error('the writer stopped')) }];
-    const first = failed[0];
-    this.logger.warn(
-      { topic: this.topic, tenant, partitions: [...pending.keys()], cause: first.failure.cause, broker: first.failure.broker, kafkaType: first.failure.kafkaType, ms: Date.now() - started },
-      'kafka write not acknowledged within the write timeout',
-    );
-    throw this.failure(first, Date.now() - started);
+    // The push edge logs the answer; one line per failed push is enough.
+    throw this.failure(failed[0], Date.now() - started);
   }
 
   private failure(f: Failed, waitedMs: number): KafkaUnavailableError {
@@ -188,17 +198,37 @@ export class IngestWriter {
     return [];
   }
 
-  /** Each pending partition in its own sends, concurrently; a partition's records in order. */
+  /**
+   * Each pending partition in its own sends, concurrently; a partition's records in order. While
+   * one write is already retrying a partition, the others wait for that attempt instead of sending
+   * too: during an election each failing partition costs one request (and one metadata refresh)
+   * per backoff, not one per waiting push. When it succeeds, they all send at once.
+   */
   private async sendEach(producer: Producer, tenant: string, pending: Map<number, PartitionRecord[]>, deadline: number): Promise<Failed[]> {
     const results = await Promise.all(
       [...pending.keys()].map(async (partition): Promise<Failed | undefined> => {
         for (let q = pending.get(partition); q !== undefined && q.length > 0; q = pending.get(partition)) {
-          try {
-            const acked = await this.send(producer, tenant, [q[0]], deadline);
-            if (this.markAcked(pending, [q[0]], acked).length > 0) return { partitions: [partition], failure: MISSING_PARTITION };
-          } catch (err) {
-            return { partitions: [partition], failure: classifyProduceError(err), error: err };
+          const probe = this.probes.get(partition);
+          if (probe !== undefined) {
+            const outcome = await untilDeadline(probe, deadline);
+            if (outcome === 'deadline') return { partitions: [partition], failure: this.lastFailure.get(partition) ?? DEADLINE };
+            if (outcome !== undefined) return { ...outcome, partitions: [partition] };
           }
+          const record = q[0];
+          const attempt = this.send(producer, tenant, [record], deadline).then(
+            (acked): Failed | undefined => (this.markAcked(pending, [record], acked).length > 0 ? { partitions: [partition], failure: MISSING_PARTITION } : undefined),
+            (err: unknown): Failed => ({ partitions: [partition], failure: classifyProduceError(err), error: err }),
+          );
+          if (!this.probes.has(partition)) {
+            this.probes.set(partition, attempt);
+            void attempt.then((f) => {
+              if (this.probes.get(partition) === attempt) this.probes.delete(partition);
+              if (f === undefined) this.lastFailure.delete(partition);
+              else this.lastFailure.set(partition, f.failure);
+            });
+          }
+          const failed = await attempt;
+          if (failed !== undefined) return failed;
         }
         return undefined;
       }),
@@ -277,6 +307,17 @@ export class IngestWriter {
       }
       throw unavailable(`fetching the partition count of topic ${this.topic}`, err);
     }
+  }
+}
+
+/** `promise`'s value, or 'deadline' if that comes first. */
+async function untilDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | 'deadline'> {
+  const timer = new AbortController();
+  const expired = sleep(Math.max(0, deadline - Date.now()), 'deadline' as const, { signal: timer.signal }).catch(() => 'deadline' as const);
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    timer.abort();
   }
 }
 

@@ -8,6 +8,8 @@ export function createKafka(opts: {
   clientId: string;
   logger: Logger;
   requestTimeoutMs: number;
+  /** Default min(3s, requestTimeoutMs). */
+  connectionTimeoutMs?: number;
   retries?: number;
 }): Kafka {
   if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
@@ -16,7 +18,7 @@ export function createKafka(opts: {
     brokers: opts.brokers,
     logLevel: logLevel.WARN,
     logCreator: kafkajsLogCreator(opts.logger),
-    connectionTimeout: Math.min(3000, opts.requestTimeoutMs),
+    connectionTimeout: Math.min(opts.connectionTimeoutMs ?? 3000, opts.requestTimeoutMs),
     requestTimeout: opts.requestTimeoutMs,
     enforceRequestTimeout: true,
     retry: { retries: opts.retries ?? 5, initialRetryTime: 100, maxRetryTime: 1000 },
