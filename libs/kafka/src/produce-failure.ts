@@ -12,7 +12,7 @@
  * - `request`: the record itself was refused (too large, corrupt); retrying cannot help.
  * - `other`: anything else kafkajs calls retriable.
  */
-export type ProduceFailureCause =
+type ProduceFailureCause =
   | 'leader-lost'
   | 'broker-unreachable'
   | 'ack-timeout'
