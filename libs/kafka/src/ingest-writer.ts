@@ -44,6 +44,7 @@ const RETRY_BACKOFF_MAX_MS = 100;
 const ATTEMPT_GRACE_MS = 500;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 2000;
 const CONNECT_TIMEOUT_MS = 1000;
+const SUSPECT_MS = 10_000;
 
 const DEADLINE: ProduceFailure = {
   cause: 'ack-timeout',
@@ -75,6 +76,9 @@ export class IngestWriter {
   private readonly probes = new Map<number, Promise<Failed | undefined>>();
   /** How the last retry of a partition failed, until one succeeds. */
   private readonly lastFailure = new Map<number, ProduceFailure>();
+  /** Brokers ('host:port') that timed out or refused lately, until when: a rebuilt producer does not start at one. */
+  private readonly suspects = new Map<string, number>();
+  private lastRebuildAt = 0;
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
@@ -82,6 +86,7 @@ export class IngestWriter {
     this.attemptTimeoutMs = Math.min(opts.timeoutMs, opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
     this.kafka = createKafka({
       brokers: opts.brokers,
+      seedBrokers: () => this.seedBrokers(),
       clientId: opts.clientId,
       logger: this.logger,
       // A leader that does not answer one request in time is asked again (or its successor is).
@@ -164,13 +169,44 @@ export class IngestWriter {
       if (pending.size === 0) return;
       const refused = failed.find((f) => f.failure.cause === 'request');
       if (refused !== undefined) throw this.failure(refused, Date.now() - started);
-      if (failed.some((f) => !f.failure.metadataRefreshed)) this.producers.discard(producer);
+      this.afterFailure(producer, failed);
       await sleep(Math.min(backoff, deadline - Date.now()));
       backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
     }
     if (failed.length === 0) failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(new Error('the writer stopped')) }];
     // The push edge logs the answer; one line per failed push is enough.
     throw this.failure(failed[0], Date.now() - started);
+  }
+
+  /**
+   * kafkajs refreshed its metadata after a leader or connection error; after anything else (a
+   * timeout above all: a frozen or cut-off leader) it would keep sending to the same broker, so
+   * the producer is rebuilt, which fetches fresh metadata — at most once per attempt timeout, so
+   * a merely slow cluster is not hit with reconnect storms — starting at a broker not suspected.
+   */
+  private afterFailure(producer: Producer, failed: Failed[]): void {
+    const now = Date.now();
+    for (const { failure } of failed) {
+      if (failure.broker !== undefined && (failure.cause === 'ack-timeout' || failure.cause === 'broker-unreachable')) {
+        this.suspects.set(failure.broker, now + SUSPECT_MS);
+      }
+    }
+    if (failed.every((f) => f.failure.metadataRefreshed) || now - this.lastRebuildAt < this.attemptTimeoutMs) return;
+    this.lastRebuildAt = now;
+    this.producers.discard(producer);
+  }
+
+  /** Bootstrap brokers for a new connection: the unsuspected ones first, in random order. */
+  private seedBrokers(): string[] {
+    const now = Date.now();
+    const ok: string[] = [];
+    const suspected: string[] = [];
+    for (const b of this.opts.brokers) ((this.suspects.get(b) ?? 0) > now ? suspected : ok).push(b);
+    for (let i = ok.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [ok[i], ok[j]] = [ok[j], ok[i]];
+    }
+    return [...ok, ...suspected];
   }
 
   private failure(f: Failed, waitedMs: number): KafkaUnavailableError {

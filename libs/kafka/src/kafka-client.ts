@@ -5,6 +5,8 @@ import { kafkajsLogCreator, type Logger } from './logger.ts';
 
 export function createKafka(opts: {
   brokers: string[];
+  /** Where each new connection to the cluster starts (default `brokers` in order); kafkajs asks on every seed connect. */
+  seedBrokers?: () => string[];
   clientId: string;
   logger: Logger;
   requestTimeoutMs: number;
@@ -15,7 +17,7 @@ export function createKafka(opts: {
   if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
   return new Kafka({
     clientId: opts.clientId,
-    brokers: opts.brokers,
+    brokers: opts.seedBrokers ?? opts.brokers,
     logLevel: logLevel.WARN,
     logCreator: kafkajsLogCreator(opts.logger),
     connectionTimeout: Math.min(opts.connectionTimeoutMs ?? 3000, opts.requestTimeoutMs),
