@@ -56,6 +56,8 @@ export interface LoadStats {
    * retries and backoff included (a batch still unacknowledged counts until now).
    */
   longest_push_stall_ms: number;
+  /** When the longest stall's first attempt was sent (ISO), to place it among the drill's events. */
+  longest_push_stall_from: string | null;
   /** What the distributors answered retried pushes with (5xx/429 bodies, digits folded to N), with counts; at most 10. */
   retry_reasons: Record<string, number>;
   rejections: string[];
@@ -79,6 +81,7 @@ export class LoadGenerator {
   private maxAckGap = 0;
   private lastAckAt = 0;
   private longestStall = 0;
+  private longestStallFrom = 0;
   /** First attempt of each batch in flight, by shard. */
   private readonly inFlightSince = new Map<number, number>();
   private readonly reasons: Record<string, number> = {};
@@ -132,11 +135,21 @@ export class LoadGenerator {
       max_push_latency_ms: this.maxPushLatency,
       max_sample_ack_delay_ms: this.maxAckDelay,
       max_ack_gap_ms: Math.max(this.maxAckGap, this.generating ? Date.now() - this.lastAckAt : 0),
-      longest_push_stall_ms: Math.max(this.longestStall, ...[...this.inFlightSince.values()].map((t) => Date.now() - t)),
+      ...this.longestStallNow(),
       retry_reasons: { ...this.reasons },
       rejections: [...this.rejections],
       target_samples_per_second: Math.round((this.opts.series.count * 1000) / this.opts.intervalMs),
     };
+  }
+
+  /** The longest stall so far, counting batches still unacknowledged until now. */
+  private longestStallNow(): { longest_push_stall_ms: number; longest_push_stall_from: string | null } {
+    let ms = this.longestStall;
+    let from = this.longestStallFrom;
+    for (const t of this.inFlightSince.values()) {
+      if (Date.now() - t > ms) [ms, from] = [Date.now() - t, t];
+    }
+    return { longest_push_stall_ms: ms, longest_push_stall_from: from === 0 ? null : new Date(from).toISOString() };
   }
 
   private generateDue(): void {
@@ -199,7 +212,10 @@ export class LoadGenerator {
         this.maxPushLatency = Math.max(this.maxPushLatency, now - sentAt);
         this.maxAckDelay = Math.max(this.maxAckDelay, now - batch[0].enqueuedAt);
         this.maxAckGap = Math.max(this.maxAckGap, now - this.lastAckAt);
-        this.longestStall = Math.max(this.longestStall, now - firstAttemptAt);
+        if (now - firstAttemptAt > this.longestStall) {
+          this.longestStall = now - firstAttemptAt;
+          this.longestStallFrom = firstAttemptAt;
+        }
         this.lastAckAt = now;
         return;
       }

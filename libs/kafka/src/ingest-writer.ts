@@ -24,7 +24,9 @@ export interface IngestWriterOptions {
   partitionCountMaxAgeMs?: number;
   /**
    * Upper bound of one produce attempt (request and acks) within a write; a leader that has not
-   * answered by then is asked again, after fresh metadata. Default min(timeoutMs, 2s).
+   * answered by then (frozen, cut off) is asked again, after fresh metadata. Default
+   * min(timeoutMs, 3s): above the brokers' session timeout, because a healthy leader holds acks=all
+   * for a dead follower until the controller fences it, and giving up on that earlier only re-sends.
    */
   attemptTimeoutMs?: number;
 }
@@ -42,7 +44,7 @@ const RETRY_BACKOFF_MIN_MS = 25;
 const RETRY_BACKOFF_MAX_MS = 100;
 // kafkajs's own request timeout fires first; this only catches a send kafkajs never settles.
 const ATTEMPT_GRACE_MS = 500;
-const DEFAULT_ATTEMPT_TIMEOUT_MS = 2000;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 3000;
 const CONNECT_TIMEOUT_MS = 1000;
 const SUSPECT_MS = 10_000;
 
