@@ -68,6 +68,12 @@ export function serverProperties(cluster: ClusterLayout, node: NodeLayout): stri
 
     // A fresh quorum elects its first leader sooner (default waits 1-2s).
     'controller.quorum.election.timeout.ms': 500,
+    // Nodes are combined broker+controller: killing the active controller's node first costs a
+    // controller election (followers notice after this fetch timeout; default 2s), then the new
+    // controller's full broker session before it fences the dead broker. 1s is the lowest sane
+    // value (twice the leader's 500ms fetch wait, KIP-1236); a spurious controller election moves
+    // no partition leader.
+    'controller.quorum.fetch.timeout.ms': 1000,
 
     // A killed broker is fenced (its partitions get new leaders, it leaves every ISR) once the
     // controller has missed its heartbeats for the session timeout: that bounds the write stall
