@@ -47,6 +47,9 @@ const ATTEMPT_GRACE_MS = 500;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 3000;
 const CONNECT_TIMEOUT_MS = 1000;
 const SUSPECT_MS = 10_000;
+// After an attempt timed out on a partition, its next attempts get this long (and the producer is
+// rebuilt at most this often), so the new leader is found soon after its election.
+const SUSPECT_ATTEMPT_TIMEOUT_MS = 1000;
 
 const DEADLINE: ProduceFailure = {
   cause: 'ack-timeout',
@@ -76,7 +79,7 @@ export class IngestWriter {
   private readonly attemptTimeoutMs: number;
   /** The retry attempt in flight per failing partition (resolves to its failure, or undefined once acked). */
   private readonly probes = new Map<number, Promise<Failed | undefined>>();
-  /** How the last retry of a partition failed, until one succeeds. */
+  /** How the last attempt on a partition failed, until one succeeds. */
   private readonly lastFailure = new Map<number, ProduceFailure>();
   /** Brokers ('host:port') that timed out or refused lately, until when: a rebuilt producer does not start at one. */
   private readonly suspects = new Map<string, number>();
@@ -183,17 +186,18 @@ export class IngestWriter {
   /**
    * kafkajs refreshed its metadata after a leader or connection error; after anything else (a
    * timeout above all: a frozen or cut-off leader) it would keep sending to the same broker, so
-   * the producer is rebuilt, which fetches fresh metadata — at most once per attempt timeout, so
-   * a merely slow cluster is not hit with reconnect storms — starting at a broker not suspected.
+   * the producer is rebuilt, which fetches fresh metadata — at most once a second, so a merely
+   * slow cluster is not hit with reconnect storms — starting at a broker not suspected.
    */
   private afterFailure(producer: Producer, failed: Failed[]): void {
     const now = Date.now();
-    for (const { failure } of failed) {
+    for (const { failure, partitions } of failed) {
+      for (const p of partitions) this.lastFailure.set(p, failure);
       if (failure.broker !== undefined && (failure.cause === 'ack-timeout' || failure.cause === 'broker-unreachable')) {
         this.suspects.set(failure.broker, now + SUSPECT_MS);
       }
     }
-    if (failed.every((f) => f.failure.metadataRefreshed) || now - this.lastRebuildAt < this.attemptTimeoutMs) return;
+    if (failed.every((f) => f.failure.metadataRefreshed) || now - this.lastRebuildAt < SUSPECT_ATTEMPT_TIMEOUT_MS) return;
     this.lastRebuildAt = now;
     this.producers.discard(producer);
   }
@@ -253,16 +257,17 @@ export class IngestWriter {
             if (outcome !== undefined) return { ...outcome, partitions: [partition] };
           }
           const record = q[0];
-          const attempt = this.send(producer, tenant, [record], deadline).then(
+          // A leader that just timed out is likely frozen until its successor is elected: ask often.
+          const suspect = this.lastFailure.get(partition)?.cause === 'ack-timeout';
+          const timeoutMs = suspect ? Math.min(this.attemptTimeoutMs, SUSPECT_ATTEMPT_TIMEOUT_MS) : this.attemptTimeoutMs;
+          const attempt = this.send(producer, tenant, [record], deadline, timeoutMs).then(
             (acked): Failed | undefined => (this.markAcked(pending, [record], acked).length > 0 ? { partitions: [partition], failure: MISSING_PARTITION } : undefined),
             (err: unknown): Failed => ({ partitions: [partition], failure: classifyProduceError(err), error: err }),
           );
           if (!this.probes.has(partition)) {
             this.probes.set(partition, attempt);
-            void attempt.then((f) => {
+            void attempt.then(() => {
               if (this.probes.get(partition) === attempt) this.probes.delete(partition);
-              if (f === undefined) this.lastFailure.delete(partition);
-              else this.lastFailure.set(partition, f.failure);
             });
           }
           const failed = await attempt;
@@ -274,9 +279,9 @@ export class IngestWriter {
     return results.filter((f) => f !== undefined);
   }
 
-  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number): Promise<{ partition: number }[]> {
+  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, timeoutMs = this.attemptTimeoutMs): Promise<{ partition: number }[]> {
     const left = Math.max(1, deadline - Date.now());
-    const budget = Math.min(this.attemptTimeoutMs, left);
+    const budget = Math.min(timeoutMs, left);
     const send = producer.send({ topic: this.topic, acks: -1, timeout: budget, messages: wave.map((r) => toMessage(tenant, r)) });
     return withDeadline(send, Math.min(budget + ATTEMPT_GRACE_MS, left), 'producing to Kafka');
   }
@@ -292,6 +297,7 @@ export class IngestWriter {
         missing.push(r.partition);
         continue;
       }
+      this.lastFailure.delete(r.partition);
       const q = pending.get(r.partition);
       if (q === undefined) continue;
       q.shift();
