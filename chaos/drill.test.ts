@@ -59,6 +59,8 @@ describe('failure drills (short)', { timeout: 300_000 }, () => {
     assert.ok(report.fault_seconds !== null && report.fault_seconds >= FAULT_SECONDS, `fault lasted ${report.fault_seconds}s`);
     assert.equal(typeof report.catch_up_seconds, 'number', `caught up: ${String(report.catch_up_detail)}`);
     assert.equal(typeof report.query_availability, 'number', 'probes ran during the fault');
+    assert.equal(typeof report.longest_push_stall_ms, 'number', 'the report has the longest push stall');
+    assert.match(readFileSync(join(dir, 'reports', 'SUMMARY.md'), 'utf8'), new RegExp(`\\| ${name} \\| .* \\| ${report.longest_push_stall_ms} \\| `));
     for (const zone of ['a', 'b']) {
       const v = (report.verification as Record<string, { comparison?: { missing: number; mismatched: number; checked: number } }>)[`zone_${zone}_only`];
       assert.equal(v.comparison?.missing, 0, `zone ${zone} alone holds every acked sample`);

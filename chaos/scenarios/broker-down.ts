@@ -11,9 +11,13 @@ export const brokerDown: Scenario = {
     const kafka = ctx.cluster.local.kafka;
     const i = await ctx.cluster.partitionLeader(0);
     const pid = kafka.pids[i];
+    const killedAt = Date.now();
     await kafka.stopBroker(i, 'SIGKILL');
     ctx.event(`kill -9 kafka broker ${kafka.brokers[i]} (pid ${pid}), leader of partition 0`);
-    await ctx.sleep(ctx.faultSeconds * 1000);
+    // The cluster's part of the stall: how long until a producer refreshing metadata sees a new leader.
+    const next = await ctx.cluster.waitForNewLeader(0, i);
+    ctx.event(`partition 0 led by kafka broker ${kafka.brokers[next]} ${Date.now() - killedAt}ms after the kill (leader election)`);
+    await ctx.sleep(Math.max(0, ctx.faultSeconds * 1000 - (Date.now() - killedAt)));
     ctx.markHeal();
     ctx.event(`restarting kafka broker ${kafka.brokers[i]}`);
     await kafka.startBroker(i);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import kafkajs, { type Admin } from 'kafkajs';
 import { AppProcess, LocalCluster, LocalRedis, freePorts } from '@strata/local-cluster';
 import { features } from './product-features.ts';
+import { sleep } from './time.ts';
 
 const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 
@@ -146,6 +147,29 @@ export class DrillCluster {
       if (i < 0) throw new Error(`cannot tell which local broker leads partition ${partition} (leader node ${leader})`);
       return i;
     });
+  }
+
+  /**
+   * Waits until the brokers other than `deadBroker` (an index) name a new leader for `partition`,
+   * as a producer refreshing its metadata would see it; resolves with that broker's index.
+   */
+  async waitForNewLeader(partition: number, deadBroker: number, timeoutMs = 60_000): Promise<number> {
+    const survivors = this.local.kafka.brokers.filter((_, i) => i !== deadBroker);
+    const admin = new Kafka({ brokers: survivors, clientId: 'strata-drill-election', logLevel: logLevel.NOTHING, requestTimeout: 1000, connectionTimeout: 500, retry: { retries: 0 } }).admin();
+    const deadline = Date.now() + timeoutMs;
+    try {
+      await admin.connect();
+      for (;;) {
+        const meta = await admin.fetchTopicMetadata({ topics: [this.local.topic] }).catch(() => undefined);
+        const leader = meta?.topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader ?? -1;
+        const i = leader - 1; // local-kafka node ids are index + 1
+        if (leader >= 0 && i !== deadBroker) return i;
+        if (Date.now() > deadline) throw new Error(`no new leader for partition ${partition} within ${timeoutMs}ms`);
+        await sleep(25);
+      }
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
   }
 
   /** The filesystem bucket's directory, if the cluster uses one. */

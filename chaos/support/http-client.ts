@@ -4,7 +4,7 @@
 
 export type PushOutcome =
   | { kind: 'acked'; status: number }
-  | { kind: 'retry'; reason: string }
+  | { kind: 'retry'; reason: string; body?: string }
   | { kind: 'rejected'; reason: string; body: string };
 
 export async function pushOnce(url: string, body: Uint8Array, tenant: string, timeoutMs: number): Promise<PushOutcome> {
@@ -23,7 +23,7 @@ export async function pushOnce(url: string, body: Uint8Array, tenant: string, ti
     const text = await res.text();
     if (res.status >= 200 && res.status < 300) return { kind: 'acked', status: res.status };
     // Prometheus' queue manager: 5xx and 429 are retried with backoff, any other answer drops the batch.
-    if (res.status >= 500 || res.status === 429) return { kind: 'retry', reason: `http-${res.status}` };
+    if (res.status >= 500 || res.status === 429) return { kind: 'retry', reason: `http-${res.status}`, body: text.trim().slice(0, 500) };
     return { kind: 'rejected', reason: `http-${res.status}`, body: text.trim().slice(0, 300) };
   } catch (err) {
     return { kind: 'retry', reason: networkReason(err) };

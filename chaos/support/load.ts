@@ -51,6 +51,15 @@ export interface LoadStats {
   max_sample_ack_delay_ms: number;
   /** Longest stretch with no push acknowledged at all. */
   max_ack_gap_ms: number;
+  /**
+   * Longest push stall: the longest one batch took from its first push attempt to its 2xx,
+   * retries and backoff included (a batch still unacknowledged counts until now).
+   */
+  longest_push_stall_ms: number;
+  /** When the longest stall's first attempt was sent (ISO), to place it among the drill's events. */
+  longest_push_stall_from: string | null;
+  /** What the distributors answered retried pushes with (5xx/429 bodies, digits folded to N), with counts; at most 10. */
+  retry_reasons: Record<string, number>;
   rejections: string[];
   target_samples_per_second: number;
 }
@@ -71,6 +80,11 @@ export class LoadGenerator {
   private maxAckDelay = 0;
   private maxAckGap = 0;
   private lastAckAt = 0;
+  private longestStall = 0;
+  private longestStallFrom = 0;
+  /** First attempt of each batch in flight, by shard. */
+  private readonly inFlightSince = new Map<number, number>();
+  private readonly reasons: Record<string, number> = {};
   private readonly errors: Record<string, number> = {};
   private readonly rejections: string[] = [];
 
@@ -121,9 +135,21 @@ export class LoadGenerator {
       max_push_latency_ms: this.maxPushLatency,
       max_sample_ack_delay_ms: this.maxAckDelay,
       max_ack_gap_ms: Math.max(this.maxAckGap, this.generating ? Date.now() - this.lastAckAt : 0),
+      ...this.longestStallNow(),
+      retry_reasons: { ...this.reasons },
       rejections: [...this.rejections],
       target_samples_per_second: Math.round((this.opts.series.count * 1000) / this.opts.intervalMs),
     };
+  }
+
+  /** The longest stall so far, counting batches still unacknowledged until now. */
+  private longestStallNow(): { longest_push_stall_ms: number; longest_push_stall_from: string | null } {
+    let ms = this.longestStall;
+    let from = this.longestStallFrom;
+    for (const t of this.inFlightSince.values()) {
+      if (Date.now() - t > ms) [ms, from] = [Date.now() - t, t];
+    }
+    return { longest_push_stall_ms: ms, longest_push_stall_from: from === 0 ? null : new Date(from).toISOString() };
   }
 
   private generateDue(): void {
@@ -160,6 +186,16 @@ export class LoadGenerator {
   }
 
   private async send(shard: Shard, batch: Pending[]): Promise<void> {
+    const firstAttemptAt = Date.now();
+    this.inFlightSince.set(shard.index, firstAttemptAt);
+    try {
+      await this.sendUntilAnswered(shard, batch, firstAttemptAt);
+    } finally {
+      this.inFlightSince.delete(shard.index);
+    }
+  }
+
+  private async sendUntilAnswered(shard: Shard, batch: Pending[], firstAttemptAt: number): Promise<void> {
     const { ledger, tenant, minBackoffMs, maxBackoffMs, pushTimeoutMs } = this.opts;
     const body = compressBody(encodeWriteRequest({ timeseries: this.toSeries(batch) }));
     let backoff = minBackoffMs;
@@ -176,10 +212,18 @@ export class LoadGenerator {
         this.maxPushLatency = Math.max(this.maxPushLatency, now - sentAt);
         this.maxAckDelay = Math.max(this.maxAckDelay, now - batch[0].enqueuedAt);
         this.maxAckGap = Math.max(this.maxAckGap, now - this.lastAckAt);
+        if (now - firstAttemptAt > this.longestStall) {
+          this.longestStall = now - firstAttemptAt;
+          this.longestStallFrom = firstAttemptAt;
+        }
         this.lastAckAt = now;
         return;
       }
       this.errors[outcome.reason] = (this.errors[outcome.reason] ?? 0) + 1;
+      if (outcome.kind === 'retry' && outcome.body) {
+        const key = `${outcome.reason}: ${outcome.body.replace(/\d+/g, 'N')}`;
+        if (key in this.reasons || Object.keys(this.reasons).length < 10) this.reasons[key] = (this.reasons[key] ?? 0) + 1;
+      }
       if (outcome.kind === 'rejected') {
         ledger.reject(batch);
         if (this.rejections.length < 10) this.rejections.push(`${outcome.reason}: ${outcome.body}`);

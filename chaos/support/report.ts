@@ -20,6 +20,8 @@ export interface DrillOutcome {
   query_availability: number | null;
   catch_up_seconds: number | null;
   fault_seconds: number | null;
+  /** The longest one batch waited from its first push attempt to its acknowledgement (load.longest_push_stall_ms). */
+  longest_push_stall_ms: number | null;
 }
 
 export interface DrillReport extends DrillOutcome {
@@ -48,10 +50,11 @@ One row per run of \`npm run drill -- <scenario>\`, appended; \`<scenario>.json\
 holds the latest run's detail. \`query_availability\` is the share of probe queries (exact read-back
 of already-acknowledged, settled samples) answered correctly during the fault window;
 \`catch_up_seconds\` runs from the heal until every process is ready and every sample acknowledged
-before the heal reads back exactly.
+before the heal reads back exactly; \`longest_push_stall_ms\` is the longest one batch of samples
+waited from its first push attempt to its acknowledgement (retries included).
 
-| started (UTC) | scenario | status | acked_samples | lost_samples | query_availability | catch_up_seconds | fault_seconds | push errors (retried) | commit |
-|---|---|---|---:|---:|---:|---:|---:|---|---|
+| started (UTC) | scenario | status | acked_samples | lost_samples | query_availability | catch_up_seconds | fault_seconds | longest_push_stall_ms | push errors (retried) | commit |
+|---|---|---|---:|---:|---:|---:|---:|---:|---|---|
 `;
 
 export function writeReport(report: DrillReport, dir = DEFAULT_REPORTS_DIR): string {
@@ -80,6 +83,7 @@ export function summaryRow(r: DrillReport): string {
     num(r.query_availability),
     num(r.catch_up_seconds),
     num(r.fault_seconds),
+    num(r.longest_push_stall_ms ?? null),
     errors || '—',
     r.commit,
   ];

@@ -99,6 +99,7 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
       query_availability: null,
       catch_up_seconds: null,
       fault_seconds: null,
+      longest_push_stall_ms: null,
     });
 
   const reason = scenario.notApplicable?.();
@@ -245,6 +246,7 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
       query_availability: faultProbes.availability,
       catch_up_seconds: catchUp.seconds,
       fault_seconds: faultSeconds,
+      longest_push_stall_ms: loadStats.longest_push_stall_ms,
       availability_target: scenario.availabilityTarget ?? null,
       load: {
         series: opts.series,
@@ -278,6 +280,7 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
       query_availability: null,
       catch_up_seconds: null,
       fault_seconds: null,
+      longest_push_stall_ms: load?.stats().longest_push_stall_ms ?? null,
       load: load?.stats(),
     });
   } finally {

@@ -31,6 +31,7 @@ export function initDistributor(t: Strata): Service[] {
     topic: config['ingest-storage.kafka.topic'],
     clientId: `${config['ingest-storage.kafka.client-id']}-distributor`,
     timeoutMs: config['ingest-storage.kafka.write-timeout'],
+    attemptTimeoutMs: config['ingest-storage.kafka.write-attempt-timeout'],
     logger,
   });
   const writePartitions = new WritePartitions({ watcher: ringWatcher, partitionCount: () => writer.partitionCount(), logger });

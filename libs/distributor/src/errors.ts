@@ -23,7 +23,8 @@ export const errors = {
     new StrataError(
       'kafka-unavailable',
       'unavailable',
-      `the write was not acknowledged by Kafka (${cause.message}); nothing is lost on retry, retry with backoff`,
+      `the write was not acknowledged by Kafka (${cause.message}); retry it with backoff, that is safe: ` +
+        'nothing of it counts as written, and a sample that reached Kafka anyway is stored once',
       { cause },
     ),
   notAByteBody: (expected: string) => new StrataError('bad-request', 'bad-input', `expected ${expected}`),

@@ -12,6 +12,9 @@ export const kafkaConfigShape = {
   'ingest-storage.kafka.client-id': z.string().min(1).default('strata').describe('Kafka client id prefix.'),
   // Durations yield ms.
   'ingest-storage.kafka.write-timeout': duration('10s').describe('Upper bound of one acked (acks=all) write before the push is answered 503.'),
+  'ingest-storage.kafka.write-attempt-timeout': duration('3s').describe(
+    "Upper bound of one produce attempt within a write; a leader silent that long is asked again after fresh metadata. Keep it above the brokers' broker.session.timeout.ms.",
+  ),
   'ingest-storage.kafka.session-timeout': duration('6s').describe("Partition reader's consumer-group session timeout: how fast a killed ingester's successor gets the partition."),
   'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES).describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
 };

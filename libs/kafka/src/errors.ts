@@ -9,11 +9,14 @@ export abstract class KafkaError extends StrataError {}
 export class KafkaUnavailableError extends KafkaError {
   /** kafkajs's error type when the broker answered with an error (e.g. NOT_ENOUGH_REPLICAS). */
   readonly kafkaType: string | undefined;
+  /** What happened to a write, where the writer knows: leader-lost, broker-unreachable, ack-timeout, ... */
+  readonly reason: string | undefined;
 
-  constructor(message: string, options?: { cause?: unknown; kafkaType?: string }) {
+  constructor(message: string, options?: { cause?: unknown; kafkaType?: string; reason?: string }) {
     super('kafka-unavailable', 'unavailable', message, { cause: options?.cause });
     this.name = 'KafkaUnavailableError';
     this.kafkaType = options?.kafkaType;
+    this.reason = options?.reason;
   }
 }
 

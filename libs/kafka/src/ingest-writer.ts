@@ -1,12 +1,15 @@
 // The distributor's side of ingest storage: produces one call's records (one per partition) with
 // acks=all and resolves only once Kafka acknowledged all of them. Never waits longer than
-// timeoutMs: a slow or absent Kafka is a KafkaUnavailableError, and the client is rebuilt.
+// timeoutMs: a slow or absent Kafka is a KafkaUnavailableError that says what happened (leader
+// lost, broker unreachable, no acks in time). Leader changes are retried within that time.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Admin, type Kafka, type Producer } from 'kafkajs';
 import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
 import { createKafka } from './kafka-client.ts';
 import { silentLogger, type Logger } from './logger.ts';
+import { classifyProduceError, describeFailure, type ProduceFailure } from './produce-failure.ts';
 import { DEFAULT_TOPIC, toMessage, type PartitionRecord } from './record.ts';
 
 export interface IngestWriterOptions {
@@ -19,10 +22,50 @@ export interface IngestWriterOptions {
   logger?: Logger;
   /** How long a fetched partition count is trusted before it is refreshed (in the background); default 10s. */
   partitionCountMaxAgeMs?: number;
+  /**
+   * Upper bound of one produce attempt (request and acks) within a write; a leader that has not
+   * answered by then (frozen, cut off) is asked again, after fresh metadata. Default
+   * min(timeoutMs, 3s): above the brokers' session timeout, because a healthy leader holds acks=all
+   * for a dead follower until the controller fences it, and giving up on that earlier only re-sends.
+   */
+  attemptTimeoutMs?: number;
 }
 
-// Errors about the request itself: the producer is healthy, rebuilding it would not help.
-const REQUEST_ERRORS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE']);
+/** Partitions of one call that failed in an attempt, and how. */
+interface Failed {
+  partitions: number[];
+  failure: ProduceFailure;
+  error?: unknown;
+}
+
+// Retries follow a leader change closely: the new leader shows up in metadata within
+// milliseconds of its election, and a refused connection to the dead one costs nothing.
+const RETRY_BACKOFF_MIN_MS = 25;
+const RETRY_BACKOFF_MAX_MS = 100;
+// kafkajs's own request timeout fires first; this only catches a send kafkajs never settles.
+const ATTEMPT_GRACE_MS = 500;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 3000;
+const CONNECT_TIMEOUT_MS = 1000;
+const SUSPECT_MS = 10_000;
+// After an attempt timed out on a partition, its next attempts get this long (and the producer is
+// rebuilt at most this often), so the new leader is found soon after its election.
+const SUSPECT_ATTEMPT_TIMEOUT_MS = 1000;
+
+const DEADLINE: ProduceFailure = {
+  cause: 'ack-timeout',
+  kafkaType: undefined,
+  broker: undefined,
+  detail: 'the write timeout passed while another write was retrying the partition',
+  metadataRefreshed: true,
+};
+
+const MISSING_PARTITION: ProduceFailure = {
+  cause: 'partition-unknown',
+  kafkaType: 'UNKNOWN_TOPIC_OR_PARTITION',
+  broker: undefined,
+  detail: 'the producer has no metadata for it, so kafkajs dropped the record without sending it',
+  metadataRefreshed: false,
+};
 
 export class IngestWriter {
   private readonly topic: string;
@@ -33,15 +76,28 @@ export class IngestWriter {
   private state: 'new' | 'running' | 'stopped' = 'new';
   private partitions: { count: number; fetchedAt: number } | undefined;
   private refreshing: Promise<number> | undefined;
+  private readonly attemptTimeoutMs: number;
+  /** The retry attempt in flight per failing partition (resolves to its failure, or undefined once acked). */
+  private readonly probes = new Map<number, Promise<Failed | undefined>>();
+  /** How the last attempt on a partition failed, until one succeeds. */
+  private readonly lastFailure = new Map<number, ProduceFailure>();
+  /** Brokers ('host:port') that timed out or refused lately, until when: a rebuilt producer does not start at one. */
+  private readonly suspects = new Map<string, number>();
+  private lastRebuildAt = 0;
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.logger = opts.logger ?? silentLogger;
+    this.attemptTimeoutMs = Math.min(opts.timeoutMs, opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
     this.kafka = createKafka({
       brokers: opts.brokers,
+      seedBrokers: () => this.seedBrokers(),
       clientId: opts.clientId,
       logger: this.logger,
-      requestTimeoutMs: opts.timeoutMs,
+      // A leader that does not answer one request in time is asked again (or its successor is).
+      requestTimeoutMs: this.attemptTimeoutMs,
+      // A dead host does not refuse, it stays silent: each retry must not wait long for a connect.
+      connectionTimeoutMs: CONNECT_TIMEOUT_MS,
     });
     this.producers = new ClientSlot(
       () =>
@@ -49,6 +105,10 @@ export class IngestWriter {
           allowAutoTopicCreation: false,
           idempotent: false,
           createPartitioner: Partitioners.DefaultPartitioner,
+          // write() retries, per partition, until its deadline. kafkajs's own retries would keep
+          // re-sending to a dead leader, and after a partial failure re-send only to the brokers
+          // that failed, silently dropping partitions whose leader moved to one that had answered.
+          retry: { retries: 0 },
         }),
       'producer',
     );
@@ -74,52 +134,176 @@ export class IngestWriter {
   }
 
   /**
-   * Produces `records` for `tenant` in one send with acks=all. Resolves once every record is
-   * acknowledged; rejects with KafkaUnavailableError on any failure or after timeoutMs.
+   * Produces `records` for `tenant` with acks=all. Resolves once every record is acknowledged;
+   * rejects with KafkaUnavailableError once timeoutMs passed without that, saying why.
+   *
+   * The first attempt is one send for the whole call (one request per leader). A failed attempt
+   * is retried at once (with a short backoff) until the deadline, each partition still pending in
+   * its own send: a partition whose leader answers is done and is not written again while another
+   * waits for its new leader. A leader error makes kafkajs refresh its metadata before it throws;
+   * after an error it does not refresh on (a timeout, a leader it has no broker for), the producer
+   * is rebuilt, which fetches fresh metadata. So a leader's death costs about the time the cluster
+   * needs to elect a new one, not a retry budget.
    */
   async write(tenant: string, records: PartitionRecord[]): Promise<void> {
     if (this.state !== 'running') throw new KafkaUnavailableError('the Kafka writer is not running');
     if (records.length === 0) return;
     const started = Date.now();
-    const left = (): number => Math.max(1, this.opts.timeoutMs - (Date.now() - started));
-    let producer: Producer;
-    try {
-      producer = await this.producers.get(left());
-    } catch (err) {
-      throw unavailable('connecting to Kafka', err);
+    const deadline = started + this.opts.timeoutMs;
+    const pending = new Map<number, PartitionRecord[]>();
+    for (const r of records) {
+      const q = pending.get(r.partition);
+      if (q === undefined) pending.set(r.partition, [r]);
+      else q.push(r);
     }
-    try {
-      // One send's records for a partition form one batch, which the broker bounds by
-      // message.max.bytes: a partition's next record (split for size) goes in the next send.
-      for (const wave of waves(records)) {
-        const send = producer.send({
-          topic: this.topic,
-          acks: -1,
-          timeout: left(),
-          messages: wave.map((r) => toMessage(tenant, r)),
-        });
-        const acked = await withDeadline(send, left(), 'producing to Kafka');
-        this.checkAllAcked(wave, acked);
+    let failed: Failed[] = [];
+    let backoff = RETRY_BACKOFF_MIN_MS;
+    for (let attempt = 0; Date.now() < deadline && this.state === 'running'; attempt++) {
+      let producer: Producer;
+      try {
+        producer = await this.producers.get(deadline - Date.now());
+      } catch (err) {
+        failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(err), error: err }];
+        await sleep(Math.min(backoff, deadline - Date.now()));
+        backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
+        continue;
       }
-    } catch (err) {
-      const type = kafkaErrorType(err);
-      if (type === undefined || !REQUEST_ERRORS.has(type)) this.producers.discard(producer);
-      throw unavailable(`writing ${records.length} record(s) for tenant ${tenant} to topic ${this.topic}`, err);
+      // A partition another write is retrying is not sent to again until that attempt is answered.
+      const together = attempt === 0 && ![...pending.keys()].some((p) => this.probes.has(p));
+      failed = together ? await this.sendTogether(producer, tenant, pending, deadline) : await this.sendEach(producer, tenant, pending, deadline);
+      if (pending.size === 0) return;
+      const refused = failed.find((f) => f.failure.cause === 'request');
+      if (refused !== undefined) throw this.failure(refused, Date.now() - started);
+      this.afterFailure(producer, failed);
+      await sleep(Math.min(backoff, deadline - Date.now()));
+      backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
     }
+    if (failed.length === 0) failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(new Error('the writer stopped')) }];
+    // The push edge logs the answer; one line per failed push is enough.
+    throw this.failure(failed[0], Date.now() - started);
+  }
+
+  /**
+   * kafkajs refreshed its metadata after a leader or connection error; after anything else (a
+   * timeout above all: a frozen or cut-off leader) it would keep sending to the same broker, so
+   * the producer is rebuilt, which fetches fresh metadata — at most once a second, so a merely
+   * slow cluster is not hit with reconnect storms — starting at a broker not suspected.
+   */
+  private afterFailure(producer: Producer, failed: Failed[]): void {
+    const now = Date.now();
+    for (const { failure, partitions } of failed) {
+      for (const p of partitions) this.lastFailure.set(p, failure);
+      if (failure.broker !== undefined && (failure.cause === 'ack-timeout' || failure.cause === 'broker-unreachable')) {
+        this.suspects.set(failure.broker, now + SUSPECT_MS);
+      }
+    }
+    if (failed.every((f) => f.failure.metadataRefreshed) || now - this.lastRebuildAt < SUSPECT_ATTEMPT_TIMEOUT_MS) return;
+    this.lastRebuildAt = now;
+    this.producers.discard(producer);
+  }
+
+  /** Bootstrap brokers for a new connection: the unsuspected ones first, in random order. */
+  private seedBrokers(): string[] {
+    const now = Date.now();
+    const ok: string[] = [];
+    const suspected: string[] = [];
+    for (const b of this.opts.brokers) ((this.suspects.get(b) ?? 0) > now ? suspected : ok).push(b);
+    for (let i = ok.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [ok[i], ok[j]] = [ok[j], ok[i]];
+    }
+    return [...ok, ...suspected];
+  }
+
+  private failure(f: Failed, waitedMs: number): KafkaUnavailableError {
+    return new KafkaUnavailableError(describeFailure(f.failure, f.partitions, this.topic, waitedMs), {
+      kafkaType: f.failure.kafkaType,
+      reason: f.failure.cause,
+      cause: f.error,
+    });
+  }
+
+  /** One send per wave of the call's records (a partition appears once per send); stops at the first failed wave. */
+  private async sendTogether(producer: Producer, tenant: string, pending: Map<number, PartitionRecord[]>, deadline: number): Promise<Failed[]> {
+    // One send's records for a partition form one batch, which the broker bounds by
+    // message.max.bytes: a partition's next record (split for size) goes in the next send.
+    for (const wave of waves([...pending.values()].flat())) {
+      const partitions = wave.map((r) => r.partition);
+      try {
+        const acked = await this.send(producer, tenant, wave, deadline);
+        const missing = this.markAcked(pending, wave, acked);
+        if (missing.length > 0) return [{ partitions: missing, failure: MISSING_PARTITION }];
+      } catch (err) {
+        return [{ partitions, failure: classifyProduceError(err), error: err }];
+      }
+    }
+    return [];
+  }
+
+  /**
+   * Each pending partition in its own sends, concurrently; a partition's records in order. While
+   * one write is already retrying a partition, the others wait for that attempt instead of sending
+   * too: during an election each failing partition costs one request (and one metadata refresh)
+   * per backoff, not one per waiting push. When it succeeds, they all send at once.
+   */
+  private async sendEach(producer: Producer, tenant: string, pending: Map<number, PartitionRecord[]>, deadline: number): Promise<Failed[]> {
+    const results = await Promise.all(
+      [...pending.keys()].map(async (partition): Promise<Failed | undefined> => {
+        for (let q = pending.get(partition); q !== undefined && q.length > 0; q = pending.get(partition)) {
+          const probe = this.probes.get(partition);
+          if (probe !== undefined) {
+            const outcome = await untilDeadline(probe, deadline);
+            if (outcome === 'deadline') return { partitions: [partition], failure: this.lastFailure.get(partition) ?? DEADLINE };
+            if (outcome !== undefined) return { ...outcome, partitions: [partition] };
+          }
+          const record = q[0];
+          // A leader that just timed out is likely frozen until its successor is elected: ask often.
+          const suspect = this.lastFailure.get(partition)?.cause === 'ack-timeout';
+          const timeoutMs = suspect ? Math.min(this.attemptTimeoutMs, SUSPECT_ATTEMPT_TIMEOUT_MS) : this.attemptTimeoutMs;
+          const attempt = this.send(producer, tenant, [record], deadline, timeoutMs).then(
+            (acked): Failed | undefined => (this.markAcked(pending, [record], acked).length > 0 ? { partitions: [partition], failure: MISSING_PARTITION } : undefined),
+            (err: unknown): Failed => ({ partitions: [partition], failure: classifyProduceError(err), error: err }),
+          );
+          if (!this.probes.has(partition)) {
+            this.probes.set(partition, attempt);
+            void attempt.then(() => {
+              if (this.probes.get(partition) === attempt) this.probes.delete(partition);
+            });
+          }
+          const failed = await attempt;
+          if (failed !== undefined) return failed;
+        }
+        return undefined;
+      }),
+    );
+    return results.filter((f) => f !== undefined);
+  }
+
+  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, timeoutMs = this.attemptTimeoutMs): Promise<{ partition: number }[]> {
+    const left = Math.max(1, deadline - Date.now());
+    const budget = Math.min(timeoutMs, left);
+    const send = producer.send({ topic: this.topic, acks: -1, timeout: budget, messages: wave.map((r) => toMessage(tenant, r)) });
+    return withDeadline(send, Math.min(budget + ATTEMPT_GRACE_MS, left), 'producing to Kafka');
   }
 
   // kafkajs silently drops (and "acks") records for partitions missing from its metadata, e.g.
   // partitions added to the topic since the producer last refreshed. Only the response tells.
-  private checkAllAcked(records: PartitionRecord[], acked: { partition: number }[]): void {
+  /** Removes the acknowledged records of `wave` from `pending`; returns the partitions the response left out. */
+  private markAcked(pending: Map<number, PartitionRecord[]>, wave: PartitionRecord[], acked: { partition: number }[]): number[] {
     const got = new Set(acked.map((a) => a.partition));
-    const missing = [...new Set(records.map((r) => r.partition))].filter((p) => !got.has(p));
-    if (missing.length === 0) return;
-    const known = this.partitions === undefined ? 'unknown' : String(this.partitions.count);
-    throw new KafkaUnavailableError(
-      `partition(s) ${missing.join(',')} of topic ${this.topic} are not in the producer's metadata (the topic has ${known} partitions); ` +
-        'nothing was written to them. If partitions were just added this clears up on retry; otherwise the partition ring and the topic disagree',
-      { kafkaType: 'UNKNOWN_TOPIC_OR_PARTITION' },
-    );
+    const missing: number[] = [];
+    for (const r of wave) {
+      if (!got.has(r.partition)) {
+        missing.push(r.partition);
+        continue;
+      }
+      this.lastFailure.delete(r.partition);
+      const q = pending.get(r.partition);
+      if (q === undefined) continue;
+      q.shift();
+      if (q.length === 0) pending.delete(r.partition);
+    }
+    return missing;
   }
 
   /**
@@ -167,6 +351,17 @@ export class IngestWriter {
       }
       throw unavailable(`fetching the partition count of topic ${this.topic}`, err);
     }
+  }
+}
+
+/** `promise`'s value, or 'deadline' if that comes first. */
+async function untilDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | 'deadline'> {
+  const timer = new AbortController();
+  const expired = sleep(Math.max(0, deadline - Date.now()), 'deadline' as const, { signal: timer.signal }).catch(() => 'deadline' as const);
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    timer.abort();
   }
 }
 

@@ -1,11 +1,13 @@
 // Ingest storage on a 3-broker cluster (RF=3, min.insync.replicas=2), the drill setup: a killed
-// broker costs a few seconds of writes, two down is a clean KafkaUnavailableError, and every
-// acknowledged write is there afterwards, in order.
+// partition leader costs writes no more than the election plus a little (no partition silently
+// dropped when leaders move), two down is a clean KafkaUnavailableError, and every acknowledged
+// write is there afterwards, in order.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader } from './partition-reader.ts';
@@ -20,21 +22,32 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
   const dir = mkdtempSync(join(tmpdir(), 'strata-kafka-3b-'));
   let kafka: LocalKafka;
   let writer: IngestWriter;
+  let killed = -1;
   const acked: string[][] = Array.from({ length: PARTITIONS }, () => []);
   let seq = 0;
 
   /** Writes one record to every partition; returns whether Kafka acknowledged it. */
-  async function writeAll(): Promise<boolean> {
+  async function writeAll(w = writer): Promise<boolean> {
     const n = seq++;
     const records = Array.from({ length: PARTITIONS }, (_, p) => ({ partition: p, value: Buffer.from(`w${n}`) }));
     try {
-      await writer.write('tenant-3b', records);
+      await w.write('tenant-3b', records);
       for (let p = 0; p < PARTITIONS; p++) acked[p].push(`w${n}`);
       return true;
     } catch (err) {
       assert.ok(err instanceof KafkaUnavailableError, `unexpected ${(err as Error).name}`);
+      assert.doesNotMatch(err.message, /not in the producer's metadata/, 'a moved leader is not a missing partition');
       return false;
     }
+  }
+
+  function admin(brokers: string[]): Admin {
+    return new Kafka({ clientId: 'probe-3b', brokers, logLevel: logLevel.NOTHING, requestTimeout: 1000, connectionTimeout: 500, retry: { retries: 0 } }).admin();
+  }
+
+  async function leaderOf(a: Admin, partition: number): Promise<number> {
+    const { topics } = await a.fetchTopicMetadata({ topics: [TOPIC] });
+    return topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader ?? -1;
   }
 
   /** Keeps writing until a write is acknowledged; returns how long that took. */
@@ -68,15 +81,92 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
     for (let i = 0; i < 5; i++) assert.equal(await writeAll(), true);
   });
 
-  test('a kill -9ed broker costs a few seconds of writes at most', async () => {
-    await kafka.stopBroker(0, 'SIGKILL');
-    const took = await writeUntilAcked(20_000);
-    console.log(`first acknowledged write ${took}ms after kill -9 of one broker`);
+  /**
+   * Writes to every partition back to back (a writer whose timeout outlasts any election) while
+   * `fault` hits the leader of `partition`; returns when the survivors name a new leader, plus 2s.
+   */
+  async function underLoad(partition: number, fault: (leaderIndex: number) => Promise<void>): Promise<{ leader: number; electionMs: number; beyondMs: number; longestMs: number; failed: number; writes: number }> {
+    const patient = new IngestWriter({ brokers: kafka.brokers, topic: TOPIC, clientId: `writer-3b-patient-${partition}`, timeoutMs: 15_000 });
+    await patient.start();
+    const probe = admin(kafka.brokers);
+    await probe.connect();
+    const leader = await leaderOf(probe, partition);
+    await probe.disconnect();
+    const index = leader - 1; // local-kafka node ids are index + 1
+    const writes: { startedAt: number; endedAt: number; ok: boolean }[] = [];
+    let stop = false;
+    const load = (async () => {
+      while (!stop) {
+        const startedAt = Date.now();
+        const ok = await writeAll(patient);
+        writes.push({ startedAt, endedAt: Date.now(), ok });
+        await sleep(20);
+      }
+    })();
+    await sleep(500);
+    const survivors = admin(kafka.brokers.filter((_, i) => i !== index));
+    await survivors.connect();
+    const faultAt = Date.now();
+    await fault(index);
+    let electedAt = 0;
+    while (electedAt === 0) {
+      const now = await leaderOf(survivors, partition).catch(() => -1);
+      if (now >= 0 && now !== leader) electedAt = Date.now();
+      else await sleep(25);
+      assert.ok(Date.now() - faultAt < 30_000, 'no new leader within 30s');
+    }
+    await survivors.disconnect();
+    await sleep(2000);
+    stop = true;
+    await load;
+    await patient.stop();
+    return {
+      leader,
+      electionMs: electedAt - faultAt,
+      beyondMs: Math.max(...writes.map((w) => w.endedAt - Math.max(w.startedAt, electedAt))),
+      longestMs: Math.max(...writes.map((w) => w.endedAt - w.startedAt)),
+      failed: writes.filter((w) => !w.ok).length,
+      writes: writes.length,
+    };
+  }
+
+  test('a frozen partition leader (SIGSTOP, a network stall): writes wait for the election and at most 2s more, none fails', async () => {
+    let frozen = -1;
+    try {
+      const r = await underLoad(1, async (i) => {
+        frozen = i;
+        process.kill(kafka.pids[i], 'SIGSTOP');
+      });
+      console.log(`SIGSTOP of node ${r.leader} (leader of partition 1): new leader after ${r.electionMs}ms; ${r.writes} writes, longest ${r.longestMs}ms, at most ${r.beyondMs}ms beyond the election`);
+      assert.equal(r.failed, 0, `${r.failed} writes failed`);
+      assert.ok(r.beyondMs <= 2000, `a write ended ${r.beyondMs}ms after the election`);
+    } finally {
+      if (frozen >= 0) process.kill(kafka.pids[frozen], 'SIGCONT');
+    }
+    // The thawed broker is fenced; it re-registers and catches up. Wait for full ISRs before the next fault.
+    const probe = admin(kafka.brokers);
+    await probe.connect();
+    for (const t = Date.now(); ; await sleep(200)) {
+      const { topics } = await probe.fetchTopicMetadata({ topics: [TOPIC] }).catch(() => ({ topics: [] as { partitions: { isr: number[] }[] }[] }));
+      if ((topics[0]?.partitions ?? []).length === PARTITIONS && topics[0].partitions.every((p) => p.isr.length === 3)) break;
+      assert.ok(Date.now() - t < 30_000, 'the thawed broker did not rejoin every ISR within 30s');
+    }
+    await probe.disconnect();
+  });
+
+  test('a kill -9ed partition leader: writes wait for the election and at most 2s more, none fails', async () => {
+    const r = await underLoad(0, async (i) => {
+      killed = i;
+      await kafka.stopBroker(i, 'SIGKILL');
+    });
+    console.log(`kill -9 of node ${r.leader} (leader of partition 0): new leader after ${r.electionMs}ms; ${r.writes} writes, longest ${r.longestMs}ms, at most ${r.beyondMs}ms beyond the election`);
+    assert.equal(r.failed, 0, `${r.failed} writes failed`);
+    assert.ok(r.beyondMs <= 2000, `a write ended ${r.beyondMs}ms after the election`);
     for (let i = 0; i < 5; i++) assert.equal(await writeAll(), true);
   });
 
   test('with two brokers down writes fail fast with KafkaUnavailableError', async () => {
-    await kafka.stopBroker(1);
+    await kafka.stopBroker(killed === 0 ? 1 : 0);
     const t = Date.now();
     const ok = await writeAll();
     assert.equal(ok, false);
@@ -85,7 +175,7 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
 
   test('restarted brokers take writes again', async () => {
     await kafka.startBroker(0);
-    await kafka.startBroker(1);
+    await kafka.startBroker(killed === 0 ? 1 : killed);
     const took = await writeUntilAcked(20_000);
     console.log(`first acknowledged write ${took}ms after both brokers were back`);
     for (let i = 0; i < 5; i++) assert.equal(await writeAll(), true);

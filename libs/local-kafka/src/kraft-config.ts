@@ -68,10 +68,20 @@ export function serverProperties(cluster: ClusterLayout, node: NodeLayout): stri
 
     // A fresh quorum elects its first leader sooner (default waits 1-2s).
     'controller.quorum.election.timeout.ms': 500,
+    // Nodes are combined broker+controller: killing the active controller's node first costs a
+    // controller election (followers notice after this fetch timeout; default 2s), then the new
+    // controller's full broker session before it fences the dead broker. 1s is the lowest sane
+    // value (twice the leader's 500ms fetch wait, KIP-1236); a spurious controller election moves
+    // no partition leader.
+    'controller.quorum.fetch.timeout.ms': 1000,
 
-    // A killed broker is fenced (and dropped from ISRs) within seconds, so acks=all writes resume fast.
-    'broker.heartbeat.interval.ms': 500,
-    'broker.session.timeout.ms': 4000,
+    // A killed broker is fenced (its partitions get new leaders, it leaves every ISR) once the
+    // controller has missed its heartbeats for the session timeout: that bounds the write stall
+    // of a partition leader's death (Kafka's defaults, 2s / 9s, make it ~9s). 8 heartbeats a
+    // session, so a loaded box's pauses do not fence live brokers. docs/operations.md has the
+    // production values.
+    'broker.heartbeat.interval.ms': 250,
+    'broker.session.timeout.ms': 2000,
     'replica.lag.time.max.ms': 10000,
 
     // Small machine: few threads, small buffers.
