@@ -87,5 +87,17 @@ test('static list until a ring exists; then ring owners (by their registered add
   });
   assert.deepEqual(d.current(ring.ring()).map((i) => i.id).sort(), ['ingester-zone-a-0', 'ingester-zone-b-0']);
   d.stop();
+  // A static list naming more partitions than the ring has: only the ring's partitions are read.
+  const wide = new RingIngesterDiscovery({
+    ring,
+    staticIngesters: [...staticIngesters, { id: 'ingester-zone-a-7', zone: 'a', partition: 7, address: 'static-a7:9095' }],
+    connect: () => ({ querier: {} as Querier, close: () => undefined }),
+    querier: new PartitionQuerier({ replicas: [], logger }),
+    heartbeatTimeoutMs: 60_000,
+    logger,
+    now: () => NOW,
+  });
+  assert.deepEqual(wide.current(undefined).map((i) => i.partition).sort(), [0, 0, 7], 'no ring yet: the whole static list');
+  assert.deepEqual(wide.current(ring.ring()).map((i) => i.partition).sort(), [0, 0], 'partition 7 is not in the ring');
   assert.equal(new Set(closed).size, new Set(opened).size, 'every connection closed on stop');
 });

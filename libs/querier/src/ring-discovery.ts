@@ -1,6 +1,7 @@
 // Finds the ingesters to read from in the partition ring (each registers its
 // gRPC address), with the static -querier.ingester-addresses list as the
-// fallback: a static entry is used unless the ring knows that instance. The
+// fallback: a static entry is used unless the ring knows that instance or, once
+// the ring lists partitions, names a partition the ring does not have. The
 // ring's owners of ACTIVE and INACTIVE partitions are read (PENDING ones hold
 // no data yet, as in Mimir); an owner whose heartbeat timed out is used only
 // when its partition has no healthy owner. A ring never seen (KV down since
@@ -70,7 +71,10 @@ export class RingIngesterDiscovery {
       for (const o of healthy.length > 0 ? healthy : owners) fromRing.push({ id: o.id, zone: o.zone, partition: o.partition, address: o.addr });
     }
     for (const o of ring?.allOwners() ?? []) known.add(o.id);
-    const fallback = this.opts.staticIngesters.filter((s) => !known.has(s.id));
+    // A ring that lists partitions says which exist: a static entry for any other partition would be a
+    // partition no distributor writes to, and reading it would fail every query (no ingester answers).
+    const partitions = new Set((ring?.partitions() ?? []).map((p) => p.id));
+    const fallback = this.opts.staticIngesters.filter((s) => !known.has(s.id) && (partitions.size === 0 || partitions.has(s.partition)));
     return [...fromRing, ...fallback];
   }
 
