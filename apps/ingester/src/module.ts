@@ -38,6 +38,7 @@ export function initIngester(t: Strata): Service[] {
     tracer: t.tracing.tracer,
     // The querier's limits hold inside the ingester too: an over-budget select stops early here.
     queryBudget: { maxSeries: config['querier.max-fetched-series-per-query'], maxSamples: config['querier.max-samples'] },
+    decodedChunksCacheBytes: config['ingester.decoded-chunks-cache-size'],
     createSource: (onRecords) =>
       new PartitionReader({
         brokers: t.brokers,

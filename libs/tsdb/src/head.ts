@@ -9,6 +9,7 @@ import { ChunkArena } from './chunk-arena.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
+import type { DecodedChunkCache } from './decoded-chunks.ts';
 import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import { OooSamples } from './ooo-samples.ts';
@@ -48,6 +49,8 @@ export interface HeadOptions {
   maxExemplars?: number;
   /** Metric families with metadata kept. Default 100000. */
   maxMetadataMetrics?: number;
+  /** Decoded closed chunks kept between queries (shared by the heads of one process); absent: none. */
+  decodedChunks?: DecodedChunkCache;
 }
 
 /** One series of a block being cut from the head. */
@@ -91,7 +94,7 @@ export class Head {
 
   constructor(opts: HeadOptions = {}) {
     this.chunkRange = opts.chunkRangeMs ?? 0;
-    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange };
+    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedChunks ?? null };
     this.oooWindow = opts.outOfOrderTimeWindowMs ?? NO_OOO;
     this.maxExemplars = opts.maxExemplars ?? 100_000;
     this.metadataStore = new MetricMetadataStore(opts.maxMetadataMetrics);

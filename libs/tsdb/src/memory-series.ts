@@ -7,6 +7,7 @@
 
 import type { NativeHistogram } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
+import type { DecodedChunk, DecodedChunkCache } from './decoded-chunks.ts';
 import { HistogramSeries, type HistogramArrays } from './histogram-series.ts';
 import { OooSamples } from './ooo-samples.ts';
 import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
@@ -34,6 +35,8 @@ export interface SeriesContext {
   samplesPerChunk: number;
   /** Aligned block range in ms; 0 for none. */
   chunkRange: number;
+  /** Decoded closed chunks kept between queries; null: none. */
+  decoded: DecodedChunkCache | null;
 }
 
 const FIRST_CHUNK_BYTES = 48;
@@ -43,6 +46,8 @@ export class MemorySeries extends XorChunkEncoder {
   /** Closed chunks, oldest first: the slab of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
   cslabs: Uint8Array[] | null = null;
   cmeta: number[] | null = null;
+  /** Decoded closed chunk i (see DecodedChunkCache), parallel to cslabs; null until a query reads one with the cache on. */
+  cdec: (DecodedChunk | null)[] | null = null;
   openMinT = 0;
   ooo: OooSamples | null = null;
   /** Ring slot of this series' newest exemplar (the exemplar store checks it still is). */
@@ -121,6 +126,7 @@ export class MemorySeries extends XorChunkEncoder {
     this.cslabs = this.cslabs === null ? [arena.slab] : this.cslabs.concat([arena.slab]);
     const meta = [this.openMinT, this.t, off, bytes.length];
     this.cmeta = this.cmeta === null ? meta : this.cmeta.concat(meta);
+    if (this.cdec !== null) this.cdec.push(null);
     this.buf = EMPTY;
     this.base = 0;
     this.limit = 0;
@@ -201,12 +207,41 @@ export class MemorySeries extends XorChunkEncoder {
     const timestamps = new Float64Array(total);
     const values = new Float64Array(total);
     let n = 0;
+    const cache = this.ctx.decoded;
     for (let k = 0; k < closed; k++) {
-      if ((m as number[])[4 * k] <= maxt && (m as number[])[4 * k + 1] >= mint) n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, mint, maxt);
+      if ((m as number[])[4 * k] > maxt || (m as number[])[4 * k + 1] < mint) continue;
+      if (cache === null || !cache.enabled) {
+        n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, mint, maxt);
+        continue;
+      }
+      n += this.copyDecoded(k, cache, timestamps, values, n, mint, maxt);
     }
     if (openHit) n += decodeXorChunkInto(this.bytes(), timestamps, values, n, mint, maxt);
     if (oFrom === oTo) return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
     return mergeOoo(timestamps, values, n, this.ooo as OooSamples, oFrom, oTo);
+  }
+
+  /** Copies closed chunk k's samples in [mint, maxt] from its decoded form (decoding and caching it first if need be). */
+  private copyDecoded(k: number, cache: DecodedChunkCache, timestamps: Float64Array, values: Float64Array, at: number, mint: number, maxt: number): number {
+    const slots = (this.cdec ??= new Array<DecodedChunk | null>(this.numClosedChunks).fill(null));
+    let d = slots[k];
+    if (d === null) {
+      const chunk = this.closedChunk(k);
+      const total = xorChunkNumSamples(chunk);
+      d = new Float64Array(2 * total);
+      decodeXorChunkInto(chunk, d.subarray(0, total), d.subarray(total), 0);
+      slots[k] = d;
+      cache.added(slots, d);
+    }
+    const len = d.length >>> 1;
+    const ts = d.subarray(0, len);
+    const from = mint <= ts[0] ? 0 : lowerBound(ts, mint);
+    const to = maxt >= ts[len - 1] ? len : upperBound(ts, maxt);
+    if (to <= from) return 0;
+    timestamps.set(ts.subarray(from, to), at);
+    // Same-type set() copies bytes: staleness markers keep their payload.
+    values.set(d.subarray(len + from, len + to), at);
+    return to - from;
   }
 
   /**
@@ -264,16 +299,19 @@ export class MemorySeries extends XorChunkEncoder {
       if (drop > 0) {
         slabs.splice(0, drop);
         m.splice(0, 4 * drop);
+        this.cdec?.splice(0, drop);
       }
       if (keepFirst !== null) {
         for (let i = keepFirst.length - 1; i >= 0; i--) {
           slabs.unshift(keepFirst[i].data);
           m.unshift(keepFirst[i].minTime, keepFirst[i].maxTime, 0, keepFirst[i].data.length);
+          this.cdec?.unshift(null);
         }
       }
       if (slabs.length === 0) {
         this.cslabs = null;
         this.cmeta = null;
+        this.cdec = null;
       }
     }
     if (this.numSamples > 0 && this.openMinT < mint) {
@@ -341,6 +379,18 @@ function mergeOoo(ts: Float64Array, vs: Float64Array, n: number, ooo: OooSamples
     k++;
   }
   return { timestamps: timestamps.subarray(0, k), values: values.subarray(0, k) };
+}
+
+/** The first index whose value is > x. */
+function upperBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function lowerBound(a: Float64Array, x: number): number {
