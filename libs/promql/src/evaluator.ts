@@ -17,7 +17,7 @@ import {
   vectorScalarBinop,
   vectorUnless,
 } from './binary-ops.ts';
-import { PromQLExecutionError, TOO_MANY_SAMPLES_MESSAGE } from './errors.ts';
+import { PromQLExecutionError } from './errors.ts';
 import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './functions.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
 import { goQuote, isValidLabelName } from './go-compat.ts';
@@ -62,7 +62,10 @@ export interface SharedState {
   /** The query's own start, end and step (0 for instant queries), in ms. */
   query: { start: number; end: number; step: number };
   lookbackMs: number;
+  /** The -querier.max-samples limit, lowered to what the estimated-memory limit leaves for evaluated points. */
   maxSamples: number;
+  /** The error for going over maxSamples: it names the limit that set it. */
+  tooManySamples(): Error;
   /** Samples currently held by the evaluation, against maxSamples. */
   currentSamples: number;
   delayed: boolean;
@@ -91,7 +94,7 @@ export class Evaluator {
 
   private addSamples(n: number): void {
     this.s.currentSamples += n;
-    if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+    if (this.s.currentSamples > this.s.maxSamples) throw this.s.tooManySamples();
   }
 
   private dropName<T extends { metric: Labels; dropName: boolean }>(x: T): T {
@@ -357,12 +360,12 @@ export class Evaluator {
         sigs.push(sig);
       }
       this.s.currentSamples = held + produced + gathered;
-      if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+      if (this.s.currentSamples > this.s.maxSamples) throw this.s.tooManySamples();
 
       const result = fn(vectors, sigs, ts);
       produced += result.length;
       this.s.currentSamples = held + produced;
-      if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+      if (this.s.currentSamples > this.s.maxSamples) throw this.s.tooManySamples();
 
       if (this.instant) {
         if (!this.s.delayed && containsSameLabelset(result.map((r) => r.metric))) {
@@ -590,7 +593,7 @@ export class Evaluator {
         while (hlo < hhi && hs.t[hlo] <= rangeStart) hlo++;
         if (hi === lo && hhi === hlo) continue;
         if (hi > lo) sawFloats = true;
-        if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+        if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw this.s.tooManySamples();
         window.t = t;
         window.f = f;
         window.lo = lo;
