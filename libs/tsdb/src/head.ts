@@ -9,7 +9,7 @@ import { ChunkArena } from './chunk-arena.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
-import type { DecodedChunkCache } from './decoded-chunks.ts';
+import { SampleArena, type DecodedChunkCache } from './decoded-chunks.ts';
 import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import { OooSamples } from './ooo-samples.ts';
@@ -252,9 +252,10 @@ export class Head {
   /** The series ids[from, to) with their samples in [mint, maxt]; series without any are left out. */
   seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number): Series[] {
     const out: Series[] = [];
+    const arena = new SampleArena();
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
-      const got = s.samples(mint, maxt);
+      const got = s.samples(mint, maxt, arena);
       const hist = s.hist === null ? null : s.histogramSamples(mint, maxt);
       if ((got === null || got.timestamps.length === 0) && hist === null) continue;
       const series: Series = { labels: flatToLabels(s.lbls), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };

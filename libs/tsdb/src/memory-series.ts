@@ -7,7 +7,7 @@
 
 import type { NativeHistogram } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
-import type { DecodedChunk, DecodedChunkCache } from './decoded-chunks.ts';
+import type { DecodedChunk, DecodedChunkCache, SampleArena } from './decoded-chunks.ts';
 import { HistogramSeries, type HistogramArrays } from './histogram-series.ts';
 import { OooSamples } from './ooo-samples.ts';
 import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
@@ -189,8 +189,8 @@ export class MemorySeries extends XorChunkEncoder {
     return !this.isEmpty() && this.minTime() <= maxt && this.maxTime() >= mint;
   }
 
-  /** Samples with mint <= t <= maxt, in time order, or null if none. */
-  samples(mint: number, maxt: number): SampleArrays | null {
+  /** Samples with mint <= t <= maxt, in time order, or null if none; with an arena, views into it. */
+  samples(mint: number, maxt: number, arena?: SampleArena): SampleArrays | null {
     let total = 0;
     const m = this.cmeta;
     const closed = this.numClosedChunks;
@@ -204,8 +204,13 @@ export class MemorySeries extends XorChunkEncoder {
     if (this.ooo !== null) [oFrom, oTo] = this.ooo.range(mint, maxt);
     if (total === 0 && oFrom === oTo) return null;
 
-    const timestamps = new Float64Array(total);
-    const values = new Float64Array(total);
+    let timestamps: Float64Array;
+    let values: Float64Array;
+    if (arena && oFrom === oTo) ({ timestamps, values } = arena.take(total));
+    else {
+      timestamps = new Float64Array(total);
+      values = new Float64Array(total);
+    }
     let n = 0;
     const cache = this.ctx.decoded;
     for (let k = 0; k < closed; k++) {
@@ -217,7 +222,11 @@ export class MemorySeries extends XorChunkEncoder {
       n += this.copyDecoded(k, cache, timestamps, values, n, mint, maxt);
     }
     if (openHit) n += decodeXorChunkInto(this.bytes(), timestamps, values, n, mint, maxt);
-    if (oFrom === oTo) return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+    if (oFrom === oTo) {
+      if (n === total) return { timestamps, values };
+      if (arena) arena.shrinkLast(n);
+      return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+    }
     return mergeOoo(timestamps, values, n, this.ooo as OooSamples, oFrom, oTo);
   }
 
@@ -228,19 +237,28 @@ export class MemorySeries extends XorChunkEncoder {
     if (d === null) {
       const chunk = this.closedChunk(k);
       const total = xorChunkNumSamples(chunk);
-      d = new Float64Array(2 * total);
-      decodeXorChunkInto(chunk, d.subarray(0, total), d.subarray(total), 0);
+      const ts = new Float64Array(total);
+      const values = new Float64Array(total);
+      decodeXorChunkInto(chunk, ts, values, 0);
+      const base = ts[0];
+      const offsets = new Int32Array(total);
+      for (let i = 0; i < total; i++) offsets[i] = ts[i] - base;
+      d = { base, offsets, values };
       slots[k] = d;
       cache.added(slots, d);
     }
-    const len = d.length >>> 1;
-    const ts = d.subarray(0, len);
-    const from = mint <= ts[0] ? 0 : lowerBound(ts, mint);
-    const to = maxt >= ts[len - 1] ? len : upperBound(ts, maxt);
+    const { base, offsets } = d;
+    const len = offsets.length;
+    let from = 0;
+    const lo = mint - base;
+    if (lo > 0) while (from < len && offsets[from] < lo) from++;
+    let to = len;
+    const hi = maxt - base;
+    while (to > from && offsets[to - 1] > hi) to--;
     if (to <= from) return 0;
-    timestamps.set(ts.subarray(from, to), at);
+    for (let i = from, j = at; i < to; i++, j++) timestamps[j] = base + offsets[i];
     // Same-type set() copies bytes: staleness markers keep their payload.
-    values.set(d.subarray(len + from, len + to), at);
+    values.set(d.values.subarray(from, to), at);
     return to - from;
   }
 
@@ -379,18 +397,6 @@ function mergeOoo(ts: Float64Array, vs: Float64Array, n: number, ooo: OooSamples
     k++;
   }
   return { timestamps: timestamps.subarray(0, k), values: values.subarray(0, k) };
-}
-
-/** The first index whose value is > x. */
-function upperBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function lowerBound(a: Float64Array, x: number): number {
