@@ -7,7 +7,7 @@ import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
 import type { AggregateExpr, BinaryExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
 import { exprType, isSetOp, unwrapParens } from './ast.ts';
-import { countValuesStep, evalAggregation } from './aggregations.ts';
+import { FloatGroupCells, countValuesStep, evalAggregation, groupsOf, isFloatGroupOp } from './aggregations.ts';
 import {
   matchingSignature,
   scalarBinop,
@@ -410,6 +410,11 @@ export class Evaluator {
       const byTs = new Map((p[0]?.floats ?? []).map((pt) => [pt.t, pt.f]));
       for (let ts = this.start; ts <= this.end; ts += this.interval) params.push(byTs.get(ts) ?? 0);
     }
+    const fused = e.param ? undefined : this.fusedRangeAggregation(e, grouping);
+    if (fused) {
+      this.s.currentSamples = before + totalSamples(fused);
+      return fused;
+    }
     const input = this.evalMatrix(e.expr);
     const out = evalAggregation({
       expr: { ...e, grouping },
@@ -533,6 +538,99 @@ export class Evaluator {
       }
     }
     return this.rangeEval([e.args[0], e.args[1] ?? e.args[0]], (v) => combineInfo(v[0], v[1], sel), undefined, [base, perStep]);
+  }
+
+  /**
+   * sum/avg/count/group/min/max (by labels) of a range function over a range
+   * selector, e.g. `sum by (job) (rate(x[5m]))`: each series' windows slide over
+   * its samples and every value goes straight into its group's cell, with no
+   * series, point or label set built per input series (what evalRangeFunction
+   * and then evalAggregation would allocate). The same values in the same order
+   * per cell, so the same result. Undefined where the general path is needed:
+   * histograms, selectors with mixed metric names (a duplicate label set after
+   * dropping the name is an error there), `without`, metadata labels in the
+   * grouping, scalar arguments, anchored/smoothed, delayed name removal.
+   */
+  private fusedRangeAggregation(e: AggregateExpr, grouping: string[]): EvalMatrix | undefined {
+    if (!isFloatGroupOp(e.op) || e.without || this.s.delayed || grouping.some((g) => g.startsWith('__'))) return undefined;
+    const call = unwrapParens(e.expr);
+    if (call.kind !== 'call' || call.args.length !== 1) return undefined;
+    const def = FUNCTIONS[call.func.name];
+    const impl = def?.impl;
+    if (!impl || impl.kind !== 'range' || impl.absentOverTime) return undefined;
+    const arg = call.args[0];
+    if (arg.kind !== 'matrixSelector') return undefined;
+    const vs = unwrapParens(arg.vectorSelector);
+    if (vs.kind !== 'vectorSelector' || vs.anchored || vs.smoothed) return undefined;
+    const data = this.data(vs);
+    for (const s of data) if (s.liveH !== null && s.liveH.t.length > 0) return undefined;
+    if (!sameMetricName(data)) return undefined;
+
+    const a = this.s.annotations;
+    const warn = (m: string) => a.warn(a.at(m, arg.pos.start));
+    const info = (m: string) => a.info(a.at(m, arg.pos.start));
+    const isRateLike = call.func.name === 'rate' || call.func.name === 'increase';
+    const empty = new Float64Array(0);
+    const window: RangeWindow = { t: empty, f: empty, lo: 0, hi: 0, ht: empty, h: [] };
+    const ctx: RangeContext = {
+      ts: 0,
+      rangeStart: 0,
+      rangeEnd: 0,
+      rangeMs: arg.rangeMs,
+      scalarArgs: [],
+      metric: [],
+      warn,
+      info,
+      warnAtArg: (i, m) => a.warn(a.at(m, call.args[i].pos.start)),
+    };
+    const { groupOf, outputs } = groupsOf(
+      data.map((s) => s.metric),
+      new Set(grouping),
+      false,
+    );
+    const cells = new FloatGroupCells(e.op, outputs.length, this.numSteps);
+    const rangeMs = arg.rangeMs;
+    for (let si = 0; si < data.length; si++) {
+      if ((si & 1023) === 0) this.s.checkCancel();
+      const s = data[si];
+      const { t, f } = s.live;
+      ctx.metric = s.metric;
+      const base = groupOf[si] * this.numSteps;
+      let lo = 0;
+      let hi = 0;
+      let produced = 0;
+      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+        const rangeEnd = (vs.atMs ?? ts) - vs.offsetMs;
+        const rangeStart = rangeEnd - rangeMs;
+        while (hi < t.length && t[hi] <= rangeEnd) hi++;
+        while (lo < hi && t[lo] <= rangeStart) lo++;
+        if (hi === lo) continue;
+        if (this.s.currentSamples + (hi - lo) > this.s.maxSamples) throw this.s.tooManySamples();
+        window.t = t;
+        window.f = f;
+        window.lo = lo;
+        window.hi = hi;
+        ctx.ts = ts;
+        ctx.rangeStart = rangeStart;
+        ctx.rangeEnd = rangeEnd;
+        const v = impl.call(window, ctx);
+        if (v === undefined || typeof v !== 'number') continue;
+        cells.add(base + step, v);
+        produced++;
+      }
+      if (produced === 0) continue;
+      // The function's output drops the name (unless it keeps it), and so does its group's.
+      if (!impl.keepName) outputs[groupOf[si]].dropName = true;
+      // What the general path holds at this point: the function's output points.
+      this.addSamples(produced);
+      if (isRateLike && t.length > 0) {
+        const name = s.metric.find((l) => l.name === METRIC_NAME)?.value;
+        if (name && !/(_total|_sum|_count|_bucket)$/.test(name)) {
+          info(`PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${goQuote(name)}`);
+        }
+      }
+    }
+    return cells.emit(outputs, this.start, this.interval);
   }
 
   private evalRangeFunction(e: Call, args: Expr[], impl: Extract<FunctionImpl, { kind: 'range' }>): EvalMatrix {
