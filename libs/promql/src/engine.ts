@@ -45,6 +45,8 @@ export interface EngineOptions {
   enableDurationExpressions?: boolean;
   /** Step of subqueries written without one (`[1h:]`); Prometheus uses its evaluation interval, 1m by default. */
   defaultSubqueryStepMs?: number;
+  /** Fold aggregations of selectors and range functions without building their input series (default on; off only to compare). */
+  fusedAggregations?: boolean;
 }
 
 /** What every query may override for itself. */
@@ -95,6 +97,7 @@ export class Engine {
   private readonly delayedNameRemoval: boolean;
   private readonly parseOptions: ParseOptions;
   private readonly defaultSubqueryStepMs: number;
+  private readonly fusedAggregations: boolean;
 
   constructor(opts: EngineOptions) {
     this.querier = opts.querier;
@@ -109,6 +112,7 @@ export class Engine {
       enableDurationExpressions: opts.enableDurationExpressions ?? false,
     };
     this.defaultSubqueryStepMs = opts.defaultSubqueryStepMs ?? 60_000;
+    this.fusedAggregations = opts.fusedAggregations ?? true;
   }
 
   /** Evaluates a query at one point in time (Prometheus' /api/v1/query). */
@@ -179,6 +183,7 @@ export class Engine {
         new PromQLExecutionError(memoryBinds ? queryBudgetMessage('memory', this.maxBytes) : queryBudgetMessage('samples', this.maxSamples)),
       currentSamples: 0,
       delayed: this.delayedNameRemoval,
+      fused: this.fusedAggregations,
       data,
       annotations,
       checkCancel: () => {

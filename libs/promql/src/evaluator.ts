@@ -20,7 +20,8 @@ import {
 import { PromQLExecutionError } from './errors.ts';
 import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './functions.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
-import { goQuote, isValidLabelName } from './go-compat.ts';
+import { formatGoFloat, goQuote, isValidLabelName } from './go-compat.ts';
+import { quantileOfArray } from './stats.ts';
 import { combineInfo, infoSelector, relevantInfoSeries } from './info.ts';
 import type { ExtendedFunction } from './extended.ts';
 import {
@@ -69,6 +70,8 @@ export interface SharedState {
   /** Samples currently held by the evaluation, against maxSamples. */
   currentSamples: number;
   delayed: boolean;
+  /** Whether aggregations may take the fused paths (fusedRangeAggregation, fusedSelectorAggregation). */
+  fused: boolean;
   /** Each selector's series, and each info() call's candidate info series. */
   data: Map<VectorSelector | Call, PreparedSeries[]>;
   annotations: Annotations;
@@ -410,7 +413,11 @@ export class Evaluator {
       const byTs = new Map((p[0]?.floats ?? []).map((pt) => [pt.t, pt.f]));
       for (let ts = this.start; ts <= this.end; ts += this.interval) params.push(byTs.get(ts) ?? 0);
     }
-    const fused = e.param ? undefined : this.fusedRangeAggregation(e, grouping);
+    const fused = !this.s.fused
+      ? undefined
+      : e.param
+        ? this.fusedSelectorAggregation(e, grouping, params)
+        : (this.fusedRangeAggregation(e, grouping) ?? this.fusedSelectorAggregation(e, grouping, undefined));
     if (fused) {
       this.s.currentSamples = before + totalSamples(fused);
       return fused;
@@ -631,6 +638,79 @@ export class Evaluator {
       }
     }
     return cells.emit(outputs, this.start, this.interval);
+  }
+
+  /**
+   * sum/avg/count/group/min/max/quantile (by labels) of a plain instant
+   * selector, e.g. `quantile by (job) (0.5, x)` over a range: each series'
+   * sample at each step goes straight into its group's cell (quantile: into
+   * one typed array per cell), with no series or points built per input series.
+   * Same values, same order per cell as the general path. Undefined where that
+   * is needed (histograms, `without`, metadata labels in the grouping,
+   * smoothed, delayed name removal).
+   */
+  private fusedSelectorAggregation(e: AggregateExpr, grouping: string[], params: number[] | undefined): EvalMatrix | undefined {
+    const isQuantile = e.op === 'quantile';
+    if (!(isFloatGroupOp(e.op) || (isQuantile && params)) || e.without || this.s.delayed || grouping.some((g) => g.startsWith('__'))) return undefined;
+    const vs = unwrapParens(e.expr);
+    if (vs.kind !== 'vectorSelector' || vs.smoothed) return undefined;
+    const data = this.data(vs);
+    for (const s of data) if (s.hs !== null) return undefined;
+    const { groupOf, outputs } = groupsOf(
+      data.map((s) => s.metric),
+      new Set(grouping),
+      false,
+    );
+    const numSteps = this.numSteps;
+    const lookback = this.s.lookbackMs;
+    /** Calls fn(cell, value) for every series' sample at every step, in series order. */
+    const visit = (fn: (cell: number, f: number) => void, count: boolean) => {
+      for (let si = 0; si < data.length; si++) {
+        if ((si & 1023) === 0) this.s.checkCancel();
+        const s = data[si];
+        const { t, f, stale } = s;
+        const base = groupOf[si] * numSteps;
+        let j = 0;
+        let n = 0;
+        for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+          const ref = (vs.atMs ?? ts) - vs.offsetMs;
+          while (j < t.length && t[j] <= ref) j++;
+          const idx = j - 1;
+          if (idx < 0 || t[idx] <= ref - lookback) continue;
+          if (stale && stale[idx]) continue;
+          fn(base + step, f[idx]);
+          n++;
+        }
+        // What the general path holds: the selector's points.
+        if (count) this.addSamples(n);
+      }
+    };
+    if (!isQuantile) {
+      const cells = new FloatGroupCells(e.op, outputs.length, numSteps);
+      visit((cell, f) => cells.add(cell, f), true);
+      return cells.emit(outputs, this.start, this.interval);
+    }
+    for (const q of params!) {
+      if (Number.isNaN(q) || q < 0 || q > 1) {
+        this.s.annotations.warn(this.s.annotations.at(`PromQL warning: quantile value should be between 0 and 1, got ${formatGoFloat(q)}`, e.param!.pos.start));
+      }
+    }
+    // Values per cell, laid out cell after cell: count, then place.
+    const cellCount = outputs.length * numSteps;
+    const offsets = new Int32Array(cellCount + 1);
+    visit((cell) => void offsets[cell + 1]++, true);
+    for (let c = 0; c < cellCount; c++) offsets[c + 1] += offsets[c];
+    const values = new Float64Array(offsets[cellCount]);
+    const fill = offsets.slice(0, cellCount);
+    visit((cell, f) => (values[fill[cell]++] = f), false);
+    for (let g = 0; g < outputs.length; g++) {
+      for (let step = 0; step < numSteps; step++) {
+        const c = g * numSteps + step;
+        if (offsets[c + 1] === offsets[c]) continue;
+        outputs[g].floats.push({ t: this.start + step * this.interval, f: quantileOfArray(params![step], values.subarray(offsets[c], offsets[c + 1])) });
+      }
+    }
+    return outputs.filter((o) => o.floats.length > 0);
   }
 
   private evalRangeFunction(e: Call, args: Expr[], impl: Extract<FunctionImpl, { kind: 'range' }>): EvalMatrix {
