@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { AppProcess, freePorts } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 import { formatSummary, summariseProfile, type CpuProfile } from './cpuprofile.ts';
+import { cpuSeconds } from './proc-stats.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number) => {
@@ -395,17 +396,29 @@ try {
   );
   console.log(`bench: queries start; load ${load()}`);
 
-  const rows: string[][] = [['query', 'series out', 'Prom p50', 'p99', 'Strata p50', 'p99', 'Strata/Prom p50', 'answers']];
+  const rows: string[][] = [['query', 'series out', 'Prom p50', 'p99', 'Strata p50', 'p99', 'Strata/Prom p50', 'CPU ms Prom', 'Strata', 'ratio', 'answers']];
   const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  // CPU per query (utime+stime of each server across its call): steadier than latency on a shared machine.
+  const strataPid = STRATA_URL ? undefined : strata.pid;
+  const cpuOf = (pid: number | undefined) => (pid === undefined ? NaN : (cpuSeconds(pid) ?? NaN));
   const diffs: string[] = [];
   for (const q of QUERIES) {
     const lat = { prom: [] as number[], strata: [] as number[] };
+    const cpu = { prom: 0, strata: 0 };
     let n = 0;
     let verdict = 'equal';
     const fromUs = nowUs();
     for (let i = 0; i < RUNS + WARMUP; i++) {
+      const c0 = cpuOf(prometheus.pid);
       const p = await query(`${promUrl}/api/v1`, q.endpoint, q.params);
+      const c1 = cpuOf(strataPid);
       const s = await query(`${strataUrl}/prometheus/api/v1`, q.endpoint, q.params);
+      const c2 = cpuOf(strataPid);
+      if (i >= WARMUP) {
+        cpu.prom += cpuOf(prometheus.pid) - c0;
+        cpu.strata += c2 - c1;
+      }
       n = s.data.result.length;
       if (i === 0) {
         const d = differences(p.data, s.data, q.valuesOnly ?? false);
@@ -423,7 +436,22 @@ try {
     const pp50 = percentile(lat.prom, 0.5);
     const sp50 = percentile(lat.strata, 0.5);
     ratios.push(sp50 / pp50);
-    rows.push([q.name, String(n), f(pp50), f(percentile(lat.prom, 0.99)), f(sp50), f(percentile(lat.strata, 0.99)), `${(sp50 / pp50).toFixed(2)}×`, verdict]);
+    const pc = (1000 * cpu.prom) / RUNS;
+    const sc = (1000 * cpu.strata) / RUNS;
+    if (pc > 0 && sc > 0) cpuRatios.push(sc / pc);
+    rows.push([
+      q.name,
+      String(n),
+      f(pp50),
+      f(percentile(lat.prom, 0.99)),
+      f(sp50),
+      f(percentile(lat.strata, 0.99)),
+      `${(sp50 / pp50).toFixed(2)}×`,
+      pc.toFixed(0),
+      sc.toFixed(0),
+      pc > 0 ? `${(sc / pc).toFixed(2)}×` : 'n/a',
+      verdict,
+    ]);
     console.log(`  ${q.name}: Prometheus ${f(pp50)}, Strata ${f(sp50)} (${(sp50 / pp50).toFixed(2)}×), ${verdict}`);
   }
   const geomean = Math.exp(ratios.reduce((a, r) => a + Math.log(r), 0) / ratios.length);
@@ -431,6 +459,10 @@ try {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   for (const r of rows) console.log(r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
   console.log(`geometric mean of Strata/Prometheus p50 ratios: ${geomean.toFixed(2)}× over ${ratios.length} queries; worst ${Math.max(...ratios).toFixed(2)}×`);
+  if (cpuRatios.length > 0) {
+    const cpuGeomean = Math.exp(cpuRatios.reduce((a, r) => a + Math.log(r), 0) / cpuRatios.length);
+    console.log(`geometric mean of Strata/Prometheus CPU-per-query ratios: ${cpuGeomean.toFixed(2)}× over ${cpuRatios.length} queries (CPU at 10 ms resolution, summed over the timed runs)`);
+  }
   console.log(
     `bench: ${TOTAL_SERIES} series, ${RUNS} timed runs per query after ${WARMUP} warm-up runs, the two alternating; load ${load()}; data in ${dir}${KEEP ? '' : ' (removed)'}`,
   );

@@ -258,7 +258,7 @@ export class Head {
       const got = s.samples(mint, maxt, arena);
       const hist = s.hist === null ? null : s.histogramSamples(mint, maxt);
       if ((got === null || got.timestamps.length === 0) && hist === null) continue;
-      const series: Series = { labels: flatToLabels(s.lbls), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };
+      const series: Series = { labels: (s.labelsView ??= flatToLabels(s.lbls)), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };
       if (hist !== null) series.histograms = hist;
       out.push(series);
     }

@@ -5,7 +5,7 @@
 // so stale markers and other NaN payloads stay bit-exact. The Head decides
 // what to accept; this class only stores and reads.
 
-import type { NativeHistogram } from '@strata/model';
+import type { Labels, NativeHistogram } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
 import type { DecodedChunk, DecodedChunkCache, SampleArena } from './decoded-chunks.ts';
 import { HistogramSeries, type HistogramArrays } from './histogram-series.ts';
@@ -49,6 +49,8 @@ export class MemorySeries extends XorChunkEncoder {
   /** Decoded closed chunk i (see DecodedChunkCache), parallel to cslabs; null until a query reads one with the cache on. */
   cdec: (DecodedChunk | null)[] | null = null;
   openMinT = 0;
+  /** The labels as a Labels array, made by the first read that returns this series and shared by every later one (readers never change it). */
+  labelsView: Labels | null = null;
   ooo: OooSamples | null = null;
   /** Ring slot of this series' newest exemplar (the exemplar store checks it still is). */
   exemplarSlot = -1;
