@@ -23,7 +23,7 @@ interface Entry {
   decoded: DecodedChunk;
 }
 
-export const DECODED_BYTES_PER_SAMPLE = 12;
+const DECODED_BYTES_PER_SAMPLE = 12;
 
 export class DecodedChunkCache {
   private readonly queue: Entry[] = [];
