@@ -37,7 +37,12 @@ export function initIngester(t: Strata): Service[] {
     limits: ingesterLimits(t.overrides, () => partitions.value),
     tracer: t.tracing.tracer,
     // The querier's limits hold inside the ingester too: an over-budget select stops early here.
-    queryBudget: { maxSeries: config['querier.max-fetched-series-per-query'], maxSamples: config['querier.max-samples'] },
+    queryBudget: {
+      maxSeries: config['querier.max-fetched-series-per-query'],
+      maxSamples: config['querier.max-samples'],
+      maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
+    },
+    decodedChunksCacheBytes: config['ingester.decoded-chunks-cache-size'],
     createSource: (onRecords) =>
       new PartitionReader({
         brokers: t.brokers,

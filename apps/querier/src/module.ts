@@ -83,6 +83,7 @@ export function initQuerier(t: Strata): Service[] {
     lookbackDeltaMs: config['querier.lookback-delta'],
     maxSamples: config['querier.max-samples'],
     maxFetchedSeries: config['querier.max-fetched-series-per-query'],
+    maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
     timeoutMs: config['querier.timeout'],
     enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
     enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],

@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { join } from 'node:path';
 import { StrataError } from '@strata/errors';
 import { decodeWriteRequest, validateHistogram, type DecodedSeries } from '@strata/remote-write';
-import { Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
+import { DecodedChunkCache, Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
 import {
   QueryAbortedError,
   labelsKey,
@@ -92,6 +92,8 @@ export interface IngesterOptions {
   tracer?: Tracer;
   /** What one query may take out of a tenant's head (-querier.max-fetched-series-per-query, -querier.max-samples). */
   queryBudget?: QueryBudget;
+  /** Bytes of decoded closed head chunks kept between queries, over all tenants (-ingester.decoded-chunks-cache-size); 0 or absent: none. */
+  decodedChunksCacheBytes?: number;
 }
 
 /** A tenant's numbers in this ingester, with Mimir's user_stats names. */
@@ -168,9 +170,11 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly receiveDelay: Histogram<'partition'>;
   private readonly committedOffset: Gauge;
   private readonly tracer: Tracer;
+  private readonly decodedChunks: DecodedChunkCache | undefined;
 
   constructor(private readonly opts: IngesterOptions) {
     this.limits = opts.limits ?? DEFAULT_LIMITS;
+    this.decodedChunks = opts.decodedChunksCacheBytes ? new DecodedChunkCache(opts.decodedChunksCacheBytes) : undefined;
     // Records grouped by an eighth of a block range of data time: few entries, a commit at most that far behind.
     this.tracker = new OffsetTracker((opts.blocksStorage?.blockRangeMs ?? 0) / 8);
     this.now = opts.now ?? Date.now;
@@ -509,6 +513,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         chunkRangeMs: bs?.blockRangeMs ?? 0,
         outOfOrderTimeWindowMs: () => this.limits.outOfOrderTimeWindowMs(tenant),
         maxExemplars: this.limits.maxExemplars(tenant),
+        decodedChunks: this.decodedChunks,
       });
       db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now(), this.opts.queryBudget);
       this.dbs.set(tenant, db);

@@ -334,22 +334,132 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
 
 const FAST_OPS = new Set<AggregateOp>(['sum', 'avg', 'count', 'group', 'min', 'max']);
 
+/** Whether an aggregation can fold float samples with FloatGroupCells (no parameter, no histograms). */
+export function isFloatGroupOp(op: AggregateOp): boolean {
+  return FAST_OPS.has(op);
+}
+
 /**
- * sum, avg, count, group, min and max over float-only input, series by
- * series into one cell per (group, step): the same arithmetic, in the same
- * order per cell, as the accumulators above, without an object per group
- * and step or a pass over every series at every step.
+ * One cell per (group, step) of sum, avg, count, group, min or max over
+ * floats: the same arithmetic, in the same order per cell, as the
+ * accumulators above, in typed arrays instead of an object per group and step.
+ * Cells are filled series by series (add), then read out (emit).
  */
+export class FloatGroupCells {
+  private readonly count: Float64Array;
+  private readonly sum: Float64Array; // sum, or min/max's best value
+  private readonly comp: Float64Array; // Kahan compensation
+  private readonly mean: Float64Array | undefined;
+  private readonly incremental: Uint8Array | undefined;
+
+  constructor(
+    private readonly op: AggregateOp,
+    private readonly numGroups: number,
+    readonly numSteps: number,
+  ) {
+    const cells = numGroups * numSteps;
+    this.count = new Float64Array(cells);
+    this.sum = new Float64Array(cells);
+    this.comp = new Float64Array(cells);
+    this.mean = op === 'avg' ? new Float64Array(cells) : undefined;
+    this.incremental = op === 'avg' ? new Uint8Array(cells) : undefined;
+  }
+
+  add(cell: number, f: number): void {
+    const { sum, comp, mean } = this;
+    const n = ++this.count[cell];
+    if (n === 1) {
+      sum[cell] = f;
+      if (mean) mean[cell] = f;
+      return;
+    }
+    switch (this.op) {
+      case 'sum':
+        kahanAddInto(sum, comp, cell, f);
+        break;
+      case 'avg':
+        if (!this.incremental![cell]) {
+          const before = sum[cell];
+          const beforeC = comp[cell];
+          kahanAddInto(sum, comp, cell, f);
+          if (sum[cell] !== Infinity && sum[cell] !== -Infinity) break;
+          // The running sum overflowed: continue with the incremental mean.
+          this.incremental![cell] = 1;
+          mean![cell] = before / (n - 1);
+          comp[cell] = beforeC / (n - 1);
+        }
+        {
+          const q = (n - 1) / n;
+          mean![cell] *= q;
+          comp[cell] *= q;
+          kahanAddInto(mean!, comp, cell, f / n);
+        }
+        break;
+      case 'min':
+        if (sum[cell] > f || Number.isNaN(sum[cell])) sum[cell] = f;
+        break;
+      case 'max':
+        if (sum[cell] < f || Number.isNaN(sum[cell])) sum[cell] = f;
+        break;
+    }
+  }
+
+  /** Appends each group's points (steps from start by interval) to outputs[g].floats; returns the outputs with any. */
+  emit(outputs: EvalSeries[], start: number, interval: number): EvalSeries[] {
+    const { count, sum, comp, mean, incremental, numSteps } = this;
+    for (let g = 0; g < this.numGroups; g++) {
+      const floats = outputs[g].floats;
+      for (let step = 0; step < numSteps; step++) {
+        const cell = g * numSteps + step;
+        const n = count[cell];
+        if (n === 0) continue;
+        let f: number;
+        switch (this.op) {
+          case 'sum':
+            f = sum[cell] + comp[cell];
+            break;
+          case 'avg':
+            f = incremental![cell] ? mean![cell] + comp[cell] : sum[cell] / n + comp[cell] / n;
+            break;
+          case 'count':
+            f = n;
+            break;
+          case 'group':
+            f = 1;
+            break;
+          default:
+            f = sum[cell];
+        }
+        floats.push({ t: start + step * interval, f });
+      }
+    }
+    return outputs.filter((s) => s.floats.length > 0);
+  }
+}
+
+/** The output series of each group and each input's group, for a `by`/`without` grouping. */
+export function groupsOf(metrics: readonly Labels[], grouping: ReadonlySet<string>, without: boolean): { groupOf: Int32Array; outputs: EvalSeries[] } {
+  const groupOf = new Int32Array(metrics.length);
+  const keys = new Map<string, number>();
+  const outputs: EvalSeries[] = [];
+  for (let i = 0; i < metrics.length; i++) {
+    const key = groupingKey(metrics[i], grouping, without);
+    let g = keys.get(key);
+    if (g === undefined) {
+      g = keys.size;
+      keys.set(key, g);
+      outputs.push({ metric: groupingLabels(metrics[i], grouping, without), floats: [], dropName: false });
+    }
+    groupOf[i] = g;
+  }
+  return { groupOf, outputs };
+}
+
+/** sum, avg, count, group, min and max over float-only input, series by series (see FloatGroupCells). */
 function evalFloatGroups(p: AggregationParams, groupOf: number[], numGroups: number, outputs: EvalSeries[]): EvalMatrix {
   const { input, expr } = p;
-  const op = expr.op;
   const numSteps = Math.floor((p.end - p.start) / p.interval) + 1;
-  const cells = numGroups * numSteps;
-  const count = new Float64Array(cells);
-  const sum = new Float64Array(cells); // sum, or min/max's best value
-  const comp = new Float64Array(cells); // Kahan compensation
-  const mean = op === 'avg' ? new Float64Array(cells) : undefined;
-  const incremental = op === 'avg' ? new Uint8Array(cells) : undefined;
+  const cells = new FloatGroupCells(expr.op, numGroups, numSteps);
   for (let si = 0; si < input.length; si++) {
     if ((si & 1023) === 0) p.checkCancel();
     const series = input[si];
@@ -358,73 +468,9 @@ function evalFloatGroups(p: AggregationParams, groupOf: number[], numGroups: num
     const g = groupOf[si];
     if (series.dropName) outputs[g].dropName = true;
     const base = g * numSteps;
-    for (let i = 0; i < fl.length; i++) {
-      const cell = base + Math.round((fl[i].t - p.start) / p.interval);
-      const f = fl[i].f;
-      const n = ++count[cell];
-      if (n === 1) {
-        sum[cell] = f;
-        if (mean) mean[cell] = f;
-        continue;
-      }
-      switch (op) {
-        case 'sum':
-          kahanAddInto(sum, comp, cell, f);
-          break;
-        case 'avg':
-          if (!incremental![cell]) {
-            const before = sum[cell];
-            const beforeC = comp[cell];
-            kahanAddInto(sum, comp, cell, f);
-            if (sum[cell] !== Infinity && sum[cell] !== -Infinity) break;
-            // The running sum overflowed: continue with the incremental mean.
-            incremental![cell] = 1;
-            mean![cell] = before / (n - 1);
-            comp[cell] = beforeC / (n - 1);
-          }
-          {
-            const q = (n - 1) / n;
-            mean![cell] *= q;
-            comp[cell] *= q;
-            kahanAddInto(mean!, comp, cell, f / n);
-          }
-          break;
-        case 'min':
-          if (sum[cell] > f || Number.isNaN(sum[cell])) sum[cell] = f;
-          break;
-        case 'max':
-          if (sum[cell] < f || Number.isNaN(sum[cell])) sum[cell] = f;
-          break;
-      }
-    }
+    for (let i = 0; i < fl.length; i++) cells.add(base + Math.round((fl[i].t - p.start) / p.interval), fl[i].f);
   }
-  for (let g = 0; g < numGroups; g++) {
-    const floats = outputs[g].floats;
-    for (let step = 0; step < numSteps; step++) {
-      const cell = g * numSteps + step;
-      const n = count[cell];
-      if (n === 0) continue;
-      let f: number;
-      switch (op) {
-        case 'sum':
-          f = sum[cell] + comp[cell];
-          break;
-        case 'avg':
-          f = incremental![cell] ? mean![cell] + comp[cell] : sum[cell] / n + comp[cell] / n;
-          break;
-        case 'count':
-          f = n;
-          break;
-        case 'group':
-          f = 1;
-          break;
-        default:
-          f = sum[cell];
-      }
-      floats.push({ t: p.start + step * p.interval, f });
-    }
-  }
-  return outputs.filter((s) => s.floats.length > 0);
+  return cells.emit(outputs, p.start, p.interval);
 }
 
 /** Kahan-adds f to sums[i] with compensation comps[i] (Prometheus' kahanSumInc), in place. */

@@ -187,8 +187,28 @@ describe('engine: errors', () => {
     await assert.rejects(engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: 2 * M, step: M }), (err: unknown) => {
       assert.ok(err instanceof PromQLExecutionError);
       assert.equal(err.kind, 'unprocessable');
-      assert.equal(err.message, 'query processing would load too many samples into memory in query execution');
+      assert.match(err.message, /^query processing would load too many samples into memory in query execution \(limit: 5 samples\).*-querier\.max-samples/);
       return true;
+    });
+  });
+
+  it('estimated memory: the fetched series and the evaluated points count against -querier.max-estimated-memory-per-query', async () => {
+    const data = Array.from({ length: 20 }, (_, i) => ({ labels: { __name__: 'x', i: String(i) }, samples: every(M, [1, 2, 3]) }));
+    const memory = /^the query exceeded the maximum estimated memory per query \(limit: (\d+) bytes\).*-querier\.max-estimated-memory-per-query/;
+    // Fetching 20 series is estimated well above 1,000 bytes.
+    await assert.rejects(engineFor(data, { maxEstimatedMemoryBytes: 1000 }).engine.instantQuery({ tenant: 't', query: 'x', time: M }), (err: unknown) => {
+      assert.ok(err instanceof PromQLExecutionError);
+      assert.equal(err.kind, 'unprocessable');
+      assert.match(err.message, memory);
+      return true;
+    });
+    // Room for the fetch, not for a long range query's points: it fails while evaluating.
+    const { engine } = engineFor(data, { maxEstimatedMemoryBytes: 40_000 });
+    await assert.doesNotReject(engine.instantQuery({ tenant: 't', query: 'x', time: M }));
+    await assert.rejects(engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: 100 * M, step: 1000 }), { message: memory });
+    // The samples limit, when it is the lower of the two, is the one named.
+    await assert.rejects(engineFor(data, { maxEstimatedMemoryBytes: 1e9, maxSamples: 30 }).engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: 2 * M, step: M }), {
+      message: /limit: 30 samples/,
     });
   });
 

@@ -3,7 +3,7 @@
 // All I/O of a query happens here, before evaluation starts.
 
 import type { Matcher, Querier, SelectHints } from '@strata/model';
-import { compareLabels, queryBudgetMessage } from '@strata/model';
+import { compareLabels, estimatedSeriesBytes, queryBudgetMessage } from '@strata/model';
 import type { Call, DurationExpr, Expr, VectorSelector } from './ast.ts';
 import { infoFetchMatchers } from './info.ts';
 import { children, documentedType, exprType, walk } from './ast.ts';
@@ -27,6 +27,11 @@ export interface EngineOptions {
   maxSamples?: number;
   /** Most series a query may fetch from storage, over all its selectors; 0 for no limit. */
   maxFetchedSeries?: number;
+  /**
+   * Most bytes a query is estimated to hold (-querier.max-estimated-memory-per-query): its fetched
+   * series (estimatedSeriesBytes), then EVAL_SAMPLE_BYTES per point the evaluation holds; 0 for no limit.
+   */
+  maxEstimatedMemoryBytes?: number;
   timeoutMs?: number;
   /**
    * Remove __name__ only when the query finishes (Prometheus'
@@ -40,6 +45,8 @@ export interface EngineOptions {
   enableDurationExpressions?: boolean;
   /** Step of subqueries written without one (`[1h:]`); Prometheus uses its evaluation interval, 1m by default. */
   defaultSubqueryStepMs?: number;
+  /** Fold aggregations of selectors and range functions without building their input series (default on; off only to compare). */
+  fusedAggregations?: boolean;
 }
 
 /** What every query may override for itself. */
@@ -67,6 +74,9 @@ export interface RangeQueryParams extends QueryOverrides {
   step: number;
 }
 
+/** What one point held by the evaluation is estimated to take (an {t, f} object and its slot), for the memory limit. */
+const EVAL_SAMPLE_BYTES = 48;
+
 /** Prometheus' API limit on points per series of a range query. */
 const MAX_POINTS_PER_SERIES = 11_000;
 
@@ -82,16 +92,19 @@ export class Engine {
   private readonly lookbackDeltaMs: number;
   private readonly maxSamples: number;
   private readonly maxFetchedSeries: number;
+  private readonly maxBytes: number;
   private readonly timeoutMs: number;
   private readonly delayedNameRemoval: boolean;
   private readonly parseOptions: ParseOptions;
   private readonly defaultSubqueryStepMs: number;
+  private readonly fusedAggregations: boolean;
 
   constructor(opts: EngineOptions) {
     this.querier = opts.querier;
     this.lookbackDeltaMs = opts.lookbackDeltaMs ?? 300_000;
     this.maxSamples = opts.maxSamples ?? 50_000_000;
     this.maxFetchedSeries = opts.maxFetchedSeries ?? 0;
+    this.maxBytes = opts.maxEstimatedMemoryBytes ?? 0;
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     this.delayedNameRemoval = opts.delayedNameRemoval ?? false;
     this.parseOptions = {
@@ -99,6 +112,7 @@ export class Engine {
       enableDurationExpressions: opts.enableDurationExpressions ?? false,
     };
     this.defaultSubqueryStepMs = opts.defaultSubqueryStepMs ?? 60_000;
+    this.fusedAggregations = opts.fusedAggregations ?? true;
   }
 
   /** Evaluates a query at one point in time (Prometheus' /api/v1/query). */
@@ -145,7 +159,10 @@ export class Engine {
     resolveAtStartEnd(expr, start, end);
     resolveDurationExprs(expr, instant ? 0 : interval, end - start);
 
-    const data = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, instant ? 0 : interval, signal, deadline);
+    const { data, bytes } = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, instant ? 0 : interval, signal, deadline);
+    // What the memory limit leaves after the fetched series, in evaluated points.
+    const memorySamples = this.maxBytes > 0 ? Math.floor((this.maxBytes - bytes) / EVAL_SAMPLE_BYTES) : Infinity;
+    const memoryBinds = memorySamples < this.maxSamples;
 
     const annotations = new Annotations(query);
     if (!instant) {
@@ -161,9 +178,12 @@ export class Engine {
       query: { start, end, step: instant ? 0 : interval },
       defaultSubqueryStepMs: this.defaultSubqueryStepMs,
       lookbackMs: this.lookbackDeltaMs,
-      maxSamples: this.maxSamples,
+      maxSamples: Math.min(this.maxSamples, memorySamples),
+      tooManySamples: () =>
+        new PromQLExecutionError(memoryBinds ? queryBudgetMessage('memory', this.maxBytes) : queryBudgetMessage('samples', this.maxSamples)),
       currentSamples: 0,
       delayed: this.delayedNameRemoval,
+      fused: this.fusedAggregations,
       data,
       annotations,
       checkCancel: () => {
@@ -231,7 +251,7 @@ export class Engine {
     step: number,
     signal: AbortSignal | undefined,
     deadline: number,
-  ): Promise<Map<VectorSelector | Call, PreparedSeries[]>> {
+  ): Promise<{ data: Map<VectorSelector | Call, PreparedSeries[]>; bytes: number }> {
     const selectors: { key: VectorSelector | Call; matchers: Matcher[]; mint: number; maxt: number; hints: SelectHints }[] = [];
     walk(expr, (node, path) => {
       if (node.kind === 'call' && node.func.name === 'info') {
@@ -306,13 +326,18 @@ export class Engine {
         const fetched = results.reduce((n, r) => n + r.length, 0);
         if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(queryBudgetMessage('series', this.maxFetchedSeries));
       }
+      let bytes = 0;
+      if (this.maxBytes > 0) {
+        for (const r of results) for (const s of r) bytes += estimatedSeriesBytes(s);
+        if (bytes > this.maxBytes) throw new PromQLExecutionError(queryBudgetMessage('memory', this.maxBytes));
+      }
       const data = new Map<VectorSelector | Call, PreparedSeries[]>();
       const stats = statsOnlySelectors(expr);
       selectors.forEach(({ key }, i) => {
         const prepared = results[i].map(prepareSeries);
         data.set(key, key.kind === 'vectorSelector' && stats.has(key) ? prepared.map(statsOnly) : prepared);
       });
-      return data;
+      return { data, bytes };
     } finally {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);

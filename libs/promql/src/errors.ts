@@ -69,7 +69,6 @@ export class PromQLTimeoutError extends PromQLError {
   }
 }
 
-export const TOO_MANY_SAMPLES_MESSAGE = 'query processing would load too many samples into memory in query execution';
 
 /** Line and byte column of a UTF-16 offset, as Prometheus' PositionRange.StartPosInput computes them. */
 function goLineColumn(query: string, offset: number): { line: number; column: number } {

@@ -7,7 +7,7 @@ import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
 import type { AggregateExpr, BinaryExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
 import { exprType, isSetOp, unwrapParens } from './ast.ts';
-import { countValuesStep, evalAggregation } from './aggregations.ts';
+import { FloatGroupCells, countValuesStep, evalAggregation, groupsOf, isFloatGroupOp } from './aggregations.ts';
 import {
   matchingSignature,
   scalarBinop,
@@ -17,10 +17,11 @@ import {
   vectorScalarBinop,
   vectorUnless,
 } from './binary-ops.ts';
-import { PromQLExecutionError, TOO_MANY_SAMPLES_MESSAGE } from './errors.ts';
+import { PromQLExecutionError } from './errors.ts';
 import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './functions.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
-import { goQuote, isValidLabelName } from './go-compat.ts';
+import { formatGoFloat, goQuote, isValidLabelName } from './go-compat.ts';
+import { quantileOfArray } from './stats.ts';
 import { combineInfo, infoSelector, relevantInfoSeries } from './info.ts';
 import type { ExtendedFunction } from './extended.ts';
 import {
@@ -62,10 +63,15 @@ export interface SharedState {
   /** The query's own start, end and step (0 for instant queries), in ms. */
   query: { start: number; end: number; step: number };
   lookbackMs: number;
+  /** The -querier.max-samples limit, lowered to what the estimated-memory limit leaves for evaluated points. */
   maxSamples: number;
+  /** The error for going over maxSamples: it names the limit that set it. */
+  tooManySamples(): Error;
   /** Samples currently held by the evaluation, against maxSamples. */
   currentSamples: number;
   delayed: boolean;
+  /** Whether aggregations may take the fused paths (fusedRangeAggregation, fusedSelectorAggregation). */
+  fused: boolean;
   /** Each selector's series, and each info() call's candidate info series. */
   data: Map<VectorSelector | Call, PreparedSeries[]>;
   annotations: Annotations;
@@ -91,7 +97,7 @@ export class Evaluator {
 
   private addSamples(n: number): void {
     this.s.currentSamples += n;
-    if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+    if (this.s.currentSamples > this.s.maxSamples) throw this.s.tooManySamples();
   }
 
   private dropName<T extends { metric: Labels; dropName: boolean }>(x: T): T {
@@ -357,12 +363,12 @@ export class Evaluator {
         sigs.push(sig);
       }
       this.s.currentSamples = held + produced + gathered;
-      if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+      if (this.s.currentSamples > this.s.maxSamples) throw this.s.tooManySamples();
 
       const result = fn(vectors, sigs, ts);
       produced += result.length;
       this.s.currentSamples = held + produced;
-      if (this.s.currentSamples > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+      if (this.s.currentSamples > this.s.maxSamples) throw this.s.tooManySamples();
 
       if (this.instant) {
         if (!this.s.delayed && containsSameLabelset(result.map((r) => r.metric))) {
@@ -406,6 +412,15 @@ export class Evaluator {
       params = [];
       const byTs = new Map((p[0]?.floats ?? []).map((pt) => [pt.t, pt.f]));
       for (let ts = this.start; ts <= this.end; ts += this.interval) params.push(byTs.get(ts) ?? 0);
+    }
+    const fused = !this.s.fused
+      ? undefined
+      : e.param
+        ? this.fusedSelectorAggregation(e, grouping, params)
+        : (this.fusedRangeAggregation(e, grouping) ?? this.fusedSelectorAggregation(e, grouping, undefined));
+    if (fused) {
+      this.s.currentSamples = before + totalSamples(fused);
+      return fused;
     }
     const input = this.evalMatrix(e.expr);
     const out = evalAggregation({
@@ -532,6 +547,172 @@ export class Evaluator {
     return this.rangeEval([e.args[0], e.args[1] ?? e.args[0]], (v) => combineInfo(v[0], v[1], sel), undefined, [base, perStep]);
   }
 
+  /**
+   * sum/avg/count/group/min/max (by labels) of a range function over a range
+   * selector, e.g. `sum by (job) (rate(x[5m]))`: each series' windows slide over
+   * its samples and every value goes straight into its group's cell, with no
+   * series, point or label set built per input series (what evalRangeFunction
+   * and then evalAggregation would allocate). The same values in the same order
+   * per cell, so the same result. Undefined where the general path is needed:
+   * histograms, selectors with mixed metric names (a duplicate label set after
+   * dropping the name is an error there), `without`, metadata labels in the
+   * grouping, scalar arguments, anchored/smoothed, delayed name removal.
+   */
+  private fusedRangeAggregation(e: AggregateExpr, grouping: string[]): EvalMatrix | undefined {
+    if (!isFloatGroupOp(e.op) || e.without || this.s.delayed || grouping.some((g) => g.startsWith('__'))) return undefined;
+    const call = unwrapParens(e.expr);
+    if (call.kind !== 'call' || call.args.length !== 1) return undefined;
+    const def = FUNCTIONS[call.func.name];
+    const impl = def?.impl;
+    if (!impl || impl.kind !== 'range' || impl.absentOverTime) return undefined;
+    const arg = call.args[0];
+    if (arg.kind !== 'matrixSelector') return undefined;
+    const vs = unwrapParens(arg.vectorSelector);
+    if (vs.kind !== 'vectorSelector' || vs.anchored || vs.smoothed) return undefined;
+    const data = this.data(vs);
+    for (const s of data) if (s.liveH !== null && s.liveH.t.length > 0) return undefined;
+    if (!sameMetricName(data)) return undefined;
+
+    const a = this.s.annotations;
+    const warn = (m: string) => a.warn(a.at(m, arg.pos.start));
+    const info = (m: string) => a.info(a.at(m, arg.pos.start));
+    const isRateLike = call.func.name === 'rate' || call.func.name === 'increase';
+    const empty = new Float64Array(0);
+    const window: RangeWindow = { t: empty, f: empty, lo: 0, hi: 0, ht: empty, h: [] };
+    const ctx: RangeContext = {
+      ts: 0,
+      rangeStart: 0,
+      rangeEnd: 0,
+      rangeMs: arg.rangeMs,
+      scalarArgs: [],
+      metric: [],
+      warn,
+      info,
+      warnAtArg: (i, m) => a.warn(a.at(m, call.args[i].pos.start)),
+    };
+    const { groupOf, outputs } = groupsOf(
+      data.map((s) => s.metric),
+      new Set(grouping),
+      false,
+    );
+    const cells = new FloatGroupCells(e.op, outputs.length, this.numSteps);
+    const rangeMs = arg.rangeMs;
+    for (let si = 0; si < data.length; si++) {
+      if ((si & 1023) === 0) this.s.checkCancel();
+      const s = data[si];
+      const { t, f } = s.live;
+      ctx.metric = s.metric;
+      const base = groupOf[si] * this.numSteps;
+      let lo = 0;
+      let hi = 0;
+      let produced = 0;
+      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+        const rangeEnd = (vs.atMs ?? ts) - vs.offsetMs;
+        const rangeStart = rangeEnd - rangeMs;
+        while (hi < t.length && t[hi] <= rangeEnd) hi++;
+        while (lo < hi && t[lo] <= rangeStart) lo++;
+        if (hi === lo) continue;
+        if (this.s.currentSamples + (hi - lo) > this.s.maxSamples) throw this.s.tooManySamples();
+        window.t = t;
+        window.f = f;
+        window.lo = lo;
+        window.hi = hi;
+        ctx.ts = ts;
+        ctx.rangeStart = rangeStart;
+        ctx.rangeEnd = rangeEnd;
+        const v = impl.call(window, ctx);
+        if (v === undefined || typeof v !== 'number') continue;
+        cells.add(base + step, v);
+        produced++;
+      }
+      if (produced === 0) continue;
+      // The function's output drops the name (unless it keeps it), and so does its group's.
+      if (!impl.keepName) outputs[groupOf[si]].dropName = true;
+      // What the general path holds at this point: the function's output points.
+      this.addSamples(produced);
+      if (isRateLike && t.length > 0) {
+        const name = s.metric.find((l) => l.name === METRIC_NAME)?.value;
+        if (name && !/(_total|_sum|_count|_bucket)$/.test(name)) {
+          info(`PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${goQuote(name)}`);
+        }
+      }
+    }
+    return cells.emit(outputs, this.start, this.interval);
+  }
+
+  /**
+   * sum/avg/count/group/min/max/quantile (by labels) of a plain instant
+   * selector, e.g. `quantile by (job) (0.5, x)` over a range: each series'
+   * sample at each step goes straight into its group's cell (quantile: into
+   * one typed array per cell), with no series or points built per input series.
+   * Same values, same order per cell as the general path. Undefined where that
+   * is needed (histograms, `without`, metadata labels in the grouping,
+   * smoothed, delayed name removal).
+   */
+  private fusedSelectorAggregation(e: AggregateExpr, grouping: string[], params: number[] | undefined): EvalMatrix | undefined {
+    const isQuantile = e.op === 'quantile';
+    if (!(isFloatGroupOp(e.op) || (isQuantile && params)) || e.without || this.s.delayed || grouping.some((g) => g.startsWith('__'))) return undefined;
+    const vs = unwrapParens(e.expr);
+    if (vs.kind !== 'vectorSelector' || vs.smoothed) return undefined;
+    const data = this.data(vs);
+    for (const s of data) if (s.hs !== null) return undefined;
+    const { groupOf, outputs } = groupsOf(
+      data.map((s) => s.metric),
+      new Set(grouping),
+      false,
+    );
+    const numSteps = this.numSteps;
+    const lookback = this.s.lookbackMs;
+    /** Calls fn(cell, value) for every series' sample at every step, in series order. */
+    const visit = (fn: (cell: number, f: number) => void, count: boolean) => {
+      for (let si = 0; si < data.length; si++) {
+        if ((si & 1023) === 0) this.s.checkCancel();
+        const s = data[si];
+        const { t, f, stale } = s;
+        const base = groupOf[si] * numSteps;
+        let j = 0;
+        let n = 0;
+        for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+          const ref = (vs.atMs ?? ts) - vs.offsetMs;
+          while (j < t.length && t[j] <= ref) j++;
+          const idx = j - 1;
+          if (idx < 0 || t[idx] <= ref - lookback) continue;
+          if (stale && stale[idx]) continue;
+          fn(base + step, f[idx]);
+          n++;
+        }
+        // What the general path holds: the selector's points.
+        if (count) this.addSamples(n);
+      }
+    };
+    if (!isQuantile) {
+      const cells = new FloatGroupCells(e.op, outputs.length, numSteps);
+      visit((cell, f) => cells.add(cell, f), true);
+      return cells.emit(outputs, this.start, this.interval);
+    }
+    for (const q of params!) {
+      if (Number.isNaN(q) || q < 0 || q > 1) {
+        this.s.annotations.warn(this.s.annotations.at(`PromQL warning: quantile value should be between 0 and 1, got ${formatGoFloat(q)}`, e.param!.pos.start));
+      }
+    }
+    // Values per cell, laid out cell after cell: count, then place.
+    const cellCount = outputs.length * numSteps;
+    const offsets = new Int32Array(cellCount + 1);
+    visit((cell) => void offsets[cell + 1]++, true);
+    for (let c = 0; c < cellCount; c++) offsets[c + 1] += offsets[c];
+    const values = new Float64Array(offsets[cellCount]);
+    const fill = offsets.slice(0, cellCount);
+    visit((cell, f) => (values[fill[cell]++] = f), false);
+    for (let g = 0; g < outputs.length; g++) {
+      for (let step = 0; step < numSteps; step++) {
+        const c = g * numSteps + step;
+        if (offsets[c + 1] === offsets[c]) continue;
+        outputs[g].floats.push({ t: this.start + step * this.interval, f: quantileOfArray(params![step], values.subarray(offsets[c], offsets[c + 1])) });
+      }
+    }
+    return outputs.filter((o) => o.floats.length > 0);
+  }
+
   private evalRangeFunction(e: Call, args: Expr[], impl: Extract<FunctionImpl, { kind: 'range' }>): EvalMatrix {
     const matrixIdx = args.findIndex((a) => a.kind === 'matrixSelector' || a.kind === 'subquery');
     const arg = args[matrixIdx];
@@ -590,7 +771,7 @@ export class Evaluator {
         while (hlo < hhi && hs.t[hlo] <= rangeStart) hlo++;
         if (hi === lo && hhi === hlo) continue;
         if (hi > lo) sawFloats = true;
-        if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw new PromQLExecutionError(TOO_MANY_SAMPLES_MESSAGE);
+        if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw this.s.tooManySamples();
         window.t = t;
         window.f = f;
         window.lo = lo;

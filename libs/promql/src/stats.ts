@@ -65,6 +65,28 @@ export function quantile(q: number, values: number[]): number {
   return values[lower] * (1 - weight) + values[upper] * weight;
 }
 
+/**
+ * quantile() over a typed array (sorted in place, natively): the same answer,
+ * NaNs counted first as compareNaNFirst orders them. Zeros go through
+ * quantile() itself, whose comparator keeps -0 and 0 in input order.
+ */
+export function quantileOfArray(q: number, values: Float64Array): number {
+  for (let i = 0; i < values.length; i++) if (values[i] === 0) return quantile(q, Array.from(values));
+  if (values.length === 0 || Number.isNaN(q)) return NaN;
+  if (q < 0) return -Infinity;
+  if (q > 1) return Infinity;
+  values.sort(); // Numeric, NaNs last.
+  const n = values.length;
+  let nans = 0;
+  while (nans < n && Number.isNaN(values[n - 1 - nans])) nans++;
+  const at = (i: number) => (i < nans ? NaN : values[i - nans]);
+  const rank = q * (n - 1);
+  const lower = Math.max(0, Math.floor(rank));
+  const upper = Math.min(n - 1, lower + 1);
+  const weight = rank - Math.floor(rank);
+  return at(lower) * (1 - weight) + at(upper) * weight;
+}
+
 export interface Bucket {
   upperBound: number;
   count: number;

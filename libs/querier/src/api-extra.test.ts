@@ -109,14 +109,19 @@ test('step as duration or float seconds; annotations ride in the envelope', asyn
   assert.match(r.json().warnings[0], /quantile value should be between 0 and 1/);
 });
 
-test('per-query limits on fetched series and samples fail with 422 and say which flag to raise', async () => {
+test('per-query limits on fetched series, samples and estimated memory fail with 422 and say which flag to raise', async () => {
   const series = await server({}, { maxFetchedSeries: 2 }).inject({ url: '/api/v1/query?query=sum(req_total)&time=60', headers: T1 });
   assert.equal(series.statusCode, 422);
   assert.equal(series.json().errorType, 'execution');
   assert.match(series.json().error, /maximum number of series \(limit: 2 series\).*-querier.max-fetched-series-per-query/);
   const samples = await server({}, { maxSamples: 10 }).inject({ url: '/api/v1/query_range?query=req_total&start=0&end=60&step=1', headers: T1 });
   assert.equal(samples.statusCode, 422);
-  assert.match(samples.json().error, /too many samples/);
+  assert.equal(samples.json().errorType, 'execution');
+  assert.match(samples.json().error, /too many samples into memory in query execution \(limit: 10 samples\).*-querier.max-samples/);
+  const memory = await server({}, { maxEstimatedMemoryBytes: 1000 }).inject({ url: '/api/v1/query_range?query=req_total&start=0&end=60&step=1', headers: T1 });
+  assert.equal(memory.statusCode, 422);
+  assert.equal(memory.json().errorType, 'execution');
+  assert.match(memory.json().error, /maximum estimated memory per query \(limit: 1000 bytes\).*-querier.max-estimated-memory-per-query/);
 });
 
 test('a query over its timeout answers 503 timeout', async () => {

@@ -10,6 +10,9 @@ export const querierConfigShape = {
   'querier.timeout': duration('2m').describe('Query timeout.'),
   'querier.max-samples': z.coerce.number().int().positive().default(50_000_000).describe('Samples one query may hold in memory; over it 422.'),
   'querier.max-fetched-series-per-query': z.coerce.number().int().min(0).default(0).describe('Series one query may fetch over all its selectors; over it 422; 0: no limit.'),
+  'querier.max-estimated-memory-per-query': z.coerce.number().int().min(0).default(0).describe(
+    'Bytes one query is estimated to hold (fetched series and samples, then evaluated points), checked as it fetches and evaluates, in ingesters too; over it 422; 0: no limit.',
+  ),
   'querier.lookback-delta': duration('5m').describe('PromQL lookback: how far back an instant selector looks for a sample.'),
   'querier.max-wait-for-offset': duration('10s').describe('Strong read consistency: how long an ingester may take to consume the last produced offset.'),
   'querier.promql-experimental-functions-enabled': boolFlag(false).describe('Enable experimental PromQL functions and modifiers (limit_ratio, sort_by_label, info(), ...).'),

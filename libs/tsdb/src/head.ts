@@ -9,6 +9,7 @@ import { ChunkArena } from './chunk-arena.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
+import { SampleArena, type DecodedChunkCache } from './decoded-chunks.ts';
 import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import type { OooInsert } from './ooo-samples.ts';
@@ -48,6 +49,8 @@ export interface HeadOptions {
   maxExemplars?: number;
   /** Metric families with metadata kept. Default 100000. */
   maxMetadataMetrics?: number;
+  /** Decoded closed chunks kept between queries (shared by the heads of one process); absent: none. */
+  decodedChunks?: DecodedChunkCache;
 }
 
 /** One series of a block being cut from the head. */
@@ -91,7 +94,7 @@ export class Head {
 
   constructor(opts: HeadOptions = {}) {
     this.chunkRange = opts.chunkRangeMs ?? 0;
-    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange };
+    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedChunks ?? null };
     this.oooWindow = opts.outOfOrderTimeWindowMs ?? NO_OOO;
     this.maxExemplars = opts.maxExemplars ?? 100_000;
     this.metadataStore = new MetricMetadataStore(opts.maxMetadataMetrics);
@@ -254,12 +257,13 @@ export class Head {
   /** The series ids[from, to) with their samples in [mint, maxt]; series without any are left out. */
   seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number): Series[] {
     const out: Series[] = [];
+    const arena = new SampleArena();
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
-      const got = s.samples(mint, maxt);
+      const got = s.samples(mint, maxt, arena);
       const hist = s.hist === null && s.oooH === null ? null : s.histogramSamples(mint, maxt);
       if ((got === null || got.timestamps.length === 0) && hist === null) continue;
-      const series: Series = { labels: flatToLabels(s.lbls), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };
+      const series: Series = { labels: (s.labelsView ??= flatToLabels(s.lbls)), timestamps: got?.timestamps ?? EMPTY_F64, values: got?.values ?? EMPTY_F64 };
       if (hist !== null) series.histograms = hist;
       out.push(series);
     }

@@ -6,8 +6,9 @@
 // stay bit-exact. The Head decides what to accept; this class stores, reads
 // and finds what is already stored at a timestamp.
 
-import type { NativeHistogram } from '@strata/model';
+import type { Labels, NativeHistogram } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
+import type { DecodedChunk, DecodedChunkCache, SampleArena } from './decoded-chunks.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import { OooHistograms } from './ooo-histograms.ts';
@@ -37,6 +38,8 @@ export interface SeriesContext {
   samplesPerChunk: number;
   /** Aligned block range in ms; 0 for none. */
   chunkRange: number;
+  /** Decoded closed chunks kept between queries; null: none. */
+  decoded: DecodedChunkCache | null;
 }
 
 const FIRST_CHUNK_BYTES = 48;
@@ -46,7 +49,11 @@ export class MemorySeries extends XorChunkEncoder {
   /** Closed chunks, oldest first: the slab of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
   cslabs: Uint8Array[] | null = null;
   cmeta: number[] | null = null;
+  /** Decoded closed chunk i (see DecodedChunkCache), parallel to cslabs; null until a query reads one with the cache on. */
+  cdec: (DecodedChunk | null)[] | null = null;
   openMinT = 0;
+  /** The labels as a Labels array, made by the first read that returns this series and shared by every later one (readers never change it). */
+  labelsView: Labels | null = null;
   ooo: OooSamples | null = null;
   /** Out-of-order native histograms; null unless one came inside the window. */
   oooH: OooHistograms | null = null;
@@ -210,6 +217,7 @@ export class MemorySeries extends XorChunkEncoder {
     this.cslabs = this.cslabs === null ? [arena.slab] : this.cslabs.concat([arena.slab]);
     const meta = [this.openMinT, this.t, off, bytes.length];
     this.cmeta = this.cmeta === null ? meta : this.cmeta.concat(meta);
+    if (this.cdec !== null) this.cdec.push(null);
     this.buf = EMPTY;
     this.base = 0;
     this.limit = 0;
@@ -279,8 +287,8 @@ export class MemorySeries extends XorChunkEncoder {
     return !this.isEmpty() && this.minTime() <= maxt && this.maxTime() >= mint;
   }
 
-  /** Samples with mint <= t <= maxt, in time order, or null if none. */
-  samples(mint: number, maxt: number): SampleArrays | null {
+  /** Samples with mint <= t <= maxt, in time order, or null if none; with an arena, views into it. */
+  samples(mint: number, maxt: number, arena?: SampleArena): SampleArrays | null {
     let total = 0;
     const m = this.cmeta;
     const closed = this.numClosedChunks;
@@ -294,15 +302,62 @@ export class MemorySeries extends XorChunkEncoder {
     if (this.ooo !== null) [oFrom, oTo] = this.ooo.range(mint, maxt);
     if (total === 0 && oFrom === oTo) return null;
 
-    const timestamps = new Float64Array(total);
-    const values = new Float64Array(total);
+    let timestamps: Float64Array;
+    let values: Float64Array;
+    if (arena && oFrom === oTo) ({ timestamps, values } = arena.take(total));
+    else {
+      timestamps = new Float64Array(total);
+      values = new Float64Array(total);
+    }
     let n = 0;
+    const cache = this.ctx.decoded;
     for (let k = 0; k < closed; k++) {
-      if ((m as number[])[4 * k] <= maxt && (m as number[])[4 * k + 1] >= mint) n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, mint, maxt);
+      if ((m as number[])[4 * k] > maxt || (m as number[])[4 * k + 1] < mint) continue;
+      if (cache === null || !cache.enabled) {
+        n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, mint, maxt);
+        continue;
+      }
+      n += this.copyDecoded(k, cache, timestamps, values, n, mint, maxt);
     }
     if (openHit) n += decodeXorChunkInto(this.bytes(), timestamps, values, n, mint, maxt);
-    if (oFrom === oTo) return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+    if (oFrom === oTo) {
+      if (n === total) return { timestamps, values };
+      if (arena) arena.shrinkLast(n);
+      return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+    }
     return mergeOoo(timestamps, values, n, this.ooo as OooSamples, oFrom, oTo);
+  }
+
+  /** Copies closed chunk k's samples in [mint, maxt] from its decoded form (decoding and caching it first if need be). */
+  private copyDecoded(k: number, cache: DecodedChunkCache, timestamps: Float64Array, values: Float64Array, at: number, mint: number, maxt: number): number {
+    const slots = (this.cdec ??= new Array<DecodedChunk | null>(this.numClosedChunks).fill(null));
+    let d = slots[k];
+    if (d === null) {
+      const chunk = this.closedChunk(k);
+      const total = xorChunkNumSamples(chunk);
+      const ts = new Float64Array(total);
+      const values = new Float64Array(total);
+      decodeXorChunkInto(chunk, ts, values, 0);
+      const base = ts[0];
+      const offsets = new Int32Array(total);
+      for (let i = 0; i < total; i++) offsets[i] = ts[i] - base;
+      d = { base, offsets, values };
+      slots[k] = d;
+      cache.added(slots, d);
+    }
+    const { base, offsets } = d;
+    const len = offsets.length;
+    let from = 0;
+    const lo = mint - base;
+    if (lo > 0) while (from < len && offsets[from] < lo) from++;
+    let to = len;
+    const hi = maxt - base;
+    while (to > from && offsets[to - 1] > hi) to--;
+    if (to <= from) return 0;
+    for (let i = from, j = at; i < to; i++, j++) timestamps[j] = base + offsets[i];
+    // Same-type set() copies bytes: staleness markers keep their payload.
+    values.set(d.values.subarray(from, to), at);
+    return to - from;
   }
 
   /**
@@ -396,16 +451,19 @@ export class MemorySeries extends XorChunkEncoder {
       if (drop > 0) {
         slabs.splice(0, drop);
         m.splice(0, 4 * drop);
+        this.cdec?.splice(0, drop);
       }
       if (keepFirst !== null) {
         for (let i = keepFirst.length - 1; i >= 0; i--) {
           slabs.unshift(keepFirst[i].data);
           m.unshift(keepFirst[i].minTime, keepFirst[i].maxTime, 0, keepFirst[i].data.length);
+          this.cdec?.unshift(null);
         }
       }
       if (slabs.length === 0) {
         this.cslabs = null;
         this.cmeta = null;
+        this.cdec = null;
       }
     }
     if (this.numSamples > 0 && this.openMinT < mint) {
@@ -436,7 +494,7 @@ export class MemorySeries extends XorChunkEncoder {
  * place (it never changes); the open one by its series, sample count, newest
  * and oldest time (it only grows, or loses its head on truncation).
  */
-class DecodedChunkCache {
+class LastDecodedChunk {
   private owner: object | null = null;
   private a = 0;
   private b = 0;
@@ -457,7 +515,7 @@ class DecodedChunkCache {
   }
 }
 
-const lastDecoded = new DecodedChunkCache();
+const lastDecoded = new LastDecodedChunk();
 
 function decodeChunk(chunk: Uint8Array): SampleArrays {
   const n = xorChunkNumSamples(chunk);

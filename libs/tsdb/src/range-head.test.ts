@@ -68,3 +68,13 @@ test('the query budget stops a select in the head: too many series, too many sam
   });
   assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxSeries: 3000, maxSamples: 6000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length, 3000);
 });
+
+test('the estimated-memory budget stops a select in the head, naming the limit', async () => {
+  const h = bigHead(3000);
+  await assert.rejects(new RangeHead(h, -Infinity, Infinity, { maxEstimatedMemoryBytes: 100_000 }).select({ matchers: [], mint: 0, maxt: 10_000 }), {
+    code: 'err-strata-max-estimated-memory-per-query',
+    kind: 'unprocessable',
+    message: /maximum estimated memory per query \(limit: 100000 bytes\).*-querier.max-estimated-memory-per-query/,
+  });
+  assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxEstimatedMemoryBytes: 100_000_000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length, 3000);
+});

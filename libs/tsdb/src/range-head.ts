@@ -2,7 +2,7 @@
 // [mint, maxt], asked like any block. Reads only; it never changes the head.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { queryBudgetExceeded, throwIfAborted, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type QueryBudget, type Series } from '@strata/model';
+import { estimatedSeriesBytes, queryBudgetExceeded, throwIfAborted, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type QueryBudget, type Series } from '@strata/model';
 import type { Head } from './head.ts';
 
 /** Series decoded per turn of the event loop: a large select never holds the process for long. */
@@ -28,10 +28,11 @@ export class RangeHead implements BlockQuerier {
     const r = this.within(p);
     if (!r) return [];
     const ids = this.head.seriesIds(p.matchers);
-    const { maxSeries = 0, maxSamples = 0 } = this.budget;
+    const { maxSeries = 0, maxSamples = 0, maxEstimatedMemoryBytes: maxBytes = 0 } = this.budget;
     if (maxSeries > 0 && ids.length > maxSeries) throw queryBudgetExceeded('series', maxSeries);
     const out: Series[] = [];
     let samples = 0;
+    let bytes = 0;
     for (let from = 0; from < ids.length; from += SERIES_PER_SLICE) {
       if (from > 0) {
         await nextTurn();
@@ -40,6 +41,10 @@ export class RangeHead implements BlockQuerier {
       for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt)) {
         samples += s.timestamps.length + (s.histograms?.timestamps.length ?? 0);
         if (maxSamples > 0 && samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
+        if (maxBytes > 0) {
+          bytes += estimatedSeriesBytes(s);
+          if (bytes > maxBytes) throw queryBudgetExceeded('memory', maxBytes);
+        }
         out.push(s);
       }
     }
