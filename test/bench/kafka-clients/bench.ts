@@ -108,6 +108,7 @@ function runChild(inst: Installed, client: ClientName, mode: string, opts: objec
   });
 }
 
+/** The node id leading partition 0, asked of every broker but the one at index `avoid`. */
 async function leaderOf(kafka: LocalKafka, topic: string, avoid?: number): Promise<number> {
   const brokers = kafka.brokers.filter((_, i) => i !== avoid);
   const admin = new Kafka({ clientId: 'bench-admin', brokers, logLevel: logLevel.NOTHING }).admin();
@@ -120,7 +121,7 @@ async function leaderOf(kafka: LocalKafka, topic: string, avoid?: number): Promi
   }
 }
 
-/** Node ids are 0..n-1 in broker order (libs/local-kafka's layout). */
+/** Node ids are index + 1 in broker order (libs/local-kafka's layout). */
 async function failover(kafka: LocalKafka, inst: Installed, client: ClientName, topic: string): Promise<{ electionMs: number; longestMs: number; errors: string[]; sends: number }> {
   let electionMs = NaN;
   let killedAt = 0;
@@ -131,10 +132,10 @@ async function failover(kafka: LocalKafka, inst: Installed, client: ClientName, 
       await new Promise((r) => setTimeout(r, 5_000));
       const leader = await leaderOf(kafka, topic);
       killedAt = Date.now();
-      killed = leader;
-      await kafka.stopBroker(leader, 'SIGKILL');
+      killed = leader - 1;
+      await kafka.stopBroker(killed, 'SIGKILL');
       for (;;) {
-        const now = await leaderOf(kafka, topic, leader).catch(() => -1);
+        const now = await leaderOf(kafka, topic, killed).catch(() => -1);
         if (now >= 0 && now !== leader) break;
         await new Promise((r) => setTimeout(r, 50));
       }

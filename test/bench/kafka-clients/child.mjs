@@ -28,6 +28,24 @@ function payload(size, i) {
   return b;
 }
 
+/** Runs a kafkajs-shaped consumer (kafkajs, and confluent's KafkaJS layer) until `n` records arrived, then disconnects it. */
+async function runBatches(consumer, runOptions, n, onRecord) {
+  let seen = 0;
+  await new Promise((resolve, reject) => {
+    consumer
+      .run({
+        ...runOptions,
+        eachBatch: async ({ batch }) => {
+          for (const m of batch.messages) onRecord(m.value);
+          seen += batch.messages.length;
+          if (seen >= n) resolve();
+        },
+      })
+      .catch(reject);
+  });
+  await consumer.disconnect();
+}
+
 /** send(record) → Promise, consumeAll(n) → Promise, close() → Promise */
 async function open() {
   if (client === 'kafkajs') {
@@ -41,20 +59,7 @@ async function open() {
         const consumer = kafka.consumer({ groupId: `bench-${process.pid}`, maxBytes: 50 << 20 });
         await consumer.connect();
         await consumer.subscribe({ topic: o.topic, fromBeginning: true });
-        let seen = 0;
-        await new Promise((resolve, reject) => {
-          consumer
-            .run({
-              autoCommit: false,
-              eachBatch: async ({ batch }) => {
-                for (const m of batch.messages) onRecord(m.value);
-                seen += batch.messages.length;
-                if (seen >= n) resolve();
-              },
-            })
-            .catch(reject);
-        });
-        await consumer.disconnect();
+        await runBatches(consumer, { autoCommit: false }, n, onRecord);
       },
       close: () => producer.disconnect(),
     };
@@ -71,19 +76,7 @@ async function open() {
         const consumer = kafka.consumer({ kafkaJS: { groupId: `bench-${process.pid}`, fromBeginning: true, autoCommit: false } });
         await consumer.connect();
         await consumer.subscribe({ topic: o.topic });
-        let seen = 0;
-        await new Promise((resolve, reject) => {
-          consumer
-            .run({
-              eachBatch: async ({ batch }) => {
-                for (const m of batch.messages) onRecord(m.value);
-                seen += batch.messages.length;
-                if (seen >= n) resolve();
-              },
-            })
-            .catch(reject);
-        });
-        await consumer.disconnect();
+        await runBatches(consumer, {}, n, onRecord);
       },
       close: () => producer.disconnect(),
     };
