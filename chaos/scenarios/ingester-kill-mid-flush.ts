@@ -67,7 +67,10 @@ async function flush(p: AppProcess): Promise<string> {
 class LogTail {
   private readonly from: number;
 
-  constructor(private readonly file: string) {
+  private readonly file: string;
+
+  constructor(file: string) {
+    this.file = file;
     this.from = statSync(file).size;
   }
 

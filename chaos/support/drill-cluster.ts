@@ -37,13 +37,21 @@ export interface DrillClusterOptions {
 }
 
 export class DrillCluster {
+  private readonly cacheRedis: LocalRedis | undefined;
+  readonly local: LocalCluster;
+  readonly zoneQueriers: Map<string, AppProcess>;
+
   private constructor(
     /** The querier's results-cache Redis (a store of its own, as a results cache is in Mimir); undefined if none is wired. */
-    private readonly cacheRedis: LocalRedis | undefined,
-    readonly local: LocalCluster,
+    cacheRedis: LocalRedis | undefined,
+    local: LocalCluster,
     /** Verification queriers by zone: each asks only that zone's ingesters (static list, no ring). */
-    readonly zoneQueriers: Map<string, AppProcess>,
-  ) {}
+    zoneQueriers: Map<string, AppProcess>,
+  ) {
+    this.cacheRedis = cacheRedis;
+    this.local = local;
+    this.zoneQueriers = zoneQueriers;
+  }
 
   /** Every Redis the cluster runs, by what it holds: the ring KV (ring, heartbeats, HA tracker) and the results cache. */
   redisServers(): { role: string; server: LocalRedis }[] {

@@ -10,11 +10,18 @@ export class DrillSeries {
   private readonly labelSets: Label[][];
   private readonly byGroup: number[][];
 
+  readonly drillId: string;
+  readonly count: number;
+  readonly groups: number;
+
   constructor(
-    readonly drillId: string,
-    readonly count: number,
-    readonly groups: number,
+    drillId: string,
+    count: number,
+    groups: number,
   ) {
+    this.drillId = drillId;
+    this.count = count;
+    this.groups = groups;
     this.byGroup = Array.from({ length: groups }, () => []);
     this.labelSets = Array.from({ length: count }, (_, i) => {
       this.byGroup[i % groups].push(i);

@@ -21,7 +21,10 @@ export class Ledger {
   private ackedCount = 0;
   private rejectedCount = 0;
 
-  constructor(readonly seriesCount: number) {
+  readonly seriesCount: number;
+
+  constructor(seriesCount: number) {
+    this.seriesCount = seriesCount;
     this.perSeries = Array.from({ length: seriesCount }, () => new SeriesLedger());
   }
 

@@ -88,7 +88,10 @@ export class LoadGenerator {
   private readonly errors: Record<string, number> = {};
   private readonly rejections: string[] = [];
 
-  constructor(private readonly opts: LoadOptions) {
+  private readonly opts: LoadOptions;
+
+  constructor(opts: LoadOptions) {
+    this.opts = opts;
     this.shards = Array.from({ length: opts.shards }, (_, index) => ({ index, queue: [], inFlight: undefined }));
   }
 

@@ -54,7 +54,11 @@ export class Prober {
   private probes = 0;
   private readonly phases = new Map<string, PhaseStats>();
 
-  constructor(private readonly opts: ProberOptions) {}
+  private readonly opts: ProberOptions;
+
+  constructor(opts: ProberOptions) {
+    this.opts = opts;
+  }
 
   start(phase: string): void {
     this.phase = phase;

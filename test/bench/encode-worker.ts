@@ -40,7 +40,7 @@ export class EncoderThread {
       if (r.window) w.resolve(r.window);
       else w.reject(new Error(`encoder thread: ${r.error}`));
     });
-    this.worker.on('error', (err) => this.failAll(err));
+    this.worker.on('error', (err: Error) => this.failAll(err));
     this.worker.on('exit', (code) => this.failAll(new Error(`encoder thread exited with code ${code}`)));
   }
 

@@ -96,7 +96,11 @@ export interface RequestBuilder {
 /** Remote write 1.0: `labelBytes(series)` are the pre-encoded label fields. */
 export class RequestBuilderV1 implements RequestBuilder {
   private readonly out = new Bytes();
-  constructor(private readonly labelBytes: (series: number) => Buffer) {}
+  private readonly labelBytes: (series: number) => Buffer;
+
+  constructor(labelBytes: (series: number) => Buffer) {
+    this.labelBytes = labelBytes;
+  }
 
   add(series: number, ts: number, value: number): void {
     const lb = this.labelBytes(series);
@@ -121,7 +125,11 @@ export class RequestBuilderV2 implements RequestBuilder {
   private readonly refs = new Bytes();
   private symbols: string[] = [''];
   private index = new Map<string, number>([['', 0]]);
-  constructor(private readonly labelStrings: (series: number) => readonly string[]) {}
+  private readonly labelStrings: (series: number) => readonly string[];
+
+  constructor(labelStrings: (series: number) => readonly string[]) {
+    this.labelStrings = labelStrings;
+  }
 
   private ref(s: string): number {
     let i = this.index.get(s);
@@ -234,7 +242,10 @@ export class WindowEncoder {
   private readonly offsetShare: Float64Array;
   private nextChurnAt = Number.POSITIVE_INFINITY;
 
-  constructor(private readonly opts: EncoderOptions) {
+  private readonly opts: EncoderOptions;
+
+  constructor(opts: EncoderOptions) {
+    this.opts = opts;
     this.set = new SeriesSet(opts);
     this.hashOfSeries = new Uint32Array(this.set.size);
     for (let i = 0; i < this.set.size; i++) this.cacheSeries(i);

@@ -104,11 +104,14 @@ export class Pusher {
   private readonly headers: Record<string, string>;
   private stopAt = Number.POSITIVE_INFINITY;
 
+  private readonly retry: RetryPolicy;
+
   constructor(
     target: PushTarget,
     shards: number,
-    private readonly retry: RetryPolicy,
+    retry: RetryPolicy,
   ) {
+    this.retry = retry;
     this.url = new URL(target.url);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: shards, maxFreeSockets: shards });
     this.headers =

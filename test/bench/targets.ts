@@ -158,10 +158,16 @@ export class StrataTarget implements BenchTarget {
   readonly name = 'Strata';
   readonly key = 'strata';
   readonly headers = { 'X-Scope-OrgID': TENANT };
+  readonly cluster: LocalCluster;
+  private readonly bucketDir: string;
+
   private constructor(
-    readonly cluster: LocalCluster,
-    private readonly bucketDir: string,
-  ) {}
+    cluster: LocalCluster,
+    bucketDir: string,
+  ) {
+    this.cluster = cluster;
+    this.bucketDir = bucketDir;
+  }
 
   /**
    * LocalCluster gives each ingester its own -blocks-storage.tsdb.dir and one filesystem
@@ -300,10 +306,16 @@ abstract class BinaryTarget implements BenchTarget {
   protected child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 
+  protected readonly port: number;
+  protected readonly dir: string;
+
   constructor(
-    protected readonly port: number,
-    protected readonly dir: string,
-  ) {}
+    port: number,
+    dir: string,
+  ) {
+    this.port = port;
+    this.dir = dir;
+  }
 
   get pushUrl(): string {
     return `http://127.0.0.1:${this.port}/api/v1/write`;

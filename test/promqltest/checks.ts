@@ -30,11 +30,14 @@ const EPSILON = 0.000001;
 const MIN_NORMAL = 2.2250738585072014e-308;
 
 export class EvalFailure extends Error {
+  readonly category: FailureCategory;
+
   constructor(
-    readonly category: FailureCategory,
+    category: FailureCategory,
     message: string,
   ) {
     super(message);
+    this.category = category;
   }
 }
 

@@ -30,4 +30,4 @@ await runScript(script, {
 });
 send({ type: 'done' });
 process.removeAllListeners('disconnect');
-process.disconnect();
+process.disconnect?.();

@@ -89,7 +89,10 @@ class TestEnv {
   /** Series given start timestamps (`@st` lines), which Strata does not store. */
   startTimestampSeries: Labels[] = [];
 
-  constructor(private readonly queryTimeoutMs: number) {
+  private readonly queryTimeoutMs: number;
+
+  constructor(queryTimeoutMs: number) {
+    this.queryTimeoutMs = queryTimeoutMs;
     this.clear();
   }
 
@@ -255,12 +258,17 @@ async function runEval(env: TestEnv, cmd: EvalCmd): Promise<EvalOutcome> {
 }
 
 class PhaseFailure extends Error {
+  readonly phase: FailurePhase;
+  readonly failure: EvalFailure;
+
   constructor(
-    readonly phase: FailurePhase,
-    readonly failure: EvalFailure,
+    phase: FailurePhase,
+    failure: EvalFailure,
     label: string,
   ) {
     super(label ? `[${label}] ${failure.message}` : failure.message);
+    this.phase = phase;
+    this.failure = failure;
   }
 }
 

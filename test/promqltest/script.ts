@@ -87,11 +87,14 @@ export interface Script {
 }
 
 class ScriptError extends Error {
+  readonly line: number;
+
   constructor(
-    readonly line: number,
+    line: number,
     message: string,
   ) {
     super(`line ${line}: ${message}`);
+    this.line = line;
     this.name = 'ScriptError';
   }
 }

@@ -43,7 +43,11 @@ export function parseSeriesDesc(input: string): SeriesDesc {
 
 class Cursor {
   pos = 0;
-  constructor(readonly s: string) {}
+  readonly s: string;
+
+  constructor(s: string) {
+    this.s = s;
+  }
   done(): boolean {
     return this.pos >= this.s.length;
   }

@@ -90,7 +90,10 @@ export class Compactor {
   /** "<block>/<request>": blocks known to hold nothing a delete request covers (they need no rewrite). */
   private readonly clean = new Set<string>();
 
-  constructor(private readonly opts: CompactorOptions) {
+  private readonly opts: CompactorOptions;
+
+  constructor(opts: CompactorOptions) {
+    this.opts = opts;
     this.now = opts.now ?? Date.now;
     const registers = opts.registry ? [opts.registry] : [];
     this.counters = {

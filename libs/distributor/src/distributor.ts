@@ -147,7 +147,10 @@ export class Distributor {
   private readonly inflight: InflightLimiter;
   private readonly tracer: Tracer;
 
-  constructor(private readonly opts: DistributorOptions) {
+  private readonly opts: DistributorOptions;
+
+  constructor(opts: DistributorOptions) {
+    this.opts = opts;
     this.inflight = new InflightLimiter(opts.instanceLimits ?? { maxInflightPushRequests: 0, maxInflightPushRequestsBytes: 0 }, opts.registry);
     this.writePartitions = opts.partitions ?? new WritePartitions({ partitionCount: () => opts.writer.partitionCount() });
     this.ha = opts.haTracker ? new HaDedupe(opts.haTracker, opts.registry) : undefined;

@@ -19,10 +19,13 @@ interface Counted {
 export class HaDedupe {
   private readonly deduped: Counter<'tenant' | 'cluster'>;
 
+  private readonly tracker: HaReplicaChecker;
+
   constructor(
-    private readonly tracker: HaReplicaChecker,
+    tracker: HaReplicaChecker,
     registry: Registry,
   ) {
+    this.tracker = tracker;
     this.deduped = new Counter({
       name: 'strata_distributor_deduped_samples_total',
       help: 'Samples of non-elected HA replicas, answered 202 and dropped.',

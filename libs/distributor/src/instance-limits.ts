@@ -19,10 +19,13 @@ export class InflightLimiter {
   private readonly rejected: Counter<'reason'>;
   private readonly gauges: { inflight: Gauge; inflightBytes: Gauge };
 
+  private readonly limits: InstanceLimits;
+
   constructor(
-    private readonly limits: InstanceLimits,
+    limits: InstanceLimits,
     registry: Registry,
   ) {
+    this.limits = limits;
     const registers = [registry];
     const inflight = new Gauge({
       name: 'strata_distributor_inflight_push_requests',

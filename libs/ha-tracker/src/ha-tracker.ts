@@ -61,7 +61,10 @@ export class HaTracker implements HaReplicaChecker {
   private readonly electedChanges?: Counter<'tenant' | 'cluster'>;
   private readonly kvCas?: Counter<'result'>;
 
-  constructor(private readonly opts: HaTrackerOptions) {
+  private readonly opts: HaTrackerOptions;
+
+  constructor(opts: HaTrackerOptions) {
+    this.opts = opts;
     validateTimeouts(opts.updateTimeoutMs, opts.updateTimeoutJitterMaxMs, opts.failoverTimeoutMs);
     // One jitter per process, in [-max, +max), as Mimir does.
     const jitter = opts.updateTimeoutJitterMaxMs > 0 ? Math.floor(Math.random() * 2 * opts.updateTimeoutJitterMaxMs) - opts.updateTimeoutJitterMaxMs : 0;

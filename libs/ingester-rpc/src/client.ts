@@ -48,7 +48,10 @@ type UnaryMethod = (
 export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier, OffsetWaiter {
   private readonly client: grpc.Client & Record<string, unknown>;
 
-  constructor(readonly opts: IngesterClientOptions) {
+  readonly opts: IngesterClientOptions;
+
+  constructor(opts: IngesterClientOptions) {
+    this.opts = opts;
     const Service = loadIngesterService();
     this.client = new Service(opts.address, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': 256 << 20,

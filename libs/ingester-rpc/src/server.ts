@@ -40,7 +40,10 @@ export class IngesterServer {
   private readonly server = new grpc.Server({ 'grpc.max_send_message_length': 64 << 20 });
   private boundPort = 0;
 
-  constructor(private readonly opts: IngesterServerOptions) {
+  private readonly opts: IngesterServerOptions;
+
+  constructor(opts: IngesterServerOptions) {
+    this.opts = opts;
     const service = loadIngesterService();
     const q = opts.querier;
     const tracer = opts.tracer ?? defaultTracer();

@@ -43,7 +43,11 @@ export interface LocalTenantBlocks {
 export class BlockCutter {
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly opts: BlockCutterOptions) {}
+  private readonly opts: BlockCutterOptions;
+
+  constructor(opts: BlockCutterOptions) {
+    this.opts = opts;
+  }
 
   /** Opens the local blocks of every tenant (their index headers): the ingester's warm start. */
   async openLocalBlocks(): Promise<LocalTenantBlocks[]> {

@@ -172,7 +172,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly tracer: Tracer;
   private readonly decodedChunks: DecodedChunkCache | undefined;
 
-  constructor(private readonly opts: IngesterOptions) {
+  private readonly opts: IngesterOptions;
+
+  constructor(opts: IngesterOptions) {
+    this.opts = opts;
     this.limits = opts.limits ?? DEFAULT_LIMITS;
     this.decodedChunks = opts.decodedChunksCacheBytes ? new DecodedChunkCache(opts.decodedChunksCacheBytes) : undefined;
     // Records grouped by an eighth of a block range of data time: few entries, a commit at most that far behind.

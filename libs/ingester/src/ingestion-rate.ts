@@ -9,10 +9,16 @@ export class EwmaRate {
   private value = 0;
   private primed = false;
 
+  private readonly intervalMs;
+  private readonly alpha;
+
   constructor(
-    private readonly intervalMs = INGESTION_RATE_TICK_MS,
-    private readonly alpha = 0.2,
-  ) {}
+    intervalMs = INGESTION_RATE_TICK_MS,
+    alpha = 0.2,
+  ) {
+    this.intervalMs = intervalMs;
+    this.alpha = alpha;
+  }
 
   add(samples: number): void {
     this.pending += samples;

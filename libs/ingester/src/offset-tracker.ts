@@ -20,8 +20,12 @@ export class OffsetTracker {
   /** Next offset to consume (one past the last record tracked). */
   private next = -1;
 
+  private readonly groupSpanMs;
+
   /** groupSpanMs: how much data time one entry may cover (0: one entry per record). */
-  constructor(private readonly groupSpanMs = 0) {}
+  constructor(groupSpanMs = 0) {
+    this.groupSpanMs = groupSpanMs;
+  }
 
   get pending(): number {
     return this.size;

@@ -15,7 +15,11 @@ export class PartitionCount {
   private count = 1;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly opts: PartitionCountOptions) {}
+  private readonly opts: PartitionCountOptions;
+
+  constructor(opts: PartitionCountOptions) {
+    this.opts = opts;
+  }
 
   get value(): number {
     return this.count;

@@ -28,14 +28,23 @@ export class TenantDB implements BlockQuerier {
   /** Wall-clock ms of the last append (for idle flushes). */
   lastAppendAt: number;
 
+  readonly tenant: string;
+  readonly head: Head;
+  readonly dir: string;
+  private readonly budget: QueryBudget;
+
   constructor(
-    readonly tenant: string,
-    readonly head: Head,
-    readonly dir: string,
+    tenant: string,
+    head: Head,
+    dir: string,
     now: number,
     /** What one query may take out of the head (the querier's limits, enforced here too). */
-    private readonly budget: QueryBudget = {},
+    budget: QueryBudget = {},
   ) {
+    this.tenant = tenant;
+    this.head = head;
+    this.dir = dir;
+    this.budget = budget;
     this.lastAppendAt = now;
   }
 

@@ -13,10 +13,16 @@ const CLOSE_WAIT_MS = 5000;
 export class ClientSlot<C extends Connectable> {
   private current: { client: C; ready: Promise<C> } | undefined;
 
+  private readonly create: () => C;
+  private readonly what: string;
+
   constructor(
-    private readonly create: () => C,
-    private readonly what: string,
-  ) {}
+    create: () => C,
+    what: string,
+  ) {
+    this.create = create;
+    this.what = what;
+  }
 
   /** The connected client, connecting a new one if needed, within `timeoutMs`. */
   async get(timeoutMs: number): Promise<C> {

@@ -85,7 +85,10 @@ export class IngestWriter {
   private readonly suspects = new Map<string, number>();
   private lastRebuildAt = 0;
 
-  constructor(private readonly opts: IngestWriterOptions) {
+  private readonly opts: IngestWriterOptions;
+
+  constructor(opts: IngestWriterOptions) {
+    this.opts = opts;
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.logger = opts.logger ?? silentLogger;
     this.attemptTimeoutMs = Math.min(opts.timeoutMs, opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);

@@ -72,7 +72,10 @@ export class PartitionReader {
   private readonly listeners = new Set<() => void>();
   private joinWaiter: { resolve: () => void; reject: (err: Error) => void } | undefined;
 
-  constructor(private readonly opts: PartitionReaderOptions) {
+  private readonly opts: PartitionReaderOptions;
+
+  constructor(opts: PartitionReaderOptions) {
+    this.opts = opts;
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.logger = opts.logger ?? silentLogger;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;

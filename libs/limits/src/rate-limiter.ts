@@ -16,7 +16,11 @@ export type RateDecision = 'allowed' | 'rate-limited' | 'larger-than-burst';
 export class LocalRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   /**
    * Takes `n` tokens from the tenant's bucket if it holds them; otherwise takes

@@ -21,7 +21,11 @@ export class AppProcess {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 
-  constructor(readonly opts: AppProcessOptions) {}
+  readonly opts: AppProcessOptions;
+
+  constructor(opts: AppProcessOptions) {
+    this.opts = opts;
+  }
 
   get name(): string {
     return this.opts.name;
@@ -54,7 +58,7 @@ export class AppProcess {
     if (this.running) throw new Error(`${this.name} is already running (pid ${this.pid})`);
     const fd = openSync(this.opts.logFile, 'a');
     const main = `${REPO_ROOT}apps/strata/src/main.ts`;
-    const child = spawn(process.execPath, ['--import', 'tsx', main, `-target=${this.opts.target}`, ...this.opts.args], {
+    const child = spawn(process.execPath, [main, `-target=${this.opts.target}`, ...this.opts.args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', fd, fd],
       env: { ...process.env, STRATA_LOG_LEVEL: process.env.STRATA_LOG_LEVEL ?? 'info' },

@@ -34,11 +34,19 @@ export interface LocalClusterOptions {
 export class LocalCluster {
   private redisServer: LocalRedis | undefined;
 
+  readonly kafka: LocalKafka;
+  readonly processes: Map<string, AppProcess>;
+  readonly topic: string;
+
   private constructor(
-    readonly kafka: LocalKafka,
-    readonly processes: Map<string, AppProcess>,
-    readonly topic: string,
-  ) {}
+    kafka: LocalKafka,
+    processes: Map<string, AppProcess>,
+    topic: string,
+  ) {
+    this.kafka = kafka;
+    this.processes = processes;
+    this.topic = topic;
+  }
 
   static async start(opts: LocalClusterOptions): Promise<LocalCluster> {
     const partitions = opts.partitions ?? 2;

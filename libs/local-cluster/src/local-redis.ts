@@ -13,10 +13,16 @@ export class LocalRedis {
   private exited: Promise<void> = Promise.resolve();
   private readonly onExit = (): void => this.killNow();
 
+  readonly port: number;
+  private readonly dir: string;
+
   private constructor(
-    readonly port: number,
-    private readonly dir: string,
-  ) {}
+    port: number,
+    dir: string,
+  ) {
+    this.port = port;
+    this.dir = dir;
+  }
 
   /** Starts redis-server on a free loopback port, logging to <dir>/redis.log; resolves once it answers PING. */
   static async start(dir: string): Promise<LocalRedis> {

@@ -30,7 +30,11 @@ export class BrokerProcess {
   private exitInfo: ExitInfo | undefined;
   private waiters = 0;
 
-  constructor(private readonly spec: BrokerProcessSpec) {}
+  private readonly spec: BrokerProcessSpec;
+
+  constructor(spec: BrokerProcessSpec) {
+    this.spec = spec;
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;

@@ -9,7 +9,11 @@ import { mergeSeriesSets, mergeStringSets } from './merge-series.ts';
 import type { BlockLabelValuesParams, BlockQuerier, BlockSelectParams, Querier, Series } from './querier.ts';
 
 export class MergeQuerier implements BlockQuerier {
-  constructor(private readonly sources: readonly BlockQuerier[]) {}
+  private readonly sources: readonly BlockQuerier[];
+
+  constructor(sources: readonly BlockQuerier[]) {
+    this.sources = sources;
+  }
 
   async select(p: BlockSelectParams): Promise<Series[]> {
     if (this.sources.length === 1) return this.sources[0].select(p);

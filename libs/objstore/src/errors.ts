@@ -3,11 +3,16 @@
 import { StrataError } from '@strata/errors';
 
 export class ObjectNotFoundError extends StrataError {
+  readonly bucket: string;
+  readonly key: string;
+
   constructor(
-    readonly bucket: string,
-    readonly key: string,
+    bucket: string,
+    key: string,
   ) {
     super('object-not-found', 'not-found', `object ${key} not found in ${bucket}`);
+    this.bucket = bucket;
+    this.key = key;
     this.name = 'ObjectNotFoundError';
   }
 }

@@ -7,7 +7,11 @@
 export type RawValue = string | boolean | bigint | number | Uint8Array | RawValue[] | RawMap | null;
 
 export class RawMap {
-  constructor(readonly entries: [string, RawValue][]) {}
+  readonly entries: [string, RawValue][];
+
+  constructor(entries: [string, RawValue][]) {
+    this.entries = entries;
+  }
 }
 
 /** Deeper nesting than this is an attack, not an attribute. */

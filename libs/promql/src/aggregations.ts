@@ -81,10 +81,13 @@ class VarianceAccumulator implements Accumulator {
   private value: number;
   private mean: number;
   private count = 1;
+  private readonly sqrt: boolean;
+
   constructor(
     first: number,
-    private readonly sqrt: boolean,
+    sqrt: boolean,
   ) {
+    this.sqrt = sqrt;
     this.value = Number.isFinite(first) ? 0 : NaN;
     this.mean = first;
   }
@@ -200,7 +203,10 @@ class StepReader {
   private readonly hCursors: Int32Array;
   readonly value: StepValue = { f: 0, h: undefined };
 
-  constructor(private readonly input: EvalMatrix) {
+  private readonly input: EvalMatrix;
+
+  constructor(input: EvalMatrix) {
+    this.input = input;
     this.cursors = new Int32Array(input.length);
     this.hCursors = new Int32Array(input.length);
   }
@@ -352,11 +358,18 @@ export class FloatGroupCells {
   private readonly mean: Float64Array | undefined;
   private readonly incremental: Uint8Array | undefined;
 
+  private readonly op: AggregateOp;
+  private readonly numGroups: number;
+  readonly numSteps: number;
+
   constructor(
-    private readonly op: AggregateOp,
-    private readonly numGroups: number,
-    readonly numSteps: number,
+    op: AggregateOp,
+    numGroups: number,
+    numSteps: number,
   ) {
+    this.op = op;
+    this.numGroups = numGroups;
+    this.numSteps = numSteps;
     const cells = numGroups * numSteps;
     this.count = new Float64Array(cells);
     this.sum = new Float64Array(cells);

@@ -82,12 +82,21 @@ export interface SharedState {
 export class Evaluator {
   private readonly numSteps: number;
 
+  private readonly start: number;
+  private readonly end: number;
+  private readonly interval: number;
+  private readonly s: SharedState;
+
   constructor(
-    private readonly start: number,
-    private readonly end: number,
-    private readonly interval: number,
-    private readonly s: SharedState,
+    start: number,
+    end: number,
+    interval: number,
+    s: SharedState,
   ) {
+    this.start = start;
+    this.end = end;
+    this.interval = interval;
+    this.s = s;
     this.numSteps = Math.floor((end - start) / interval) + 1;
   }
 

@@ -150,10 +150,15 @@ class Parser {
   /** Enclosing grammar productions that report errors found anywhere inside them ("in aggregation"). */
   private readonly contexts: ErrorContext[] = [];
 
+  private readonly input: string;
+  private readonly options: ParseOptions;
+
   constructor(
-    private readonly input: string,
-    private readonly options: ParseOptions,
+    input: string,
+    options: ParseOptions,
   ) {
+    this.input = input;
+    this.options = options;
     this.lexer = new Lexer(input);
   }
 

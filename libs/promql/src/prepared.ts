@@ -138,7 +138,11 @@ function without(t: Float64Array, f: Float64Array, drop: Uint8Array): { t: Float
 export class Annotations {
   readonly warnings = new Set<string>();
   readonly infos = new Set<string>();
-  constructor(private readonly query: string) {}
+  private readonly query: string;
+
+  constructor(query: string) {
+    this.query = query;
+  }
 
   warn(message: string): void {
     this.warnings.add(message);

@@ -13,7 +13,11 @@ import { registerPrometheusApi } from './index.ts';
 
 class CountingQuerier implements Querier {
   calls = 0;
-  constructor(private readonly inner: Querier) {}
+  private readonly inner: Querier;
+
+  constructor(inner: Querier) {
+    this.inner = inner;
+  }
   select(p: SelectParams): Promise<Series[]> {
     this.calls++;
     return this.inner.select(p);

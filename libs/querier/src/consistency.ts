@@ -30,7 +30,11 @@ export interface StrongReadsOptions {
 }
 
 export class StrongReads {
-  constructor(private readonly opts: StrongReadsOptions) {}
+  private readonly opts: StrongReadsOptions;
+
+  constructor(opts: StrongReadsOptions) {
+    this.opts = opts;
+  }
 
   /** A querier for one request that sees every write acknowledged before this call. */
   async querier(): Promise<Querier & ExemplarQuerier & MetadataQuerier> {

@@ -59,7 +59,10 @@ type ReadableQuerier = Querier & ExemplarQuerier & MetadataQuerier;
 export class PartitionQuerier implements ReadableQuerier {
   private byPartition = new Map<number, IngesterReplica[]>();
 
-  constructor(private readonly opts: PartitionQuerierOptions) {
+  private readonly opts: PartitionQuerierOptions;
+
+  constructor(opts: PartitionQuerierOptions) {
+    this.opts = opts;
     this.setReplicas(opts.replicas);
   }
 

@@ -48,7 +48,10 @@ export class ResultsCache {
   private readonly requests: Counter<'result'>;
   private readonly now: () => number;
 
-  constructor(private readonly opts: ResultsCacheOptions) {
+  private readonly opts: ResultsCacheOptions;
+
+  constructor(opts: ResultsCacheOptions) {
+    this.opts = opts;
     this.now = opts.now ?? Date.now;
     this.requests = new Counter({
       name: 'strata_querier_results_cache_requests_total',

@@ -41,7 +41,11 @@ export class RingIngesterDiscovery {
   private timer: NodeJS.Timeout | undefined;
   private lastSummary = '';
 
-  constructor(private readonly opts: RingIngesterDiscoveryOptions) {}
+  private readonly opts: RingIngesterDiscoveryOptions;
+
+  constructor(opts: RingIngesterDiscoveryOptions) {
+    this.opts = opts;
+  }
 
   /** Applies the static list (or the ring, if already read) and follows the ring from now on. */
   start(): void {

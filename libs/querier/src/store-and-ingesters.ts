@@ -40,7 +40,10 @@ interface Range {
 export class StoreAndIngestersQuerier implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly now: () => number;
 
-  constructor(private readonly opts: StoreAndIngestersOptions) {
+  private readonly opts: StoreAndIngestersOptions;
+
+  constructor(opts: StoreAndIngestersOptions) {
+    this.opts = opts;
     this.now = opts.now ?? Date.now;
   }
 

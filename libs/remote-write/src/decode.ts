@@ -35,6 +35,12 @@ export interface DecodedExemplar {
 
 /** One series; its labels are byte ranges of the record, decoded on first use (`labels`). */
 export class DecodedSeries extends RangedLabels {
+  readonly timestamps: Float64Array;
+  readonly values: Float64Array;
+  readonly exemplars: DecodedExemplar[];
+  readonly histograms: number;
+  readonly histogramSamples: DecodedHistogram[];
+
   constructor(
     reader: ProtoReader,
     ranges: Int32Array,
@@ -44,15 +50,20 @@ export class DecodedSeries extends RangedLabels {
      * Views into one ArrayBuffer shared by every series of the request (one
      * allocation per request, not two per series); copy them to keep them long.
      */
-    readonly timestamps: Float64Array,
-    readonly values: Float64Array,
-    readonly exemplars: DecodedExemplar[],
+    timestamps: Float64Array,
+    values: Float64Array,
+    exemplars: DecodedExemplar[],
     /** Number of native histogram samples (histogramSamples.length). */
-    readonly histograms: number,
+    histograms: number,
     /** The native histogram samples as sent, not yet validated (validateHistogram). */
-    readonly histogramSamples: DecodedHistogram[] = [],
+    histogramSamples: DecodedHistogram[] = [],
   ) {
     super(reader, ranges, firstLabel, labelCount);
+    this.timestamps = timestamps;
+    this.values = values;
+    this.exemplars = exemplars;
+    this.histograms = histograms;
+    this.histogramSamples = histogramSamples;
   }
 }
 

@@ -52,12 +52,22 @@ export class RangedLabels implements EncodedLabels {
   private decoded: Label[] | undefined;
   private badUtf8 = false;
 
+  private readonly reader: ProtoReader;
+  readonly ranges: Int32Array;
+  readonly firstLabel: number;
+  readonly labelCount: number;
+
   constructor(
-    private readonly reader: ProtoReader,
-    readonly ranges: Int32Array,
-    readonly firstLabel: number,
-    readonly labelCount: number,
-  ) {}
+    reader: ProtoReader,
+    ranges: Int32Array,
+    firstLabel: number,
+    labelCount: number,
+  ) {
+    this.reader = reader;
+    this.ranges = ranges;
+    this.firstLabel = firstLabel;
+    this.labelCount = labelCount;
+  }
 
   get bytes(): Uint8Array {
     return this.reader.bytes;

@@ -31,21 +31,34 @@ import { LabelRanges, RangedLabels } from './label-ranges.ts';
  * well-formed ASCII series on the bytes alone.
  */
 export class ParsedSeries extends RangedLabels {
+  readonly raw: Uint8Array;
+  readonly samples: number;
+  readonly exemplars: number;
+  readonly histograms: number;
+  readonly minTimestamp: number;
+  readonly maxTimestamp: number;
+
   constructor(
     reader: ProtoReader,
     ranges: Int32Array,
     firstLabel: number,
     labelCount: number,
     /** The TimeSeries message body: a zero-copy view of the request buffer. */
-    readonly raw: Uint8Array,
-    readonly samples: number,
-    readonly exemplars: number,
-    readonly histograms: number,
+    raw: Uint8Array,
+    samples: number,
+    exemplars: number,
+    histograms: number,
     /** Bounds over sample and histogram timestamps (ms); Infinity / -Infinity when there are none. */
-    readonly minTimestamp: number,
-    readonly maxTimestamp: number,
+    minTimestamp: number,
+    maxTimestamp: number,
   ) {
     super(reader, ranges, firstLabel, labelCount);
+    this.raw = raw;
+    this.samples = samples;
+    this.exemplars = exemplars;
+    this.histograms = histograms;
+    this.minTimestamp = minTimestamp;
+    this.maxTimestamp = maxTimestamp;
   }
 }
 

@@ -67,7 +67,10 @@ export class PartitionInstanceLifecycler {
   private readonly key: string;
   private readonly reconciles?: Counter<'result'>;
 
-  constructor(private readonly opts: PartitionLifecyclerOptions) {
+  private readonly opts: PartitionLifecyclerOptions;
+
+  constructor(opts: PartitionLifecyclerOptions) {
+    this.opts = opts;
     this.now = opts.now ?? Date.now;
     this.key = opts.key ?? PARTITION_RING_KEY;
     if (opts.registry) {

@@ -30,7 +30,10 @@ export class PartitionRing {
   private readonly sorted: PartitionDesc[];
   private readonly lookups = new Map<number, PartitionLookup>();
 
-  private constructor(readonly desc: PartitionRingDesc) {
+  readonly desc: PartitionRingDesc;
+
+  private constructor(desc: PartitionRingDesc) {
+    this.desc = desc;
     this.sorted = Object.values(desc.partitions).sort((a, b) => a.id - b.id);
     const n = this.sorted.length;
     const packed = new Float64Array(n * partitionTokens(0).length);

@@ -42,7 +42,10 @@ export class PartitionRingWatcher {
   private warnedStale = false;
   private lastKept = '';
 
-  constructor(private readonly opts: PartitionRingWatcherOptions) {
+  private readonly opts: PartitionRingWatcherOptions;
+
+  constructor(opts: PartitionRingWatcherOptions) {
+    this.opts = opts;
     this.st = { source: 'none', kv: opts.kv.description, reason: 'not read yet' };
     if (opts.registry) {
       const registers = [opts.registry];

@@ -21,7 +21,11 @@ export class WritePartitions {
   private fallback: PartitionRing | undefined;
   private fallbackLogged = false;
 
-  constructor(private readonly opts: WritePartitionsOptions) {}
+  private readonly opts: WritePartitionsOptions;
+
+  constructor(opts: WritePartitionsOptions) {
+    this.opts = opts;
+  }
 
   /** The lookup to shard one request with. */
   async lookup(): Promise<PartitionLookup> {

@@ -58,13 +58,24 @@ export class EvaluatedGroup {
   evaluationTime = 0;
   private evaluated = false;
 
+  readonly tenant: string;
+  readonly namespace: string;
+  readonly desc: RuleGroupDesc;
+  readonly intervalMs: number;
+  private readonly ctx: GroupContext;
+
   constructor(
-    readonly tenant: string,
-    readonly namespace: string,
-    readonly desc: RuleGroupDesc,
-    readonly intervalMs: number,
-    private readonly ctx: GroupContext,
+    tenant: string,
+    namespace: string,
+    desc: RuleGroupDesc,
+    intervalMs: number,
+    ctx: GroupContext,
   ) {
+    this.tenant = tenant;
+    this.namespace = namespace;
+    this.desc = desc;
+    this.intervalMs = intervalMs;
+    this.ctx = ctx;
     this.rules = desc.rules.map((r) => (r.record !== undefined ? new RecordingRule(r) : new AlertingRule(r, ctx.template)));
     this.readsEarlier = this.rules.map((_r, i) => readsOutputOf(this.rules[i].expr, this.rules.slice(0, i)));
     this.previous = this.rules.map(() => new Map<string, Labels>());

@@ -30,7 +30,10 @@ export class AlertmanagerNotifier implements AlertSender {
   private readonly errors: Counter;
   private readonly dropped: Counter;
 
-  constructor(private readonly opts: AlertmanagerNotifierOptions) {
+  private readonly opts: AlertmanagerNotifierOptions;
+
+  constructor(opts: AlertmanagerNotifierOptions) {
+    this.opts = opts;
     this.sent = new Counter({ name: 'strata_ruler_notifications_sent_total', help: 'Alerts sent to Alertmanager, by Alertmanager.', labelNames: ['alertmanager'], registers: [opts.registry] });
     this.errors = new Counter({ name: 'strata_ruler_notifications_errors_total', help: 'Alerts whose sending to Alertmanager failed, by Alertmanager.', labelNames: ['alertmanager'], registers: [opts.registry] });
     this.dropped = new Counter({ name: 'strata_ruler_notifications_dropped_total', help: 'Alerts dropped because the notification queue was full.', registers: [opts.registry] });

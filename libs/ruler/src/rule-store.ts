@@ -14,7 +14,11 @@ export interface StoredGroup {
 }
 
 export class RuleStore {
-  constructor(private readonly bucket: Bucket) {}
+  private readonly bucket: Bucket;
+
+  constructor(bucket: Bucket) {
+    this.bucket = bucket;
+  }
 
   private key(tenant: string, namespace: string, group: string): string {
     return `${ROOT}${tenant}/${encodeName(namespace)}/${encodeName(group)}`;

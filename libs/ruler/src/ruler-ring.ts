@@ -33,7 +33,10 @@ export class RulerRing {
   private timer?: NodeJS.Timeout;
   private unwatch?: () => void;
 
-  constructor(private readonly opts: RulerRingOptions) {
+  private readonly opts: RulerRingOptions;
+
+  constructor(opts: RulerRingOptions) {
+    this.opts = opts;
     if (opts.registry) {
       const healthy = () => this.healthy().length;
       new Gauge({

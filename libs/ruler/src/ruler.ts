@@ -51,7 +51,10 @@ export class Ruler {
   private readonly duration: Histogram;
   private readonly lag: Histogram;
 
-  constructor(private readonly opts: RulerOptions) {
+  private readonly opts: RulerOptions;
+
+  constructor(opts: RulerOptions) {
+    this.opts = opts;
     this.failures = new Counter({
       name: 'strata_ruler_evaluation_failures_total',
       help: 'Rule evaluations that failed (query, limit or write-back errors), by tenant.',

@@ -58,7 +58,11 @@ abstract class RuleBase {
   lastEvaluation = 0;
   /** seconds */
   evaluationTime = 0;
-  constructor(readonly desc: RuleDesc) {}
+  readonly desc: RuleDesc;
+
+  constructor(desc: RuleDesc) {
+    this.desc = desc;
+  }
   get name(): string {
     return this.desc.record ?? this.desc.alert!;
   }
@@ -108,11 +112,14 @@ export class AlertingRule extends RuleBase {
   /** Whether `for` state was restored (or needs no restoring); ALERTS are written only once it is. */
   restored = false;
 
+  private readonly tmpl: TemplateContext;
+
   constructor(
     desc: RuleDesc,
-    private readonly tmpl: TemplateContext,
+    tmpl: TemplateContext,
   ) {
     super(desc);
+    this.tmpl = tmpl;
   }
 
   get holdDuration(): number {

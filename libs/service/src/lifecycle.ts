@@ -40,10 +40,15 @@ export class ServiceManager implements Readiness {
   private readonly states = new Map<string, { state: ServiceStateName; since: number }>();
   private done: ((code: number) => void) | undefined;
 
+  private readonly services: readonly Service[];
+  private readonly logger: Logger;
+
   constructor(
-    private readonly services: readonly Service[],
-    private readonly logger: Logger,
+    services: readonly Service[],
+    logger: Logger,
   ) {
+    this.services = services;
+    this.logger = logger;
     for (const s of services) this.set(s, 'new');
   }
 

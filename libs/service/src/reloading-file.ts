@@ -34,7 +34,10 @@ export class ReloadingYamlFile<T> {
   private readonly ok: Gauge;
   private readonly okAt: Gauge;
 
-  constructor(private readonly opts: ReloadingYamlFileOptions<T>) {
+  private readonly opts: ReloadingYamlFileOptions<T>;
+
+  constructor(opts: ReloadingYamlFileOptions<T>) {
+    this.opts = opts;
     this.ok = new Gauge({
       name: `${opts.metricPrefix}_last_reload_successful`,
       help: `Whether the last reload of the ${opts.what} file (${opts.path}) succeeded (1) or kept the previous value (0).`,

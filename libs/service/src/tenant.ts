@@ -14,14 +14,17 @@ export const ANONYMOUS_TENANT = 'anonymous';
 
 /** Who the request is for is missing, invalid or not proven: `unauthorized` or `bad-input`. */
 export class TenantError extends StrataError {
+  readonly challenge?: string;
+
   constructor(
     name: string,
     kind: 'unauthorized' | 'bad-input',
     message: string,
     /** For `unauthorized`: the WWW-Authenticate challenge to answer with. */
-    readonly challenge?: string,
+    challenge?: string,
   ) {
     super(name, kind, message);
+    this.challenge = challenge;
   }
 }
 

@@ -6,11 +6,19 @@ import type { Bucket } from '@strata/objstore';
 import type { ByteSource } from '@strata/tsdb';
 
 export class BucketByteSource implements ByteSource {
+  private readonly bucket: Bucket;
+  readonly key: string;
+  private readonly bytes: number;
+
   constructor(
-    private readonly bucket: Bucket,
-    readonly key: string,
-    private readonly bytes: number,
-  ) {}
+    bucket: Bucket,
+    key: string,
+    bytes: number,
+  ) {
+    this.bucket = bucket;
+    this.key = key;
+    this.bytes = bytes;
+  }
 
   static async open(bucket: Bucket, key: string, size?: number): Promise<BucketByteSource> {
     return new BucketByteSource(bucket, key, size ?? (await bucket.attributes(key)).size);

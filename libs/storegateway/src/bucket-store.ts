@@ -53,7 +53,10 @@ export class BucketStore implements Querier {
   private warmProgress = 'not started';
   private readonly loads: Counter<'outcome'>;
 
-  constructor(private readonly opts: BucketStoreOptions) {
+  private readonly opts: BucketStoreOptions;
+
+  constructor(opts: BucketStoreOptions) {
+    this.opts = opts;
     this.now = opts.now ?? Date.now;
     const registers = opts.registry ? [opts.registry] : [];
     this.loads = new Counter({

@@ -102,7 +102,10 @@ export class Deletions {
   private readonly tenants = new Map<string, TenantState>();
   private readonly now: () => number;
 
-  constructor(private readonly opts: DeletionsOptions) {
+  private readonly opts: DeletionsOptions;
+
+  constructor(opts: DeletionsOptions) {
+    this.opts = opts;
     this.now = opts.now ?? Date.now;
   }
 
@@ -153,10 +156,16 @@ export class Deletions {
  * rewrites their blocks, as Prometheus' do until tombstones are cleaned.
  */
 export class DeletionFilterQuerier implements Querier, ExemplarQuerier, MetadataQuerier {
+  private readonly inner: Querier & Partial<ExemplarQuerier & MetadataQuerier>;
+  private readonly deletions: Deletions;
+
   constructor(
-    private readonly inner: Querier & Partial<ExemplarQuerier & MetadataQuerier>,
-    private readonly deletions: Deletions,
-  ) {}
+    inner: Querier & Partial<ExemplarQuerier & MetadataQuerier>,
+    deletions: Deletions,
+  ) {
+    this.inner = inner;
+    this.deletions = deletions;
+  }
 
   async select(p: SelectParams): Promise<Series[]> {
     if (await this.deletions.tenantDeleted(p.tenant)) return [];

@@ -56,12 +56,19 @@ export class BlockBuilder {
   private maxTime = -Infinity;
   private done = false;
 
+  readonly ulid: string;
+  private readonly parent: string;
+  private readonly tmpDir: string;
+
   private constructor(
-    readonly ulid: string,
-    private readonly parent: string,
-    private readonly tmpDir: string,
+    ulid: string,
+    parent: string,
+    tmpDir: string,
     segmentSize: number,
   ) {
+    this.ulid = ulid;
+    this.parent = parent;
+    this.tmpDir = tmpDir;
     this.chunks = new ChunksWriter(join(tmpDir, 'chunks'), segmentSize);
   }
 

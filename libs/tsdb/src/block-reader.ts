@@ -31,11 +31,19 @@ export interface BlockFiles {
 }
 
 export class BlockReader implements BlockQuerier {
+  readonly index: IndexReader;
+  private readonly chunks: ChunksReader;
+  readonly meta: BlockMeta | undefined;
+
   private constructor(
-    readonly index: IndexReader,
-    private readonly chunks: ChunksReader,
-    readonly meta: BlockMeta | undefined,
-  ) {}
+    index: IndexReader,
+    chunks: ChunksReader,
+    meta: BlockMeta | undefined,
+  ) {
+    this.index = index;
+    this.chunks = chunks;
+    this.meta = meta;
+  }
 
   static async open(files: BlockFiles): Promise<BlockReader> {
     const index = await IndexReader.open(files.index);

@@ -12,11 +12,16 @@ export class BufferedFileWriter {
   private used = 0;
   private full: Uint8Array[] = [];
 
+  private readonly fh: FileHandle;
+  readonly path: string;
+
   private constructor(
-    private readonly fh: FileHandle,
-    readonly path: string,
+    fh: FileHandle,
+    path: string,
     bufferSize: number,
   ) {
+    this.fh = fh;
+    this.path = path;
     this.buf = new Uint8Array(bufferSize);
   }
 

@@ -12,11 +12,19 @@ export interface ByteSource {
 }
 
 export class FileByteSource implements ByteSource {
+  private readonly fh: FileHandle;
+  private readonly bytes: number;
+  readonly path: string;
+
   private constructor(
-    private readonly fh: FileHandle,
-    private readonly bytes: number,
-    readonly path: string,
-  ) {}
+    fh: FileHandle,
+    bytes: number,
+    path: string,
+  ) {
+    this.fh = fh;
+    this.bytes = bytes;
+    this.path = path;
+  }
 
   static async open(path: string): Promise<FileByteSource> {
     const fh = await open(path, 'r');
@@ -50,7 +58,11 @@ export class FileByteSource implements ByteSource {
 }
 
 export class MemoryByteSource implements ByteSource {
-  constructor(private readonly bytes: Uint8Array) {}
+  private readonly bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
 
   async size(): Promise<number> {
     return this.bytes.length;

@@ -10,7 +10,11 @@ export class ChunkArena {
   slab: Uint8Array = new Uint8Array(0);
   private used = 0;
 
-  constructor(private readonly slabSize = DEFAULT_SLAB_SIZE) {}
+  private readonly slabSize;
+
+  constructor(slabSize = DEFAULT_SLAB_SIZE) {
+    this.slabSize = slabSize;
+  }
 
   /** Reserves n bytes; returns their offset in `this.slab` (read it right after). */
   alloc(n: number): number {

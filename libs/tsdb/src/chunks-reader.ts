@@ -19,10 +19,13 @@ export interface RawChunk {
 export class ChunksReader {
   private readonly sizes: number[];
 
+  private readonly segments: ByteSource[];
+
   private constructor(
-    private readonly segments: ByteSource[],
+    segments: ByteSource[],
     sizes: number[],
   ) {
+    this.segments = segments;
     this.sizes = sizes;
   }
 

@@ -29,10 +29,16 @@ export class ChunksWriter {
   private readonly scratch = new Encbuf(64);
   private readonly encodingByte = new Uint8Array(1);
 
+  private readonly dir: string;
+  private readonly segmentSize;
+
   constructor(
-    private readonly dir: string,
-    private readonly segmentSize = DEFAULT_SEGMENT_SIZE,
-  ) {}
+    dir: string,
+    segmentSize = DEFAULT_SEGMENT_SIZE,
+  ) {
+    this.dir = dir;
+    this.segmentSize = segmentSize;
+  }
 
   /** Segment file names written so far (relative to the chunks dir). */
   get segmentFiles(): string[] {

@@ -30,8 +30,12 @@ export class DecodedChunkCache {
   private head = 0;
   private bytes = 0;
 
+  readonly maxBytes: number;
+
   /** maxBytes: decoded bytes kept (12 per sample); 0 keeps none. */
-  constructor(readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
 
   get enabled(): boolean {
     return this.maxBytes > 0;

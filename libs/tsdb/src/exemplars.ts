@@ -36,7 +36,10 @@ export class ExemplarStorage<S extends ExemplarOwner = ExemplarOwner> {
   private next = 0;
   private size = 0;
 
-  constructor(readonly capacity: number) {
+  readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
     this.ts = new Float64Array(capacity);
     this.vals = new Float64Array(capacity);
     this.owners = new Array<S | null>(capacity).fill(null);

@@ -144,11 +144,17 @@ export class HistogramChunkEncoder {
   private lastH: NativeHistogram | null = null;
   private layout: LayoutIndices | null = null;
 
+  readonly encoding: typeof HISTOGRAM_ENCODING | typeof FLOAT_HISTOGRAM_ENCODING;
+  readonly header;
+
   constructor(
-    readonly encoding: typeof HISTOGRAM_ENCODING | typeof FLOAT_HISTOGRAM_ENCODING,
+    encoding: typeof HISTOGRAM_ENCODING | typeof FLOAT_HISTOGRAM_ENCODING,
     /** Counter-reset bits of the flags byte. */
-    readonly header = HEADER_UNKNOWN,
-  ) {}
+    header = HEADER_UNKNOWN,
+  ) {
+    this.encoding = encoding;
+    this.header = header;
+  }
 
   get numSamples(): number {
     return this.n;

@@ -38,12 +38,20 @@ export class HistogramChunker {
   /** The previous chunk's newest sample (on its layout) and header: the next chunk's header is judged against it. */
   private prev: { header: number; last: NativeHistogram } | null = null;
 
+  private readonly samplesPerChunk: number;
+  private readonly chunkRange: number;
+  private readonly cut: (c: EncodedChunk) => void;
+
   constructor(
-    private readonly samplesPerChunk: number,
+    samplesPerChunk: number,
     /** Aligned block range in ms; 0 for none. */
-    private readonly chunkRange: number,
-    private readonly cut: (c: EncodedChunk) => void,
-  ) {}
+    chunkRange: number,
+    cut: (c: EncodedChunk) => void,
+  ) {
+    this.samplesPerChunk = samplesPerChunk;
+    this.chunkRange = chunkRange;
+    this.cut = cut;
+  }
 
   append(t: number, h: NativeHistogram, float: boolean): void {
     const encoding = float ? FLOAT_HISTOGRAM_ENCODING : HISTOGRAM_ENCODING;
@@ -141,10 +149,13 @@ export class HistogramSeries {
   last: NativeHistogram | null = null;
   private readonly chunker: HistogramChunker;
 
+  private readonly samplesPerChunk: number;
+
   constructor(
-    private readonly samplesPerChunk: number,
+    samplesPerChunk: number,
     chunkRange: number,
   ) {
+    this.samplesPerChunk = samplesPerChunk;
     this.chunker = new HistogramChunker(samplesPerChunk, chunkRange, (c) => this.closed.push(c));
   }
 

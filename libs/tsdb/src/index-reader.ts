@@ -31,15 +31,31 @@ interface NameEntry {
 }
 
 export class IndexReader {
+  private readonly src: ByteSource;
+  readonly size: number;
+  readonly version: number;
+  readonly toc: IndexToc;
+  private readonly symbols: string[];
+  private readonly byName: Map<string, NameEntry>;
+  private readonly seriesEnd: number;
+
   private constructor(
-    private readonly src: ByteSource,
-    readonly size: number,
-    readonly version: number,
-    readonly toc: IndexToc,
-    private readonly symbols: string[],
-    private readonly byName: Map<string, NameEntry>,
-    private readonly seriesEnd: number,
-  ) {}
+    src: ByteSource,
+    size: number,
+    version: number,
+    toc: IndexToc,
+    symbols: string[],
+    byName: Map<string, NameEntry>,
+    seriesEnd: number,
+  ) {
+    this.src = src;
+    this.size = size;
+    this.version = version;
+    this.toc = toc;
+    this.symbols = symbols;
+    this.byName = byName;
+    this.seriesEnd = seriesEnd;
+  }
 
   static async open(src: ByteSource): Promise<IndexReader> {
     const size = await src.size();

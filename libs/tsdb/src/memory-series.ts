@@ -64,15 +64,24 @@ export class MemorySeries extends XorChunkEncoder {
   /** Whether the newest sample is a histogram (a series may switch between floats and histograms). */
   lastIsHistogram = false;
 
+  public id: number;
+  readonly lbls: string[];
+  readonly hash: number;
+  private readonly ctx: SeriesContext;
+
   constructor(
     /** Position in the head's series list; reassigned when the head drops dead series. */
-    public id: number,
+    id: number,
     /** Interned names and values, flat: [name0, value0, name1, value1, ...]. */
-    readonly lbls: string[],
-    readonly hash: number,
-    private readonly ctx: SeriesContext,
+    lbls: string[],
+    hash: number,
+    ctx: SeriesContext,
   ) {
     super(0);
+    this.id = id;
+    this.lbls = lbls;
+    this.hash = hash;
+    this.ctx = ctx;
     this.t = -Infinity;
   }
 

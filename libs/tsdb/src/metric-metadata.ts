@@ -18,7 +18,11 @@ const MAX_ENTRIES_PER_METRIC = 10;
 export class MetricMetadataStore {
   private readonly byMetric = new Map<string, MetricMetadataEntry[]>();
 
-  constructor(private readonly maxMetrics = 100_000) {}
+  private readonly maxMetrics;
+
+  constructor(maxMetrics = 100_000) {
+    this.maxMetrics = maxMetrics;
+  }
 
   get size(): number {
     return this.byMetric.size;

@@ -226,7 +226,7 @@ test('our reader returns exactly what Prometheus wrote (promtool create-blocks-f
         const again = await writeBlock({ dir: join(dir, 'ours'), series: selected, mint: -Infinity, maxt: Infinity, ulid: b });
         assert.ok(again);
         for (const f of ['index', join('chunks', '000001')]) {
-          const [theirs, mine] = await Promise.all([readFile(join(out, b, f)), readFile(join(again.dir, f))]);
+          const [theirs, mine]: Buffer[] = await Promise.all([readFile(join(out, b, f)), readFile(join(again.dir, f))]);
           assert.ok(Buffer.compare(theirs, mine) === 0, `${f} of block ${b} differs from Prometheus' (${theirs.length} vs ${mine.length} bytes)`);
         }
         identicalBlocks++;

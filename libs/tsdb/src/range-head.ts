@@ -9,14 +9,24 @@ import type { Head } from './head.ts';
 const SERIES_PER_SLICE = 1000;
 
 export class RangeHead implements BlockQuerier {
+  private readonly head: Head;
+  readonly mint;
+  readonly maxt;
+  private readonly budget: QueryBudget;
+
   constructor(
-    private readonly head: Head,
+    head: Head,
     /** Inclusive bounds in ms; the whole head by default. */
-    readonly mint = -Infinity,
-    readonly maxt = Infinity,
+    mint = -Infinity,
+    maxt = Infinity,
     /** What one select may take out of the head; over it the select stops with a limit error. */
-    private readonly budget: QueryBudget = {},
-  ) {}
+    budget: QueryBudget = {},
+  ) {
+    this.head = head;
+    this.mint = mint;
+    this.maxt = maxt;
+    this.budget = budget;
+  }
 
   /**
    * Reads the series in slices, yielding to the event loop between them (Kafka

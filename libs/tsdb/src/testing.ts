@@ -14,7 +14,11 @@ export interface TenantHeadsOptions {
 export class TenantHeads implements Querier {
   private readonly heads = new Map<string, Head>();
 
-  constructor(private readonly opts: TenantHeadsOptions = {}) {}
+  private readonly opts: TenantHeadsOptions;
+
+  constructor(opts: TenantHeadsOptions = {}) {
+    this.opts = opts;
+  }
 
   head(tenant: string): Head {
     let h = this.heads.get(tenant);

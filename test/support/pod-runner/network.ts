@@ -24,7 +24,10 @@ export class PodNetwork {
   private nextVeth = 0;
   private nextNs = 1;
 
-  private constructor(readonly prefix: string) {
+  readonly prefix: string;
+
+  private constructor(prefix: string) {
+    this.prefix = prefix;
     this.nodeNs = `${prefix}-node`;
   }
 

@@ -66,7 +66,11 @@ class ContainerRun {
   /** Set while the kubelet itself is stopping this run (liveness failure, pod deletion). */
   killing: Promise<void> | undefined;
 
-  constructor(readonly spec: Container) {}
+  readonly spec: Container;
+
+  constructor(spec: Container) {
+    this.spec = spec;
+  }
 
   get pid(): number | undefined {
     return this.child?.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
@@ -85,16 +89,31 @@ export class Pod {
   private done: Promise<void> = Promise.resolve();
   readonly hostsFile: string;
 
+  private readonly runner: PodRunner;
+  readonly name: string;
+  readonly owner: Workload;
+  readonly ip: string;
+  readonly labels: Record<string, string>;
+  readonly spec: PodSpec;
+  readonly claims: Map<string, string>;
+
   constructor(
-    private readonly runner: PodRunner,
-    readonly name: string,
-    readonly owner: Workload,
-    readonly ip: string,
-    readonly labels: Record<string, string>,
-    readonly spec: PodSpec,
+    runner: PodRunner,
+    name: string,
+    owner: Workload,
+    ip: string,
+    labels: Record<string, string>,
+    spec: PodSpec,
     /** volume name -> host directory of a claim (volumeClaimTemplates, persistentVolumeClaim). */
-    readonly claims: Map<string, string>,
+    claims: Map<string, string>,
   ) {
+    this.runner = runner;
+    this.name = name;
+    this.owner = owner;
+    this.ip = ip;
+    this.labels = labels;
+    this.spec = spec;
+    this.claims = claims;
     this.containers = spec.containers.map((c) => new ContainerRun(c));
     this.hostsFile = join(this.dir, 'hosts');
   }
@@ -531,11 +550,18 @@ class Workload {
   desired: number;
   private seq = 0;
 
+  readonly kind: 'StatefulSet' | 'Deployment' | 'Job';
+  readonly name: string;
+  readonly spec: WorkloadSpec;
+
   constructor(
-    readonly kind: 'StatefulSet' | 'Deployment' | 'Job',
-    readonly name: string,
-    readonly spec: WorkloadSpec,
+    kind: 'StatefulSet' | 'Deployment' | 'Job',
+    name: string,
+    spec: WorkloadSpec,
   ) {
+    this.kind = kind;
+    this.name = name;
+    this.spec = spec;
     this.desired = kind === 'Job' ? 1 : (spec.replicas ?? 1);
   }
 
@@ -574,7 +600,10 @@ export class PodRunner {
     for (const c of this.children) signal(c.pid, 'SIGKILL');
   };
 
-  private constructor(private readonly opts: PodRunnerOptions) {
+  private readonly opts: PodRunnerOptions;
+
+  private constructor(opts: PodRunnerOptions) {
+    this.opts = opts;
     this.objects = opts.objects;
     this.dir = opts.dir;
     this.namespace = opts.objects.find((o) => o.metadata.namespace)?.metadata.namespace ?? 'default';
