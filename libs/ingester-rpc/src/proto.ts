@@ -26,6 +26,15 @@ export interface WireQuery {
   start_timestamp_ms: number;
   end_timestamp_ms: number;
   matchers: WireMatcher[];
+  hints?: WireHints | null;
+}
+
+interface WireHints {
+  start_ms: number;
+  end_ms: number;
+  step_ms: number;
+  func: string;
+  range_ms: number;
 }
 
 export interface WireSeries {
@@ -107,16 +116,25 @@ function matchersFromWire(ms: WireMatcher[]): Matcher[] {
 }
 
 export function queryToWire(p: SelectParams): WireQuery {
-  return { tenant: p.tenant, start_timestamp_ms: p.mint, end_timestamp_ms: p.maxt, matchers: matchersToWire(p.matchers) };
+  const q: WireQuery = { tenant: p.tenant, start_timestamp_ms: p.mint, end_timestamp_ms: p.maxt, matchers: matchersToWire(p.matchers) };
+  const h = p.hints;
+  if (h !== undefined) q.hints = { start_ms: h.start, end_ms: h.end, step_ms: h.step ?? 0, func: h.func ?? '', range_ms: h.range ?? 0 };
+  return q;
 }
 
 export function queryFromWire(q: WireQuery): SelectParams {
-  return {
+  const p: SelectParams = {
     tenant: q.tenant,
     mint: Number(q.start_timestamp_ms),
     maxt: Number(q.end_timestamp_ms),
     matchers: matchersFromWire(q.matchers),
   };
+  const h = q.hints;
+  if (h != null) {
+    p.hints = { start: Number(h.start_ms), end: Number(h.end_ms), step: Number(h.step_ms), range: Number(h.range_ms) };
+    if (h.func !== '') p.hints.func = h.func;
+  }
+  return p;
 }
 
 export interface WireExemplarsQuery {

@@ -189,3 +189,35 @@ test('an aborted signal cancels the call, and the served read sees its own signa
     await server.stop();
   }
 });
+
+test('select hints cross the wire (an instant selector reads one sample per series in the ingester); none stay none', async () => {
+  const seen: unknown[] = [];
+  const served = {
+    async select(p: { hints?: unknown }) {
+      seen.push(p.hints);
+      return [];
+    },
+    async labelNames() {
+      return [];
+    },
+    async labelValues() {
+      return [];
+    },
+  };
+  const server = new IngesterServer({ querier: served, address: '127.0.0.1:0' });
+  await server.start();
+  const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
+  try {
+    await client.select({ tenant: 't', matchers: [], mint: 0, maxt: 300_000, hints: { start: 0, end: 300_000, step: 0, range: 0 } });
+    await client.select({ tenant: 't', matchers: [], mint: 0, maxt: 300_000, hints: { start: 0, end: 300_000, step: 60_000, range: 300_000, func: 'rate' } });
+    await client.select({ tenant: 't', matchers: [], mint: 0, maxt: 10 });
+    assert.deepEqual(seen, [
+      { start: 0, end: 300_000, step: 0, range: 0 },
+      { start: 0, end: 300_000, step: 60_000, range: 300_000, func: 'rate' },
+      undefined,
+    ]);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});

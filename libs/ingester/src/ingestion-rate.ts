@@ -9,8 +9,8 @@ export class EwmaRate {
   private value = 0;
   private primed = false;
 
-  private readonly intervalMs;
-  private readonly alpha;
+  private readonly intervalMs: number;
+  private readonly alpha: number;
 
   constructor(
     intervalMs = INGESTION_RATE_TICK_MS,

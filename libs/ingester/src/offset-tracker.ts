@@ -20,7 +20,7 @@ export class OffsetTracker {
   /** Next offset to consume (one past the last record tracked). */
   private next = -1;
 
-  private readonly groupSpanMs;
+  private readonly groupSpanMs: number;
 
   /** groupSpanMs: how much data time one entry may cover (0: one entry per record). */
   constructor(groupSpanMs = 0) {

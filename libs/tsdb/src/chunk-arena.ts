@@ -10,7 +10,7 @@ export class ChunkArena {
   slab: Uint8Array = new Uint8Array(0);
   private used = 0;
 
-  private readonly slabSize;
+  private readonly slabSize: number;
 
   constructor(slabSize = DEFAULT_SLAB_SIZE) {
     this.slabSize = slabSize;

@@ -30,7 +30,7 @@ export class ChunksWriter {
   private readonly encodingByte = new Uint8Array(1);
 
   private readonly dir: string;
-  private readonly segmentSize;
+  private readonly segmentSize: number;
 
   constructor(
     dir: string,

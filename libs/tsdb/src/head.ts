@@ -254,12 +254,21 @@ export class Head {
     return this.postings.select(matchers);
   }
 
-  /** The series ids[from, to) with their samples in [mint, maxt]; series without any are left out. */
-  seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number): Series[] {
+  /**
+   * The series ids[from, to) with their samples in [mint, maxt]; series without any are left out.
+   * With `latestOnly` (an instant selector evaluated at maxt) a series whose newest sample is a
+   * float in the range gives that sample alone: the only one the evaluation reads.
+   */
+  seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number, latestOnly = false): Series[] {
     const out: Series[] = [];
     const arena = new SampleArena();
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
+      const latest = latestOnly ? s.latestSample(mint, maxt, arena) : undefined;
+      if (latest !== undefined) {
+        out.push({ labels: (s.labelsView ??= flatToLabels(s.lbls)), timestamps: latest.timestamps, values: latest.values });
+        continue;
+      }
       const got = s.samples(mint, maxt, arena);
       const hist = s.hist === null && s.oooH === null ? null : s.histogramSamples(mint, maxt);
       if ((got === null || got.timestamps.length === 0) && hist === null) continue;

@@ -145,7 +145,7 @@ export class HistogramChunkEncoder {
   private layout: LayoutIndices | null = null;
 
   readonly encoding: typeof HISTOGRAM_ENCODING | typeof FLOAT_HISTOGRAM_ENCODING;
-  readonly header;
+  readonly header: number;
 
   constructor(
     encoding: typeof HISTOGRAM_ENCODING | typeof FLOAT_HISTOGRAM_ENCODING,

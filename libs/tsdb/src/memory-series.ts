@@ -43,6 +43,8 @@ export interface SeriesContext {
 }
 
 const FIRST_CHUNK_BYTES = 48;
+const LATEST_VALUE = new Float64Array(1);
+const LATEST_BITS = new Int32Array(LATEST_VALUE.buffer);
 const EMPTY = new Uint8Array(0);
 
 export class MemorySeries extends XorChunkEncoder {
@@ -294,6 +296,27 @@ export class MemorySeries extends XorChunkEncoder {
 
   hasDataIn(mint: number, maxt: number): boolean {
     return !this.isEmpty() && this.minTime() <= maxt && this.maxTime() >= mint;
+  }
+
+  /**
+   * The newest sample at or before maxt, when that is the series' last in-order float sample and it
+   * is at or after mint: what an instant selector evaluated at maxt uses, without decoding a chunk
+   * (the encoder keeps the last time and value bits). Undefined when that does not hold (the last
+   * sample is a histogram, is after maxt, before mint, or truncated away): the caller reads samples().
+   * Out-of-order samples are never newer than the last in-order one, so they cannot be the answer.
+   */
+  latestSample(mint: number, maxt: number, arena: SampleArena): SampleArrays | undefined {
+    const t = this.t;
+    if (this.lastIsHistogram || t > maxt || t < mint) return undefined;
+    const m = this.cmeta;
+    if (this.numSamples === 0 && (m === null || m.length === 0 || m[m.length - 3] !== t)) return undefined;
+    const out = arena.take(1);
+    out.timestamps[0] = t;
+    LATEST_BITS[HI_WORD] = this.lastValueHi;
+    LATEST_BITS[LO_WORD] = this.lastValueLo;
+    // Same-type set() copies bytes: a staleness marker keeps its payload.
+    out.values.set(LATEST_VALUE);
+    return out;
   }
 
   /** Samples with mint <= t <= maxt, in time order, or null if none; with an arena, views into it. */

@@ -18,7 +18,7 @@ const MAX_ENTRIES_PER_METRIC = 10;
 export class MetricMetadataStore {
   private readonly byMetric = new Map<string, MetricMetadataEntry[]>();
 
-  private readonly maxMetrics;
+  private readonly maxMetrics: number;
 
   constructor(maxMetrics = 100_000) {
     this.maxMetrics = maxMetrics;

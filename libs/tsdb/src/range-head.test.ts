@@ -78,3 +78,34 @@ test('the estimated-memory budget stops a select in the head, naming the limit',
   });
   assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxEstimatedMemoryBytes: 100_000_000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length, 3000);
 });
+
+test('an instant selector in an instant query reads the newest sample alone, stale markers bit for bit; otherwise every sample', async () => {
+  const h = new Head();
+  const stats = emptyAppendStats();
+  const ts = Float64Array.from({ length: 300 }, (_, i) => 1000 + i * 15_000); // crosses two chunk cuts
+  const values = Float64Array.from(ts, (_, i) => i);
+  const goneValues = new Float64Array([1, 0]);
+  new BigUint64Array(goneValues.buffer)[1] = 0x7ff0000000000002n; // Prometheus' stale marker
+  h.append(labelsFromRecord({ __name__: 'up', job: 'a' }), ts, values, stats);
+  h.append(labelsFromRecord({ __name__: 'up', job: 'gone' }), new Float64Array([1000, 16_000]), goneValues, stats);
+  h.appendHistograms(labelsFromRecord({ __name__: 'h', job: 'a' }), [{ timestamp: 1000, histogram: { schema: 0, zeroThreshold: 0, zeroCount: 0, count: 1, sum: 1, positiveSpans: [{ offset: 0, length: 1 }], positiveBuckets: [1], negativeSpans: [], negativeBuckets: [] }, float: false }], stats);
+  const q = new RangeHead(h);
+  const last = ts[ts.length - 1];
+  const instant = (mint: number, maxt: number) =>
+    q.select({ matchers: [{ type: '=~', name: '__name__', value: 'up|h' }], mint, maxt, hints: { start: mint, end: maxt, step: 0, range: 0 } });
+
+  const got = await instant(last - 300_000, last + 60_000);
+  assert.deepEqual(got.map((s) => [s.labels[1].value, [...s.timestamps], [...s.values]]), [['a', [last], [299]]]);
+  const gone = await instant(1000, 20_000);
+  const g = gone.find((s) => s.labels[1].value === 'gone');
+  assert.deepEqual(g && [...g.timestamps], [16_000]);
+  assert.equal(g && new BigUint64Array(g.values.buffer, g.values.byteOffset, 1)[0], 0x7ff0000000000002n, 'the stale marker keeps its payload');
+  // A histogram series falls back to its samples.
+  assert.equal(gone.find((s) => s.labels[0].value === 'h')?.histograms?.timestamps.length, 1);
+
+  // Before the newest sample, with a range or a step: the samples in the range, as without hints.
+  const before = await instant(ts[100], ts[110]);
+  assert.equal(before.find((s) => s.labels[1].value === 'a')?.timestamps.length, 11);
+  const ranged = await q.select({ matchers: [{ type: '=', name: 'job', value: 'a' }, { type: '=', name: '__name__', value: 'up' }], mint: last - 300_000, maxt: last, hints: { start: last - 300_000, end: last, step: 0, range: 300_000, func: 'rate' } });
+  assert.equal(ranged[0].timestamps.length, 21);
+});

@@ -10,8 +10,8 @@ const SERIES_PER_SLICE = 1000;
 
 export class RangeHead implements BlockQuerier {
   private readonly head: Head;
-  readonly mint;
-  readonly maxt;
+  readonly mint: number;
+  readonly maxt: number;
   private readonly budget: QueryBudget;
 
   constructor(
@@ -40,6 +40,9 @@ export class RangeHead implements BlockQuerier {
     const ids = this.head.seriesIds(p.matchers);
     const { maxSeries = 0, maxSamples = 0, maxEstimatedMemoryBytes: maxBytes = 0 } = this.budget;
     if (maxSeries > 0 && ids.length > maxSeries) throw queryBudgetExceeded('series', maxSeries);
+    // An instant selector in an instant query (no step, no range) reads one sample per series, the
+    // newest at or before its end; that holds only if the range's end is the selector's own.
+    const latest = p.hints !== undefined && !p.hints.step && !p.hints.range && p.hints.end === p.maxt && r.maxt === p.maxt;
     const out: Series[] = [];
     let samples = 0;
     let bytes = 0;
@@ -48,7 +51,7 @@ export class RangeHead implements BlockQuerier {
         await nextTurn();
         throwIfAborted(p.signal, 'selecting head series');
       }
-      for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt)) {
+      for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt, latest)) {
         samples += s.timestamps.length + (s.histograms?.timestamps.length ?? 0);
         if (maxSamples > 0 && samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
         if (maxBytes > 0) {
