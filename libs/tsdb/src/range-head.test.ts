@@ -88,7 +88,7 @@ test('an instant selector in an instant query reads the newest sample alone, sta
   new BigUint64Array(goneValues.buffer)[1] = 0x7ff0000000000002n; // Prometheus' stale marker
   h.append(labelsFromRecord({ __name__: 'up', job: 'a' }), ts, values, stats);
   h.append(labelsFromRecord({ __name__: 'up', job: 'gone' }), new Float64Array([1000, 16_000]), goneValues, stats);
-  h.appendHistograms(labelsFromRecord({ __name__: 'h', job: 'a' }), [{ timestamp: 1000, histogram: { schema: 0, zeroThreshold: 0, zeroCount: 0, count: 1, sum: 1, positiveSpans: [{ offset: 0, length: 1 }], positiveBuckets: [1], negativeSpans: [], negativeBuckets: [] }, float: false }], stats);
+  h.appendHistograms(labelsFromRecord({ __name__: 'h', job: 'a' }), [{ timestamp: 1000, histogram: { counterResetHint: 'unknown', schema: 0, zeroThreshold: 0, zeroCount: 0, count: 1, sum: 1, positiveSpans: [{ offset: 0, length: 1 }], positiveBuckets: [1], negativeSpans: [], negativeBuckets: [] }, float: false }], stats);
   const q = new RangeHead(h);
   const last = ts[ts.length - 1];
   const instant = (mint: number, maxt: number) =>
