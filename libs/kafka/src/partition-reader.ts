@@ -52,7 +52,7 @@ const MAX_WAIT_MS = 1000;
 const CAUGHT_UP_POLL_MS = 1000;
 /** Backoff between failed fetches (leader moved, broker down); a new leader is found within the first few. */
 const FETCH_BACKOFF_MIN_MS = 50;
-const FETCH_BACKOFF_MAX_MS = 2000;
+const FETCH_BACKOFF_MAX_MS = 1000;
 /** After this many failed fetches in a row the fetch client is rebuilt (fresh connections, seed brokers). */
 const REBUILD_AFTER_FAILURES = 5;
 const FAILURE_LOG_INTERVAL_MS = 10_000;
