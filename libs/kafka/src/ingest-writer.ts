@@ -3,7 +3,7 @@
 // timeoutMs: a slow or absent Kafka is a KafkaUnavailableError that says what happened (leader
 // lost, broker unreachable, no acks in time). Leader changes are retried within that time.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Admin, Producer } from '@platformatic/kafka';
+import { ProduceAcks, type Admin, type Producer } from '@platformatic/kafka';
 import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
@@ -297,7 +297,9 @@ export class IngestWriter {
     if (max >= count) count = await this.knownPartitions(producer, true, bound);
     const sendable = wave.filter((r) => r.partition < count);
     if (sendable.length === 0) return [];
-    const send = producer.send({ messages: sendable.map((r) => toProduceMessage(this.topic, tenant, r)) });
+    // acks per send: @platformatic/kafka ignores the producer's own `acks` option in send() and
+    // defaults to acks=1 (leader only) for a producer that is not idempotent.
+    const send = producer.send({ acks: ProduceAcks.ALL, messages: sendable.map((r) => toProduceMessage(this.topic, tenant, r)) });
     const { offsets } = await withDeadline(send, bound, 'producing to Kafka');
     return (offsets ?? []).filter((o) => o.topic === this.topic);
   }

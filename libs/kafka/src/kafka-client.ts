@@ -1,7 +1,7 @@
 // Builds @platformatic/kafka clients the way this lib wants them: loopback-fast connects, request
 // timeouts bounded by the caller's, the library's own retries as given (the writer retries itself).
 // The library never prints (it logs through `debug`, off unless DEBUG names it).
-import { Admin, Consumer, Producer, ProduceAcks, type BaseOptions } from '@platformatic/kafka';
+import { Admin, Consumer, Producer, type BaseOptions } from '@platformatic/kafka';
 
 export interface ClientOptions {
   /** Bootstrap brokers, host:port, in the order a new client tries them. */
@@ -33,14 +33,14 @@ export function createAdmin(opts: ClientOptions): Admin {
 }
 
 /**
- * A producer with acks=all, not idempotent (as before: a retried write may land twice, the
+ * A producer, not idempotent (as before: a retried write may land twice, the
  * ingester's head drops the duplicate samples), records to the partition each names.
- * `timeout` is also the broker's acks timeout of one produce request.
+ * `timeout` is also the broker's acks timeout of one produce request. Its `acks` option is ignored
+ * by send() (2.12.1 defaults every send to acks=1 unless idempotent): each send must say acks=all.
  */
 export function createProducer(opts: ClientOptions): Producer {
   return new Producer({
     ...baseOptions(opts),
-    acks: ProduceAcks.ALL,
     idempotent: false,
     // The writer refreshes metadata and re-sends itself, per partition, within its deadline.
     repeatOnStaleMetadata: false,

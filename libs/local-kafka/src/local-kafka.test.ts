@@ -56,9 +56,9 @@ describe('local kafka, 1 broker', () => {
   });
 
   test('produces with acks=all and consumes the records back in order', async () => {
-    const producer = new Producer({ clientId: 'local-kafka-test', bootstrapBrokers: kafka.brokers, acks: ProduceAcks.ALL, autocreateTopics: false });
+    const producer = new Producer({ clientId: 'local-kafka-test', bootstrapBrokers: kafka.brokers, autocreateTopics: false });
     const values = Array.from({ length: 20 }, (_, i) => `v${i}`);
-    await producer.send({ messages: values.map((value) => ({ topic: 'ingest', key: Buffer.from('tenant-a'), value: Buffer.from(value), partition: 1 })) });
+    await producer.send({ acks: ProduceAcks.ALL, messages: values.map((value) => ({ topic: 'ingest', key: Buffer.from('tenant-a'), value: Buffer.from(value), partition: 1 })) });
     await producer.close();
 
     const consumer = new Consumer({ clientId: 'local-kafka-test', groupId: 'local-kafka-test', bootstrapBrokers: kafka.brokers });

@@ -1,6 +1,6 @@
 // Quiet @platformatic/kafka clients for probing and administering the local cluster.
 // They fail fast (no retries): callers loop until their own deadline.
-import { Admin, Producer, ProduceAcks } from '@platformatic/kafka';
+import { Admin, Producer } from '@platformatic/kafka';
 
 function options(brokers: string[], requestTimeoutMs: number) {
   return { clientId: 'strata-local-kafka', bootstrapBrokers: brokers, connectTimeout: 1000, requestTimeout: requestTimeoutMs, timeout: requestTimeoutMs, retries: 0, autocreateTopics: false };
@@ -11,7 +11,8 @@ export function probeAdmin(brokers: string[], requestTimeoutMs = 5000): Admin {
 }
 
 export function probeProducer(brokers: string[], requestTimeoutMs = 5000): Producer {
-  return new Producer({ ...options(brokers, requestTimeoutMs), acks: ProduceAcks.ALL, idempotent: false });
+  // Each send says its acks: the producer's own `acks` option does not reach send().
+  return new Producer({ ...options(brokers, requestTimeoutMs), idempotent: false });
 }
 
 export function sleep(ms: number): Promise<void> {

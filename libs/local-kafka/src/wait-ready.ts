@@ -1,6 +1,7 @@
 // Readiness checks for a local cluster: port open, broker registered, and the real test
 // that matters — an acks=all produce to a probe topic is acknowledged.
 import { connect } from 'node:net';
+import { ProduceAcks } from '@platformatic/kafka';
 import { probeAdmin, probeProducer, sleep } from './probe-client.ts';
 
 const PROBE_TOPIC = 'strata-local-kafka-probe';
@@ -76,7 +77,7 @@ export async function waitUntilWritable(
         if (!topics.includes(PROBE_TOPIC)) await admin.createTopics({ topics: [PROBE_TOPIC], partitions: 1, replicas: replicationFactor });
         // Until the topic has a leader this fails and is asked again after fresh metadata.
         producer.clearMetadata();
-        await producer.send({ messages: [{ topic: PROBE_TOPIC, partition: 0, value: Buffer.from('probe') }] });
+        await producer.send({ acks: ProduceAcks.ALL, messages: [{ topic: PROBE_TOPIC, partition: 0, value: Buffer.from('probe') }] });
         return;
       } catch (err) {
         lastError = err;
