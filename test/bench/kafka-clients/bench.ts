@@ -12,7 +12,7 @@
 //   npm run bench:kafka-clients [-- --records 20000 --size 8192 --concurrency 16 --rounds 2]
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -62,7 +62,8 @@ const PACKAGES: Record<Exclude<ClientName, 'platformatic'>, { pkg: string; versi
 
 function install(name: ClientName): Installed {
   if (name === 'platformatic') {
-    const version = (JSON.parse(spawnSync(process.execPath, ['-e', 'process.stdout.write(JSON.stringify(require("@platformatic/kafka/package.json")))'], { cwd: root, encoding: 'utf8' }).stdout) as { version: string }).version;
+    // Its `exports` hides package.json from require(): read the installed file.
+    const version = (JSON.parse(readFileSync(join(root, 'node_modules', '@platformatic', 'kafka', 'package.json'), 'utf8')) as { version: string }).version;
     return { node: process.execPath, modulesDir: root, version };
   }
   const p = PACKAGES[name];
