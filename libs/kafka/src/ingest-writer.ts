@@ -300,8 +300,26 @@ export class IngestWriter {
     // acks per send: @platformatic/kafka ignores the producer's own `acks` option in send() and
     // defaults to acks=1 (leader only) for a producer that is not idempotent.
     const send = producer.send({ acks: ProduceAcks.ALL, messages: sendable.map((r) => toProduceMessage(this.topic, tenant, r)) });
-    const { offsets } = await withDeadline(send, bound, 'producing to Kafka');
-    return (offsets ?? []).filter((o) => o.topic === this.topic);
+    try {
+      const { offsets } = await withDeadline(send, bound, 'producing to Kafka');
+      return (offsets ?? []).filter((o) => o.topic === this.topic);
+    } catch (err) {
+      throw this.naming(err, producer, sendable);
+    }
+  }
+
+  /**
+   * The client's timeouts and closed connections do not say which broker they were at; the leader
+   * of the records' partitions (when they share one) is, and a rebuilt producer avoids it.
+   */
+  private naming(err: unknown, producer: Producer, wave: PartitionRecord[]): unknown {
+    const md = producer.currentMetadata;
+    const topic = md?.topics.get(this.topic);
+    const leaders = new Set(wave.map((r) => topic?.partitions[r.partition]?.leader));
+    const [leader] = leaders;
+    const broker = leaders.size === 1 && leader !== undefined ? md?.brokers.get(leader) : undefined;
+    if (broker === undefined || classifyProduceError(err).broker !== undefined) return err;
+    return Object.assign(new Error(`producing at ${broker.host}:${broker.port}`, { cause: err }), { broker: { host: broker.host, port: broker.port } });
   }
 
   /** The topic's partition count in the producer's metadata (the same metadata its next send uses; a count never shrinks). */
