@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 import { AppProcess, freePorts } from '@strata/local-cluster';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { api, push, waitFor, type VectorSample } from './support/client.ts';
@@ -44,12 +44,12 @@ describe('Kafka failover: kill -9 of a partition leader under push load', { time
 
   /** Partition 0's leader as a surviving broker sees it (-1 while there is none). */
   async function leaderOf(admin: Admin): Promise<number> {
-    const { topics } = await admin.fetchTopicMetadata({ topics: [TOPIC] });
-    return topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader ?? -1;
+    const { topics } = await admin.metadata({ topics: [TOPIC], forceUpdate: true });
+    return topics.get(TOPIC)?.partitions[0]?.leader ?? -1;
   }
 
   function admin(brokers: string[]): Admin {
-    return new Kafka({ clientId: 'failover-test', brokers, logLevel: logLevel.NOTHING, requestTimeout: 1000, connectionTimeout: 500, retry: { retries: 0 } }).admin();
+    return new Admin({ clientId: 'failover-test', bootstrapBrokers: brokers, requestTimeout: 1000, connectTimeout: 500, retries: 0 });
   }
 
   /** Pushes one new set of series per attempt round, back to back, retrying a 5xx like Prometheus does (100 ms backoff). */
@@ -103,9 +103,8 @@ describe('Kafka failover: kill -9 of a partition leader under push load', { time
 
   test('no acked sample lost, no push waits > 2 s beyond the election, any 503 names the cause', async () => {
     const probe = admin(kafka.brokers);
-    await probe.connect();
     oldLeader = await leaderOf(probe);
-    await probe.disconnect();
+    await probe.close();
     const i = oldLeader - 1; // local-kafka node ids are index + 1
     assert.ok(kafka.brokers[i] !== undefined, `partition 0 led by node ${oldLeader}`);
 
@@ -116,7 +115,6 @@ describe('Kafka failover: kill -9 of a partition leader under push load', { time
 
     // The survivors' view of partition 0, polled from the kill on: the election is when they name a new leader.
     const survivors = admin(kafka.brokers.filter((_, j) => j !== i));
-    await survivors.connect();
     const pid = kafka.pids[i];
     killedAt = Date.now();
     await kafka.stopBroker(i, 'SIGKILL');
@@ -130,7 +128,7 @@ describe('Kafka failover: kill -9 of a partition leader under push load', { time
       assert.ok(Date.now() - killedAt < 60_000, 'no new leader within 60s');
       await sleep(25);
     }
-    await survivors.disconnect();
+    await survivors.close();
     console.log(`killed node ${oldLeader} (pid ${pid}); node ${newLeader} leads partition 0 after ${electedAt - killedAt}ms`);
     await sleep(4000);
     stop = true;

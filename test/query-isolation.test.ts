@@ -127,7 +127,7 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
     assert.match(res.json.error ?? '', /error parsing regexp: missing closing \): `\(a`/);
   });
 
-  test('20 concurrent range queries (1 h at 10 s, histogram_quantile over classic buckets among them) while ingesting: every query answers, pushes keep answering, the consumer keeps its group membership', async () => {
+  test('20 concurrent range queries (1 h at 10 s, histogram_quantile over classic buckets among them) while ingesting: every query answers, pushes keep answering, the partition reader keeps fetching', async () => {
     // A tenant of its own: the flush above closed alice's and mallory's heads to samples this old.
     const STEP = 10_000;
     const end = Math.floor(Date.now() / STEP) * STEP - 60_000;
@@ -208,7 +208,9 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
     console.log(`20 concurrent range queries over ${series.length} series: slowest ${Math.max(...took)} ms; ${pushLatencies.length} pushes meanwhile, slowest ${Math.max(...pushLatencies)} ms`);
     assert.ok(pushLatencies.length > 0);
     const log = readFileSync(strata.opts.logFile, 'utf8');
-    assert.doesNotMatch(log, /rejoined consumer group/, 'the partition reader lost its group membership while the queries ran');
-    assert.match(log, /joined consumer group ingester-zone-a-0/);
+    // The reader assigns its partition itself (no group membership to lose): what heavy queries could
+    // still break is its fetching (a request timing out while the event loop is starved).
+    assert.doesNotMatch(log, /kafka fetch of partition \d+ failed/, 'the partition reader failed to fetch while the queries ran');
+    assert.match(log, /reading partition \d+ of \S+ for consumer group ingester-zone-a-0/);
   });
 });

@@ -10,14 +10,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import kafkajs from 'kafkajs';
+import { Admin, Consumer, ListOffsetTimestamps, MessagesStreamModes } from '@platformatic/kafka';
 import { LocalCluster } from '@strata/local-cluster';
 import { PARTITION_RING_KEY, RedisKv, type PartitionRingDesc, type RingStatusJson } from '@strata/ring';
 import { RECORD_FORMAT_VERSION, RECORD_VERSION_HEADER } from '@strata/kafka';
 import { decodeWriteRequest, decompressBody } from '@strata/remote-write';
 import { push, waitFor } from './support/client.ts';
-
-const { Kafka, logLevel } = kafkajs;
 
 const TENANT = 'team-reshard';
 const SERIES = 2000;
@@ -139,39 +137,54 @@ describe('adding a partition to the ring (multi-process)', { timeout: 300_000 },
 
   /** Every record of the topic: sample timestamp → (series label → partition). A series twice in one push fails. */
   async function readPartitions(): Promise<Map<number, Map<string, number>>> {
-    const kafka = new Kafka({ brokers: cluster.kafka.brokers, clientId: 'resharding-test', logLevel: logLevel.NOTHING });
-    const admin = kafka.admin();
-    await admin.connect();
-    const high = new Map((await admin.fetchTopicOffsets(cluster.topic)).map((o) => [o.partition, BigInt(o.high)]));
-    await admin.disconnect();
+    const admin = new Admin({ clientId: 'resharding-test', bootstrapBrokers: cluster.kafka.brokers });
+    let high: Map<number, bigint>;
+    try {
+      const md = await admin.metadata({ topics: [cluster.topic], forceUpdate: true });
+      const count = md.topics.get(cluster.topic)?.partitionsCount ?? 0;
+      const [offsets] = await admin.listOffsets({
+        topics: [{ name: cluster.topic, partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp: ListOffsetTimestamps.LATEST })) }],
+      });
+      high = new Map(offsets.partitions.map((o) => [o.partitionIndex, o.offset]));
+    } finally {
+      await admin.close();
+    }
     const out = new Map<number, Map<string, number>>();
-    // Checked after the read: a throw inside eachMessage would only make kafkajs retry the batch.
+    // Collected and asserted after the read, so one bad record does not hide the others.
     const problems: string[] = [];
     const next = new Map<number, bigint>();
     const caughtUp = () => [...high].every(([p, h]) => (next.get(p) ?? 0n) >= h);
-    const consumer = kafka.consumer({ groupId: `resharding-test-${process.pid}` });
-    await consumer.connect();
+    const consumer = new Consumer({ clientId: 'resharding-test', groupId: `resharding-test-${process.pid}`, bootstrapBrokers: cluster.kafka.brokers });
     try {
-      await consumer.subscribe({ topic: cluster.topic, fromBeginning: true });
-      await consumer.run({
-        eachMessage: async ({ partition, message }) => {
-          if (message.key?.toString() !== TENANT) problems.push(`record key ${message.key} at ${partition}/${message.offset}`);
-          if (message.headers?.[RECORD_VERSION_HEADER]?.toString() !== RECORD_FORMAT_VERSION) problems.push(`record version at ${partition}/${message.offset}`);
-          const req = decodeWriteRequest(decompressBody(message.value!, 64 << 20));
-          for (const s of req.timeseries) {
-            const name = s.labels.find((l) => l.name === 'series')!.value;
-            const t = s.timestamps[0];
-            let m = out.get(t);
-            if (!m) out.set(t, (m = new Map()));
-            if (m.has(name)) problems.push(`series ${name} written twice at ${t} (partitions ${m.get(name)} and ${partition})`);
-            m.set(name, partition);
+      if (!caughtUp()) {
+        const stream = await consumer.consume({ topics: [cluster.topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+        const timer = setTimeout(() => void stream.close(), 30_000);
+        try {
+          for await (const message of stream) {
+            const { partition, offset } = message;
+            if (message.key?.toString() !== TENANT) problems.push(`record key ${message.key?.toString()} at ${partition}/${offset}`);
+            const version = [...message.headers].find(([k]) => k.toString() === RECORD_VERSION_HEADER)?.[1]?.toString();
+            if (version !== RECORD_FORMAT_VERSION) problems.push(`record version at ${partition}/${offset}`);
+            const req = decodeWriteRequest(decompressBody(message.value, 64 << 20));
+            for (const s of req.timeseries) {
+              const name = s.labels.find((l) => l.name === 'series')!.value;
+              const t = s.timestamps[0];
+              let m = out.get(t);
+              if (!m) out.set(t, (m = new Map()));
+              if (m.has(name)) problems.push(`series ${name} written twice at ${t} (partitions ${m.get(name)} and ${partition})`);
+              m.set(name, partition);
+            }
+            next.set(partition, offset + 1n);
+            if (caughtUp()) break;
           }
-          next.set(partition, BigInt(message.offset) + 1n);
-        },
-      });
-      await waitFor('every record read back from Kafka', async () => (caughtUp() ? true : undefined), 30_000);
+        } finally {
+          clearTimeout(timer);
+          await stream.close();
+        }
+      }
+      assert.ok(caughtUp(), `every record read back from Kafka: read up to ${JSON.stringify([...next].map(([p, o]) => [p, String(o)]))} of ${JSON.stringify([...high].map(([p, o]) => [p, String(o)]))}`);
     } finally {
-      await consumer.disconnect();
+      await consumer.close();
     }
     assert.deepEqual(problems, []);
     return out;

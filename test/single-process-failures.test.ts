@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import kafkajs from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 import { AppProcess, freePorts } from '@strata/local-cluster';
 import { api, generateSeries, push, waitFor, type VectorSample } from './support/client.ts';
 
@@ -92,12 +92,11 @@ describe('single-process failures', { timeout: 600_000 }, () => {
     const log = readFileSync(strata.opts.logFile, 'utf8');
     const brokers = [...log.matchAll(/local Kafka broker ready at ([0-9.:]+)/g)].at(-1)?.[1];
     assert.ok(brokers, 'the broker address in the startup log');
-    const admin = new kafkajs.Kafka({ brokers: [brokers], logLevel: kafkajs.logLevel.NOTHING }).admin();
-    await admin.connect();
+    const admin = new Admin({ clientId: 'single-process-failures', bootstrapBrokers: [brokers] });
     try {
       await admin.deleteTopics({ topics: ['ingest'] });
     } finally {
-      await admin.disconnect();
+      await admin.close();
     }
     let reason = '';
     await waitFor('/ready 503 or the process gone', async () => {

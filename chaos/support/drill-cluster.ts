@@ -4,12 +4,11 @@
 // data cannot hide behind the other's fallback). Every process is started and stopped by pid.
 
 import { join } from 'node:path';
-import kafkajs, { type Admin } from 'kafkajs';
+import { Admin, ConfigResourceTypes } from '@platformatic/kafka';
 import { AppProcess, LocalCluster, LocalRedis, freePorts } from '@strata/local-cluster';
 import { features } from './product-features.ts';
 import { sleep } from './time.ts';
 
-const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 
 export const TOPOLOGY = {
   kafka_brokers: 3,
@@ -148,9 +147,9 @@ export class DrillCluster {
   /** Index (into kafka.brokers) of the broker leading `partition` of the ingest topic. */
   async partitionLeader(partition: number): Promise<number> {
     return withAdmin(this.local, async (admin) => {
-      const meta = await admin.fetchTopicMetadata({ topics: [this.local.topic] });
-      const leader = meta.topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader;
-      const node = (await admin.describeCluster()).brokers.find((b) => b.nodeId === leader);
+      const meta = await admin.metadata({ topics: [this.local.topic], forceUpdate: true });
+      const leader = meta.topics.get(this.local.topic)?.partitions[partition]?.leader;
+      const node = leader === undefined ? undefined : meta.brokers.get(leader);
       const i = node === undefined ? -1 : this.local.kafka.brokers.indexOf(`${node.host}:${node.port}`);
       if (i < 0) throw new Error(`cannot tell which local broker leads partition ${partition} (leader node ${leader})`);
       return i;
@@ -163,20 +162,19 @@ export class DrillCluster {
    */
   async waitForNewLeader(partition: number, deadBroker: number, timeoutMs = 60_000): Promise<number> {
     const survivors = this.local.kafka.brokers.filter((_, i) => i !== deadBroker);
-    const admin = new Kafka({ brokers: survivors, clientId: 'strata-drill-election', logLevel: logLevel.NOTHING, requestTimeout: 1000, connectionTimeout: 500, retry: { retries: 0 } }).admin();
+    const admin = new Admin({ bootstrapBrokers: survivors, clientId: 'strata-drill-election', requestTimeout: 1000, connectTimeout: 500, retries: 0 });
     const deadline = Date.now() + timeoutMs;
     try {
-      await admin.connect();
       for (;;) {
-        const meta = await admin.fetchTopicMetadata({ topics: [this.local.topic] }).catch(() => undefined);
-        const leader = meta?.topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader ?? -1;
+        const meta = await admin.metadata({ topics: [this.local.topic], forceUpdate: true }).catch(() => undefined);
+        const leader = meta?.topics.get(this.local.topic)?.partitions[partition]?.leader ?? -1;
         const i = leader - 1; // local-kafka node ids are index + 1
         if (leader >= 0 && i !== deadBroker) return i;
         if (Date.now() > deadline) throw new Error(`no new leader for partition ${partition} within ${timeoutMs}ms`);
         await sleep(25);
       }
     } finally {
-      await admin.disconnect().catch(() => undefined);
+      await admin.close().catch(() => undefined);
     }
   }
 
@@ -271,26 +269,25 @@ function ingesterAddresses(local: LocalCluster): string[] {
 }
 
 async function withAdmin<T>(local: LocalCluster, fn: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = new Kafka({ brokers: local.kafka.brokers, clientId: 'strata-drill', logLevel: logLevel.NOTHING }).admin();
+  const admin = new Admin({ bootstrapBrokers: local.kafka.brokers, clientId: 'strata-drill' });
   try {
-    await admin.connect();
     return await fn(admin);
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.close().catch(() => undefined);
   }
 }
 
 /** Fails the drill early if the ingest topic is not what the drill claims to test. */
 async function verifyTopicSettings(local: LocalCluster): Promise<void> {
   await withAdmin(local, async (admin) => {
-    const meta = await admin.fetchTopicMetadata({ topics: [local.topic] });
-    const parts = meta.topics[0]?.partitions ?? [];
+    const meta = await admin.metadata({ topics: [local.topic], forceUpdate: true });
+    const parts = meta.topics.get(local.topic)?.partitions ?? [];
     const rf = Math.min(...parts.map((p) => p.replicas.length));
     const configs = await admin.describeConfigs({
-      resources: [{ type: ConfigResourceTypes.TOPIC, name: local.topic, configNames: ['min.insync.replicas'] }],
+      resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: local.topic, configurationKeys: ['min.insync.replicas'] }],
       includeSynonyms: false,
     });
-    const minIsr = Number(configs.resources[0]?.configEntries.find((e) => e.configName === 'min.insync.replicas')?.configValue);
+    const minIsr = Number(configs[0]?.configs.find((e) => e.name === 'min.insync.replicas')?.value);
     if (parts.length !== TOPOLOGY.partitions || rf !== TOPOLOGY.replication_factor || minIsr !== TOPOLOGY.min_insync_replicas) {
       throw new Error(
         `topic ${local.topic} has ${parts.length} partitions, RF ${rf}, min.insync.replicas ${minIsr}; the drill needs ` +

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     const distributor = new Distributor({ writer, limits, maxRecvMsgSize: 100 << 20, logger: pino({ level: 'warn' }), registry: new Registry() });
     const push = (i: number) => distributor.push({ tenant: 'bench', body: bodies[i % bodies.length] });
 
-    // Warm-up: let V8 optimise and kafkajs connect every partition leader.
+    // Warm-up: let V8 optimise and the producer connect to every partition leader.
     for (let i = 0; i < Math.min(bodies.length, 50); i++) await push(i);
 
     const latencies: number[] = [];

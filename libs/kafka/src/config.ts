@@ -15,7 +15,7 @@ export const kafkaConfigShape = {
   'ingest-storage.kafka.write-attempt-timeout': duration('3s').describe(
     "Upper bound of one produce attempt within a write; a leader silent that long is asked again after fresh metadata. Keep it above the brokers' broker.session.timeout.ms.",
   ),
-  'ingest-storage.kafka.session-timeout': duration('6s').describe("Partition reader's consumer-group session timeout: how fast a killed ingester's successor gets the partition."),
+  'ingest-storage.kafka.session-timeout': duration('6s').describe('No effect since the partition reader assigns its partition itself (no group membership, no session); accepted so existing configs still parse.'),
   'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES).describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
 };
 

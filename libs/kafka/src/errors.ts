@@ -7,7 +7,7 @@ export abstract class KafkaError extends StrataError {}
 
 /** Kafka is down, slow or refused the write; `unavailable`, so the edges answer with a retriable status. */
 export class KafkaUnavailableError extends KafkaError {
-  /** kafkajs's error type when the broker answered with an error (e.g. NOT_ENOUGH_REPLICAS). */
+  /** The broker's error code name when it answered with an error (e.g. NOT_ENOUGH_REPLICAS). */
   readonly kafkaType: string | undefined;
   /** What happened to a write, where the writer knows: leader-lost, broker-unreachable, ack-timeout, ... */
   readonly reason: string | undefined;
@@ -20,7 +20,7 @@ export class KafkaUnavailableError extends KafkaError {
   }
 }
 
-/** The partition reader stopped for good (its record handler threw, or kafkajs gave up). */
+/** The partition reader stopped for good (its record handler threw, or its topic is gone). */
 export class PartitionReaderFailedError extends KafkaError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('kafka-reader-failed', 'internal', message, options);
@@ -28,20 +28,67 @@ export class PartitionReaderFailedError extends KafkaError {
   }
 }
 
-/** The broker's error type (e.g. NOT_ENOUGH_REPLICAS) of a kafkajs error or of what caused it. */
-export function kafkaErrorType(err: unknown): string | undefined {
-  for (let e = err as { type?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
-    if (typeof e.type === 'string') return e.type;
-    e = e.cause as typeof e;
-  }
-  return undefined;
+interface ErrorLike {
+  message?: unknown;
+  cause?: unknown;
+  /** @platformatic/kafka's MultipleErrors (an AggregateError): one per attempt or per broker. */
+  errors?: unknown;
 }
 
-/** Wraps any kafkajs/network failure as KafkaUnavailableError, keeping the broker's error type. */
+/**
+ * `err` and what it wraps, outermost first: `cause`s and the `errors` of an AggregateError
+ * (@platformatic/kafka reports a failed retry loop or a failed multi-broker request as
+ * MultipleErrors holding each attempt's error). Bounded, cycle-safe.
+ */
+export function errorChain(err: unknown): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length > 0 && out.length < 32) {
+    const e = queue.shift();
+    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    out.push(e as Record<string, unknown>);
+    const { cause, errors } = e as ErrorLike;
+    if (Array.isArray(errors)) queue.push(...(errors as unknown[]));
+    if (cause !== undefined) queue.push(cause);
+  }
+  return out;
+}
+
+const UNKNOWN_TOPIC = /^Unknown topic /;
+
+/**
+ * The broker's error code name (e.g. NOT_ENOUGH_REPLICAS) of a @platformatic/kafka error or of
+ * what it wraps; the last attempt's wins. The client's own "Unknown topic" (a metadata answer
+ * without the topic) is UNKNOWN_TOPIC_OR_PARTITION.
+ */
+export function kafkaErrorType(err: unknown): string | undefined {
+  let type: string | undefined;
+  for (const e of errorChain(err)) {
+    if (typeof e.apiId === 'string' && e.apiId !== '') type = e.apiId;
+    else if (typeof e.message === 'string' && UNKNOWN_TOPIC.test(e.message)) type ??= 'UNKNOWN_TOPIC_OR_PARTITION';
+  }
+  return type;
+}
+
+/** The innermost message of an error, where the client says what actually happened. */
+export function innermostMessage(err: unknown): string {
+  const chain = errorChain(err);
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const m = chain[i].message;
+    if (typeof m === 'string' && m !== '') return m;
+  }
+  return String(err);
+}
+
+/** Wraps any Kafka client or network failure as KafkaUnavailableError, keeping the broker's error type. */
 export function unavailable(what: string, err: unknown): KafkaUnavailableError {
   if (err instanceof KafkaUnavailableError) return err;
   const type = kafkaErrorType(err);
-  const detail = (err as { message?: string } | undefined)?.message ?? String(err);
+  const outer = (err as { message?: string } | undefined)?.message ?? String(err);
+  const inner = innermostMessage(err);
+  const detail = inner === outer ? outer : `${outer}: ${inner}`;
   return new KafkaUnavailableError(`${what}: ${detail}${type ? ` (${type})` : ''}; Kafka is down or overloaded, retry later`, {
     cause: err,
     kafkaType: type,

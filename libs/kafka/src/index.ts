@@ -1,4 +1,4 @@
-// Public surface of @strata/kafka: ingest storage on Kafka (kafkajs).
+// Public surface of @strata/kafka: ingest storage on Kafka (@platformatic/kafka).
 export { IngestWriter } from './ingest-writer.ts';
 export type { IngestWriterOptions } from './ingest-writer.ts';
 export { PartitionReader } from './partition-reader.ts';

@@ -6,7 +6,7 @@ import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader } from './partition-reader.ts';
 import { KafkaUnavailableError } from './errors.ts';
 import { RECORD_FORMAT_VERSION } from './record.ts';
-import { Kafka, logLevel } from 'kafkajs';
+import { Admin, ListOffsetTimestamps } from '@platformatic/kafka';
 import { Collector, sleep, startTestKafka, type TestKafka } from './test-kafka.ts';
 
 const TOPIC = 'ingest';
@@ -26,6 +26,15 @@ async function readAll(brokers: string[], partition: number, expect: number, gro
     await reader.stop();
   }
   return c;
+}
+
+async function waitForLeaders(admin: Admin, topic: string, partitions: number): Promise<void> {
+  for (const t = Date.now(); ; await sleep(100)) {
+    const md = await admin.metadata({ topics: [topic], forceUpdate: true }).catch(() => undefined);
+    const ps = md?.topics.get(topic)?.partitions ?? [];
+    if (ps.length === partitions && ps.every((p) => p.leader >= 0)) return;
+    assert.ok(Date.now() - t < 10_000, `topic ${topic} has no leaders after 10s`);
+  }
 }
 
 describe('IngestWriter', () => {
@@ -140,14 +149,14 @@ describe('IngestWriter', () => {
   });
 
   test('partitions added to the topic are written to (after at most one retriable rejection)', async () => {
-    const admin = new Kafka({ clientId: 'writer-test-admin', brokers: env.kafka.brokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: 'grow', numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true });
+    const admin = new Admin({ clientId: 'writer-test-admin', bootstrapBrokers: env.kafka.brokers });
+    await admin.createTopics({ topics: ['grow'], partitions: 2, replicas: 1 });
+    await waitForLeaders(admin, 'grow', 2);
     const grow = new IngestWriter({ brokers: env.kafka.brokers, topic: 'grow', clientId: 'writer-grow', timeoutMs: TIMEOUT_MS });
     try {
       await grow.start();
       await grow.write('t', [rec(0, 'p0')]);
-      await admin.createPartitions({ topicPartitions: [{ topic: 'grow', count: 4 }] });
+      await admin.createPartitions({ topics: [{ name: 'grow', count: 4 }] });
       let rejected = 0;
       for (;;) {
         try {
@@ -159,11 +168,11 @@ describe('IngestWriter', () => {
           await sleep(200);
         }
       }
-      const offsets = await admin.fetchTopicOffsets('grow');
-      assert.equal(offsets.find((o) => o.partition === 3)?.high, '1');
+      const [offsets] = await admin.listOffsets({ topics: [{ name: 'grow', partitions: [{ partitionIndex: 3, timestamp: ListOffsetTimestamps.LATEST }] }] });
+      assert.equal(offsets.partitions.find((o) => o.partitionIndex === 3)?.offset, 1n);
     } finally {
       await grow.stop();
-      await admin.disconnect();
+      await admin.close();
     }
   });
 });

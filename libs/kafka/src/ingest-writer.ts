@@ -3,14 +3,14 @@
 // timeoutMs: a slow or absent Kafka is a KafkaUnavailableError that says what happened (leader
 // lost, broker unreachable, no acks in time). Leader changes are retried within that time.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Partitioners, type Admin, type Kafka, type Producer } from 'kafkajs';
+import { ProduceAcks, type Admin, type Producer } from '@platformatic/kafka';
 import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
-import { createKafka } from './kafka-client.ts';
+import { createAdmin, createProducer } from './kafka-client.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { classifyProduceError, describeFailure, type ProduceFailure } from './produce-failure.ts';
-import { DEFAULT_TOPIC, toMessage, type PartitionRecord } from './record.ts';
+import { DEFAULT_TOPIC, toProduceMessage, type PartitionRecord } from './record.ts';
 
 export interface IngestWriterOptions {
   brokers: string[];
@@ -42,7 +42,7 @@ interface Failed {
 // milliseconds of its election, and a refused connection to the dead one costs nothing.
 const RETRY_BACKOFF_MIN_MS = 25;
 const RETRY_BACKOFF_MAX_MS = 100;
-// kafkajs's own request timeout fires first; this only catches a send kafkajs never settles.
+// The client's own request timeout fires first; this only catches a send it never settles.
 const ATTEMPT_GRACE_MS = 500;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 3000;
 const CONNECT_TIMEOUT_MS = 1000;
@@ -63,14 +63,13 @@ const MISSING_PARTITION: ProduceFailure = {
   cause: 'partition-unknown',
   kafkaType: 'UNKNOWN_TOPIC_OR_PARTITION',
   broker: undefined,
-  detail: 'the producer has no metadata for it, so kafkajs dropped the record without sending it',
+  detail: "the topic's metadata does not have it, so the record was not sent",
   metadataRefreshed: false,
 };
 
 export class IngestWriter {
   private readonly topic: string;
   private readonly logger: Logger;
-  private readonly kafka: Kafka;
   private readonly producers: ClientSlot<Producer>;
   private readonly admins: ClientSlot<Admin>;
   private state: 'new' | 'running' | 'stopped' = 'new';
@@ -92,30 +91,29 @@ export class IngestWriter {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.logger = opts.logger ?? silentLogger;
     this.attemptTimeoutMs = Math.min(opts.timeoutMs, opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
-    this.kafka = createKafka({
-      brokers: opts.brokers,
-      seedBrokers: () => this.seedBrokers(),
-      clientId: opts.clientId,
-      logger: this.logger,
-      // A leader that does not answer one request in time is asked again (or its successor is).
-      requestTimeoutMs: this.attemptTimeoutMs,
-      // A dead host does not refuse, it stays silent: each retry must not wait long for a connect.
-      connectionTimeoutMs: CONNECT_TIMEOUT_MS,
-    });
-    this.producers = new ClientSlot(
-      () =>
-        this.kafka.producer({
-          allowAutoTopicCreation: false,
-          idempotent: false,
-          createPartitioner: Partitioners.DefaultPartitioner,
-          // write() retries, per partition, until its deadline. kafkajs's own retries would keep
-          // re-sending to a dead leader, and after a partial failure re-send only to the brokers
-          // that failed, silently dropping partitions whose leader moved to one that had answered.
-          retry: { retries: 0 },
+    if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
+    this.producers = new ClientSlot({
+      create: () =>
+        createProducer({
+          // A rebuilt producer asks for metadata at a broker that has not timed out lately.
+          brokers: this.seedBrokers(),
+          clientId: opts.clientId,
+          // A leader that does not answer one request in time is asked again (or its successor is).
+          requestTimeoutMs: this.attemptTimeoutMs,
+          // A dead host does not refuse, it stays silent: each retry must not wait long for a connect.
+          connectionTimeoutMs: CONNECT_TIMEOUT_MS,
+          // write() retries, per partition, until its deadline, after fresh metadata; the client's
+          // own retries would re-send to the dead leader it still has in its metadata.
+          retries: 0,
         }),
-      'producer',
-    );
-    this.admins = new ClientSlot(() => this.kafka.admin(), 'admin client');
+      ready: (producer) => producer.metadata({ topics: [] }),
+      what: 'producer',
+    });
+    this.admins = new ClientSlot({
+      create: () => createAdmin({ brokers: this.seedBrokers(), clientId: `${opts.clientId}-admin`, requestTimeoutMs: opts.timeoutMs, connectionTimeoutMs: CONNECT_TIMEOUT_MS, retries: 2 }),
+      ready: (admin) => admin.metadata({ topics: [] }),
+      what: 'admin client',
+    });
   }
 
   /** Connects and checks the topic exists; rejects with KafkaUnavailableError if Kafka cannot be reached in time. */
@@ -143,10 +141,10 @@ export class IngestWriter {
    * The first attempt is one send for the whole call (one request per leader). A failed attempt
    * is retried at once (with a short backoff) until the deadline, each partition still pending in
    * its own send: a partition whose leader answers is done and is not written again while another
-   * waits for its new leader. A leader error makes kafkajs refresh its metadata before it throws;
-   * after an error it does not refresh on (a timeout, a leader it has no broker for), the producer
-   * is rebuilt, which fetches fresh metadata. So a leader's death costs about the time the cluster
-   * needs to elect a new one, not a retry budget.
+   * waits for its new leader. After any failure the producer's metadata is dropped, so the next
+   * attempt asks the cluster who leads now; after a timeout (a silent leader, which may also be the
+   * broker the producer asks for metadata) the producer is rebuilt, starting at another broker. So
+   * a leader's death costs about the time the cluster needs to elect a new one, not a retry budget.
    */
   async write(tenant: string, records: PartitionRecord[]): Promise<void> {
     if (this.state !== 'running') throw new KafkaUnavailableError('the Kafka writer is not running');
@@ -187,10 +185,11 @@ export class IngestWriter {
   }
 
   /**
-   * kafkajs refreshed its metadata after a leader or connection error; after anything else (a
-   * timeout above all: a frozen or cut-off leader) it would keep sending to the same broker, so
-   * the producer is rebuilt, which fetches fresh metadata — at most once a second, so a merely
-   * slow cluster is not hit with reconnect storms — starting at a broker not suspected.
+   * The producer's metadata is dropped at once, so the next attempt fetches who leads now (during
+   * an election: until the new leader shows up, within milliseconds of being elected). After a
+   * timeout (a frozen or cut-off leader, which may be the broker the producer asks for metadata)
+   * the producer is rebuilt — at most once a second, so a merely slow cluster is not hit with
+   * reconnect storms — starting at a broker not suspected.
    */
   private afterFailure(producer: Producer, failed: Failed[]): void {
     const now = Date.now();
@@ -200,6 +199,7 @@ export class IngestWriter {
         this.suspects.set(failure.broker, now + SUSPECT_MS);
       }
     }
+    producer.clearMetadata();
     if (failed.every((f) => f.failure.metadataRefreshed) || now - this.lastRebuildAt < SUSPECT_ATTEMPT_TIMEOUT_MS) return;
     this.lastRebuildAt = now;
     this.producers.discard(producer);
@@ -282,15 +282,53 @@ export class IngestWriter {
     return results.filter((f) => f !== undefined);
   }
 
+  /**
+   * Sends `wave` (acks=all) and returns the partitions the response acknowledged. The client maps a
+   * record's partition modulo the partition count it knows, so a partition beyond that (added since
+   * its metadata was fetched, or not in the topic at all) would land in another partition: such a
+   * record is not sent before fresh metadata has it, and is reported missing.
+   */
   private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, timeoutMs = this.attemptTimeoutMs): Promise<{ partition: number }[]> {
     const left = Math.max(1, deadline - Date.now());
     const budget = Math.min(timeoutMs, left);
-    const send = producer.send({ topic: this.topic, acks: -1, timeout: budget, messages: wave.map((r) => toMessage(tenant, r)) });
-    return withDeadline(send, Math.min(budget + ATTEMPT_GRACE_MS, left), 'producing to Kafka');
+    const bound = Math.min(budget + ATTEMPT_GRACE_MS, left);
+    const max = Math.max(...wave.map((r) => r.partition));
+    let count = await this.knownPartitions(producer, false, bound);
+    if (max >= count) count = await this.knownPartitions(producer, true, bound);
+    const sendable = wave.filter((r) => r.partition < count);
+    if (sendable.length === 0) return [];
+    // acks per send: @platformatic/kafka ignores the producer's own `acks` option in send() and
+    // defaults to acks=1 (leader only) for a producer that is not idempotent.
+    const send = producer.send({ acks: ProduceAcks.ALL, messages: sendable.map((r) => toProduceMessage(this.topic, tenant, r)) });
+    try {
+      const { offsets } = await withDeadline(send, bound, 'producing to Kafka');
+      return (offsets ?? []).filter((o) => o.topic === this.topic);
+    } catch (err) {
+      throw this.naming(err, producer, sendable);
+    }
   }
 
-  // kafkajs silently drops (and "acks") records for partitions missing from its metadata, e.g.
-  // partitions added to the topic since the producer last refreshed. Only the response tells.
+  /**
+   * The client's timeouts and closed connections do not say which broker they were at; the leader
+   * of the records' partitions (when they share one) is, and a rebuilt producer avoids it.
+   */
+  private naming(err: unknown, producer: Producer, wave: PartitionRecord[]): unknown {
+    const md = producer.currentMetadata;
+    const topic = md?.topics.get(this.topic);
+    const leaders = new Set(wave.map((r) => topic?.partitions[r.partition]?.leader));
+    const [leader] = leaders;
+    const broker = leaders.size === 1 && leader !== undefined ? md?.brokers.get(leader) : undefined;
+    if (broker === undefined || classifyProduceError(err).broker !== undefined) return err;
+    return Object.assign(new Error(`producing at ${broker.host}:${broker.port}`, { cause: err }), { broker: { host: broker.host, port: broker.port } });
+  }
+
+  /** The topic's partition count in the producer's metadata (the same metadata its next send uses; a count never shrinks). */
+  private async knownPartitions(producer: Producer, forceUpdate: boolean, timeoutMs: number): Promise<number> {
+    const md = await withDeadline(producer.metadata({ topics: [this.topic], forceUpdate }), timeoutMs, 'fetching metadata');
+    return md.topics.get(this.topic)?.partitionsCount ?? 0;
+  }
+
+  // Only the response tells which partitions took their records: a partition left out of it was not written.
   /** Removes the acknowledged records of `wave` from `pending`; returns the partitions the response left out. */
   private markAcked(pending: Map<number, PartitionRecord[]>, wave: PartitionRecord[], acked: { partition: number }[]): number[] {
     const got = new Set(acked.map((a) => a.partition));
@@ -339,8 +377,8 @@ export class IngestWriter {
     let admin: Admin | undefined;
     try {
       admin = await this.admins.get(timeout);
-      const { topics } = await withDeadline(admin.fetchTopicMetadata({ topics: [this.topic] }), timeout, 'fetching metadata');
-      const count = topics[0]?.partitions.length ?? 0;
+      const { topics } = await withDeadline(admin.metadata({ topics: [this.topic], forceUpdate: true }), timeout, 'fetching metadata');
+      const count = topics.get(this.topic)?.partitionsCount ?? 0;
       if (count === 0) throw new Error(`topic ${this.topic} has no partitions`);
       this.partitions = { count, fetchedAt: Date.now() };
       return count;

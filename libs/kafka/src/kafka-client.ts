@@ -1,28 +1,53 @@
-// Builds kafkajs clients the way this lib wants them: quiet (routed to our logger), loopback-fast
-// connects, request timeouts bounded by the caller's.
-import { Kafka, logLevel } from 'kafkajs';
-import { kafkajsLogCreator, type Logger } from './logger.ts';
+// Builds @platformatic/kafka clients the way this lib wants them: loopback-fast connects, request
+// timeouts bounded by the caller's, the library's own retries as given (the writer retries itself).
+// The library never prints (it logs through `debug`, off unless DEBUG names it).
+import { Admin, Consumer, Producer, type BaseOptions } from '@platformatic/kafka';
 
-export function createKafka(opts: {
+export interface ClientOptions {
+  /** Bootstrap brokers, host:port, in the order a new client tries them. */
   brokers: string[];
-  /** Where each new connection to the cluster starts (default `brokers` in order); kafkajs asks on every seed connect. */
-  seedBrokers?: () => string[];
   clientId: string;
-  logger: Logger;
   requestTimeoutMs: number;
   /** Default min(3s, requestTimeoutMs). */
   connectionTimeoutMs?: number;
+  /** The library's own retries of one operation; default 5. */
   retries?: number;
-}): Kafka {
+}
+
+function baseOptions(opts: ClientOptions): BaseOptions {
   if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
-  return new Kafka({
+  return {
     clientId: opts.clientId,
-    brokers: opts.seedBrokers ?? opts.brokers,
-    logLevel: logLevel.WARN,
-    logCreator: kafkajsLogCreator(opts.logger),
-    connectionTimeout: Math.min(opts.connectionTimeoutMs ?? 3000, opts.requestTimeoutMs),
+    bootstrapBrokers: opts.brokers,
+    connectTimeout: Math.min(opts.connectionTimeoutMs ?? 3000, opts.requestTimeoutMs),
     requestTimeout: opts.requestTimeoutMs,
-    enforceRequestTimeout: true,
-    retry: { retries: opts.retries ?? 5, initialRetryTime: 100, maxRetryTime: 1000 },
+    timeout: opts.requestTimeoutMs,
+    retries: opts.retries ?? 5,
+    retryDelay: 100,
+    autocreateTopics: false,
+  };
+}
+
+export function createAdmin(opts: ClientOptions): Admin {
+  return new Admin(baseOptions(opts));
+}
+
+/**
+ * A producer, not idempotent (as before: a retried write may land twice, the
+ * ingester's head drops the duplicate samples), records to the partition each names.
+ * `timeout` is also the broker's acks timeout of one produce request. Its `acks` option is ignored
+ * by send() (2.12.1 defaults every send to acks=1 unless idempotent): each send must say acks=all.
+ */
+export function createProducer(opts: ClientOptions): Producer {
+  return new Producer({
+    ...baseOptions(opts),
+    idempotent: false,
+    // The writer refreshes metadata and re-sends itself, per partition, within its deadline.
+    repeatOnStaleMetadata: false,
   });
+}
+
+/** A consumer used only for its Fetch API: it never joins its group (the reader assigns its partition itself). */
+export function createFetcher(opts: ClientOptions & { groupId: string }): Consumer {
+  return new Consumer({ ...baseOptions(opts), groupId: opts.groupId });
 }

@@ -1,11 +1,11 @@
 // The querier's side of read-after-write: the offset of the last record Kafka acknowledged on
 // each partition, read through one long-lived admin client (a query must not pay for a connect).
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from '@platformatic/kafka';
 import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
 import { unavailable } from './errors.ts';
-import { createKafka } from './kafka-client.ts';
-import { silentLogger, type Logger } from './logger.ts';
+import { createAdmin } from './kafka-client.ts';
+import type { Logger } from './logger.ts';
 import { fetchPartitionOffsets } from './offsets.ts';
 import { DEFAULT_TOPIC } from './record.ts';
 
@@ -19,7 +19,6 @@ export interface LastProducedOffsetsOptions {
 }
 
 export class LastProducedOffsetsReader {
-  private readonly kafka: Kafka;
   private readonly admins: ClientSlot<Admin>;
   private readonly topic: string;
   private readonly timeoutMs: number;
@@ -27,14 +26,12 @@ export class LastProducedOffsetsReader {
   constructor(opts: LastProducedOffsetsOptions) {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.timeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.kafka = createKafka({
-      brokers: opts.brokers,
-      clientId: opts.clientId ?? 'strata-querier-offsets',
-      logger: opts.logger ?? silentLogger,
-      requestTimeoutMs: this.timeoutMs,
-      retries: 2,
+    const clientId = opts.clientId ?? 'strata-querier-offsets';
+    this.admins = new ClientSlot({
+      create: () => createAdmin({ brokers: opts.brokers, clientId, requestTimeoutMs: this.timeoutMs, retries: 2 }),
+      ready: (admin) => admin.metadata({ topics: [] }),
+      what: 'admin client',
     });
-    this.admins = new ClientSlot(() => this.kafka.admin(), 'admin client');
   }
 
   /**

@@ -1,15 +1,19 @@
 // The ingester's side of ingest storage: consumes exactly one partition, in offset order, one
 // batch at a time (the next is not fetched until onRecords resolved). Commits only when told to:
 // the ingester commits what it persisted. Kafka is the write-ahead log.
-import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+//
+// As in Mimir, the partition is assigned by the reader itself, not by a group rebalance: it fetches
+// from the partition's leader at its own position, and its consumer group (the instance id) only
+// holds the committed offset (OffsetCommit outside any generation). So no rebalance ever moves or
+// rewinds the position, and a restarted ingester reads at once.
+import type { Admin, Consumer } from '@platformatic/kafka';
 import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
-import { KafkaUnavailableError, PartitionReaderFailedError, unavailable } from './errors.ts';
-import { createKafka } from './kafka-client.ts';
+import { KafkaUnavailableError, PartitionReaderFailedError, innermostMessage, kafkaErrorType, unavailable } from './errors.ts';
+import { createAdmin, createFetcher } from './kafka-client.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { fetchPartitionOffsets, type PartitionOffsets } from './offsets.ts';
 import { DEFAULT_TOPIC, fromMessage, type ConsumedRecord } from './record.ts';
-import { singlePartitionAssigner } from './single-partition-assigner.ts';
 
 export type StartFrom = 'earliest' | 'committed';
 
@@ -32,45 +36,50 @@ export interface PartitionReaderOptions {
   startFrom: StartFrom;
   /** Called once if the reader fails for good; default logs. */
   onError?: (err: PartitionReaderFailedError) => void;
-  /** Group session timeout (the broker's group.min.session.timeout.ms must allow it). Default 6000. */
-  sessionTimeoutMs?: number;
-  /** Default 1000; kafkajs heartbeats between batches, this reader also during onRecords. */
-  heartbeatIntervalMs?: number;
   /**
-   * How long a join waits for the group's previous members to rejoin: the successor of a
-   * kill -9'd reader gets the partition after about this long. Default 3000.
+   * Unused: the reader assigns its partition itself and never joins its group, so there is no
+   * session to time out (a successor of a kill -9'd reader reads at once). Kept for callers.
    */
-  rebalanceTimeoutMs?: number;
-  /** Bound of start() (joining the group included). Default 60000. */
+  sessionTimeoutMs?: number;
+  /** Bound of start(). Default 60000. */
   startTimeoutMs?: number;
   /** Bound of admin requests and commits. Default 10000. */
   requestTimeoutMs?: number;
 }
 
 const MAX_BYTES_PER_PARTITION = 16 << 20;
+const MAX_WAIT_MS = 1000;
 const CAUGHT_UP_POLL_MS = 1000;
+/** Backoff between failed fetches (leader moved, broker down); a new leader is found within the first few. */
+const FETCH_BACKOFF_MIN_MS = 50;
+const FETCH_BACKOFF_MAX_MS = 1000;
+/** After this many failed fetches in a row the fetch client is rebuilt (fresh connections, seed brokers). */
+const REBUILD_AFTER_FAILURES = 5;
+const FAILURE_LOG_INTERVAL_MS = 10_000;
 
 /** A deleted topic is believed only after this many checks this far apart (a restarted broker may not know it yet). */
 const TOPIC_GONE_CHECKS = 3;
 const TOPIC_GONE_CHECK_INTERVAL_MS = 3000;
 
+const COORDINATOR_LOADING = ['COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR'];
+const TOPIC_UNKNOWN = ['UNKNOWN_TOPIC_OR_PARTITION', 'UNKNOWN_TOPIC_ID'];
+const IS_CONTROL_BATCH = 0b10_0000;
+
 export class PartitionReader {
   private readonly topic: string;
   private readonly logger: Logger;
-  private readonly kafka: Kafka;
   private readonly admins: ClientSlot<Admin>;
-  /** Group joins so far: each one after the first regained a lost membership. */
-  private joins = 0;
+  private readonly fetchers: ClientSlot<Consumer>;
   private checkingTopic = false;
-  private respawning = false;
   private readonly requestTimeoutMs: number;
-  private consumer: Consumer | undefined;
   private state: 'new' | 'starting' | 'running' | 'stopped' | 'failed' = 'new';
   private failure: PartitionReaderFailedError | undefined;
-  /** Next offset to hand to onRecords. */
+  /** Next offset to hand to onRecords (and to fetch). */
   private next = 0n;
   private readonly listeners = new Set<() => void>();
-  private joinWaiter: { resolve: () => void; reject: (err: Error) => void } | undefined;
+  private loop: Promise<void> | undefined;
+  /** Wakes the fetch loop from its backoff (stop, fail). */
+  private wake: (() => void) | undefined;
 
   private readonly opts: PartitionReaderOptions;
 
@@ -79,61 +88,60 @@ export class PartitionReader {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.logger = opts.logger ?? silentLogger;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.kafka = createKafka({
-      brokers: opts.brokers,
-      clientId: opts.clientId ?? opts.consumerGroup,
-      logger: this.logger,
-      requestTimeoutMs: this.requestTimeoutMs,
+    if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
+    const clientId = opts.clientId ?? opts.consumerGroup;
+    this.admins = new ClientSlot({
+      create: () => createAdmin({ brokers: opts.brokers, clientId, requestTimeoutMs: this.requestTimeoutMs, retries: 2 }),
+      ready: (admin) => admin.metadata({ topics: [] }),
+      what: 'admin client',
     });
-    this.admins = new ClientSlot(() => this.kafka.admin(), 'admin client');
+    this.fetchers = new ClientSlot({
+      // The fetch loop retries; the request bound must outlast the broker's long poll.
+      create: () => createFetcher({ brokers: shuffled(opts.brokers), clientId, groupId: opts.consumerGroup, requestTimeoutMs: this.requestTimeoutMs + MAX_WAIT_MS, retries: 0 }),
+      ready: (fetcher) => fetcher.metadata({ topics: [this.topic] }),
+      what: 'fetch client',
+    });
   }
 
-  /** Resolves once this reader owns the partition and consumption is running. */
+  /** Resolves once this reader knows where to start and its fetch client reaches the cluster; consumption runs from then on. */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`PartitionReader cannot start from state ${this.state}; create a new one`);
     this.state = 'starting';
     const timeoutMs = this.opts.startTimeoutMs ?? 60_000;
     const started = Date.now();
     try {
-      this.next = await this.initialPosition();
-      const joined = new Promise<void>((resolve, reject) => {
-        this.joinWaiter = { resolve, reject };
-      });
-      // Awaited only after run(); a failure before that must not count as an unhandled rejection.
-      joined.catch(() => undefined);
-      const consumer = this.createConsumer();
-      this.consumer = consumer;
       await withDeadline(
         (async () => {
-          await this.runConsumer(consumer);
-          await joined;
+          this.next = await this.initialPosition();
+          await this.fetchers.get(this.requestTimeoutMs);
         })(),
-        timeoutMs - (Date.now() - started),
-        `joining consumer group ${this.opts.consumerGroup}`,
+        timeoutMs,
+        `starting the reader of ${this.topic}/${this.opts.partition}`,
       );
     } catch (err) {
-      this.joinWaiter = undefined;
       await this.stop();
       if (err instanceof PartitionReaderFailedError) throw err;
       throw unavailable(`starting the reader of ${this.topic}/${this.opts.partition}`, err);
     }
     if (this.failure !== undefined) throw this.failure;
     this.state = 'running';
+    this.loop = this.fetchLoop();
     this.logger.info(
       { topic: this.topic, partition: this.opts.partition, group: this.opts.consumerGroup, from: this.next.toString(), ms: Date.now() - started },
-      'kafka partition reader started',
+      `kafka partition reader started: reading partition ${this.opts.partition} of ${this.topic} for consumer group ${this.opts.consumerGroup} (assigned by itself, no group membership)`,
     );
   }
 
-  /** Leaves the group (so a successor gets the partition at once) and disconnects. */
+  /** Stops fetching (after the batch in onRecords, if any) and closes the clients. */
   async stop(): Promise<void> {
     if (this.state !== 'failed') this.state = 'stopped';
     this.notify();
-    const consumer = this.consumer;
-    this.consumer = undefined;
-    if (consumer !== undefined) {
-      await withDeadline(consumer.disconnect(), this.requestTimeoutMs, 'disconnecting the consumer').catch((err: unknown) =>
-        this.logger.warn({ err }, 'kafka consumer did not disconnect cleanly'),
+    this.wake?.();
+    const loop = this.loop;
+    await this.fetchers.close();
+    if (loop !== undefined) {
+      await withDeadline(loop, this.requestTimeoutMs, 'stopping the fetch loop').catch((err: unknown) =>
+        this.logger.warn({ err }, 'kafka partition reader did not stop cleanly'),
       );
     }
     await this.admins.close();
@@ -157,20 +165,16 @@ export class PartitionReader {
 
   /**
    * Commits `nextOffset` for this group: the offset to resume from, i.e. the last persisted
-   * record's offset + 1. Fails (retriably) while the group rebalances; the next commit covers it.
+   * record's offset + 1. Fails (retriably) while Kafka cannot take it; the next commit covers it.
    */
   async commit(nextOffset: bigint): Promise<void> {
-    const consumer = this.consumer;
-    if (consumer === undefined || this.state !== 'running') throw new KafkaUnavailableError('the partition reader is not running');
-    try {
-      await withDeadline(
-        consumer.commitOffsets([{ topic: this.topic, partition: this.opts.partition, offset: nextOffset.toString() }]),
-        this.requestTimeoutMs,
-        'committing the offset',
-      );
-    } catch (err) {
-      throw unavailable(`committing offset ${nextOffset} of ${this.topic}/${this.opts.partition}`, err);
-    }
+    if (this.state !== 'running') throw new KafkaUnavailableError('the partition reader is not running');
+    await this.withAdmin(`committing offset ${nextOffset}`, (admin) =>
+      admin.alterConsumerGroupOffsets({
+        groupId: this.opts.consumerGroup,
+        topics: [{ name: this.topic, partitionOffsets: [{ partition: this.opts.partition, offset: nextOffset }] }],
+      }),
+    );
   }
 
   /**
@@ -190,118 +194,141 @@ export class PartitionReader {
     }
   }
 
-  private async runConsumer(consumer: Consumer): Promise<void> {
-    await consumer.connect();
-    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: true,
-      partitionsConsumedConcurrently: 1,
-      eachBatch: (payload) => this.handleBatch(payload),
-    });
+  private running(): boolean {
+    return this.state === 'running' && this.failure === undefined;
   }
 
   /**
-   * kafkajs gives a consumer up on errors that only mean Kafka was away too long
-   * (no group coordinator, retries exhausted); the ingester still serves its
-   * heads meanwhile, so a new consumer is started, with backoff, until one runs.
-   * It resumes at this reader's own position (handleJoin seeks there).
+   * Fetches from the partition's leader at `next`, hands the records to onRecords, and repeats.
+   * A failed fetch (leader moved, broker down or restarting) drops the cached metadata and is
+   * retried with backoff, for as long as the reader runs: the ingester serves its head meanwhile.
    */
-  private async respawn(cause: Error): Promise<void> {
-    if (this.respawning) return;
-    this.respawning = true;
-    this.logger.warn({ err: cause, partition: this.opts.partition }, 'kafka consumer gave up; starting a new one');
-    let delayMs = 1000;
-    try {
-      while (this.state === 'running' && this.failure === undefined) {
-        const consumer = this.createConsumer();
-        this.consumer = consumer;
-        try {
-          await withDeadline(this.runConsumer(consumer), this.requestTimeoutMs, 'restarting the consumer');
-          this.logger.info({ partition: this.opts.partition }, 'kafka consumer restarted');
-          return;
-        } catch (err) {
-          this.logger.warn({ err, partition: this.opts.partition, retryInMs: delayMs }, 'restarting the kafka consumer failed');
-          await consumer.disconnect().catch(() => undefined);
-          await new Promise((r) => setTimeout(r, delayMs));
-          delayMs = Math.min(delayMs * 2, 10_000);
+  private async fetchLoop(): Promise<void> {
+    let failures = 0;
+    let failingSince = 0;
+    let lastLoggedAt = 0;
+    let suppressed = 0;
+    let backoff = FETCH_BACKOFF_MIN_MS;
+    while (this.running()) {
+      let fetcher: Consumer | undefined;
+      try {
+        fetcher = await this.fetchers.get(this.requestTimeoutMs);
+        const batch = await this.fetchOnce(fetcher);
+        if (failures > 0) {
+          this.logger.info(
+            { partition: this.opts.partition, failures, ms: Date.now() - failingSince },
+            `fetching partition ${this.opts.partition} of ${this.topic} works again after ${failures} failed attempts`,
+          );
+        }
+        failures = 0;
+        suppressed = 0;
+        backoff = FETCH_BACKOFF_MIN_MS;
+        if (batch !== undefined) await this.handleBatch(batch);
+      } catch (err) {
+        if (!this.running()) return;
+        const type = kafkaErrorType(err);
+        if (type === 'OFFSET_OUT_OF_RANGE') {
+          await this.resetOutOfRange().catch(() => undefined);
+          continue;
+        }
+        if (failures === 0) failingSince = Date.now();
+        failures++;
+        if (type !== undefined && TOPIC_UNKNOWN.includes(type)) void this.failIfTopicGone();
+        fetcher?.clearMetadata();
+        if (fetcher !== undefined && failures % REBUILD_AFTER_FAILURES === 0) this.fetchers.discard(fetcher);
+        const now = Date.now();
+        if (now - lastLoggedAt >= FAILURE_LOG_INTERVAL_MS) {
+          this.logger.warn(
+            { err, partition: this.opts.partition, kafkaType: type, failures, repeatedTimes: suppressed || undefined },
+            `kafka fetch of partition ${this.opts.partition} failed, retrying: ${innermostMessage(err)}`,
+          );
+          lastLoggedAt = now;
+          suppressed = 0;
+        } else suppressed++;
+        await this.pause(backoff);
+        backoff = Math.min(backoff * 2, FETCH_BACKOFF_MAX_MS);
+      }
+    }
+  }
+
+  /** One Fetch at the leader: the records at and after `next` (undefined when none arrived within the long poll). */
+  private async fetchOnce(fetcher: Consumer): Promise<ConsumedRecord[] | undefined> {
+    const md = await withDeadline(fetcher.metadata({ topics: [this.topic] }), this.requestTimeoutMs, 'fetching metadata');
+    const topic = md.topics.get(this.topic);
+    const leader = topic?.partitions[this.opts.partition]?.leader;
+    if (topic === undefined || leader === undefined) {
+      throw Object.assign(new Error(`topic ${this.topic} has no partition ${this.opts.partition} in the metadata`), { apiId: 'UNKNOWN_TOPIC_OR_PARTITION' });
+    }
+    if (leader < 0) throw Object.assign(new Error(`partition ${this.opts.partition} has no leader (an election is running)`), { apiId: 'LEADER_NOT_AVAILABLE' });
+    const from = this.next;
+    const response = await withDeadline(
+      fetcher.fetch({
+        node: leader,
+        maxWaitTime: MAX_WAIT_MS,
+        minBytes: 1,
+        maxBytes: MAX_BYTES_PER_PARTITION,
+        topics: [{ topicId: topic.id, partitions: [{ partition: this.opts.partition, fetchOffset: from, partitionMaxBytes: MAX_BYTES_PER_PARTITION, currentLeaderEpoch: -1, lastFetchedEpoch: -1 }] }],
+      }),
+      this.requestTimeoutMs + MAX_WAIT_MS,
+      'fetching records',
+    );
+    const records: ConsumedRecord[] = [];
+    let end = from;
+    for (const t of response.responses) {
+      for (const p of t.partitions) {
+        if (p.partitionIndex !== this.opts.partition) continue;
+        for (const b of p.records ?? []) {
+          end = maxOf(end, b.firstOffset + BigInt(b.lastOffsetDelta) + 1n);
+          if ((b.attributes & IS_CONTROL_BATCH) !== 0) continue;
+          for (const r of b.records) {
+            const offset = b.firstOffset + BigInt(r.offsetDelta);
+            if (offset < from) continue;
+            records.push(fromMessage({ key: r.key, value: r.value, offset, timestamp: b.firstTimestamp + r.timestampDelta, headers: r.headers }));
+          }
         }
       }
-    } finally {
-      this.respawning = false;
     }
+    // A batch of only control records (or compacted-away offsets) still moves the position.
+    if (records.length === 0 && end > from && this.next === from) {
+      this.next = end;
+      this.notify();
+    }
+    return records.length > 0 ? records : undefined;
   }
 
-  private createConsumer(): Consumer {
-    const sessionTimeout = this.opts.sessionTimeoutMs ?? 6000;
-    const consumer = this.kafka.consumer({
-      groupId: this.opts.consumerGroup,
-      partitionAssigners: [singlePartitionAssigner(this.topic, this.opts.partition)],
-      sessionTimeout,
-      heartbeatInterval: this.opts.heartbeatIntervalMs ?? 1000,
-      rebalanceTimeout: this.opts.rebalanceTimeoutMs ?? 3000,
-      maxWaitTimeInMs: 1000,
-      maxBytesPerPartition: MAX_BYTES_PER_PARTITION,
-      allowAutoTopicCreation: false,
-      retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 2000 },
-    });
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.handleJoin(payload.memberAssignment));
-    consumer.on(consumer.events.CRASH, ({ payload }) => {
-      if (payload.restart) {
-        this.logger.warn({ err: payload.error, partition: this.opts.partition }, 'kafka consumer crashed; kafkajs restarts it');
-        if (isUnknownTopic(payload.error)) void this.failIfTopicGone();
-      } else if (this.state === 'running') {
-        if (isUnknownTopic(payload.error)) void this.failIfTopicGone();
-        void this.respawn(payload.error);
-      } else {
-        this.fail(new PartitionReaderFailedError(`kafka consumer gave up: ${payload.error.message}`, { cause: payload.error }));
-      }
-    });
-    return consumer;
-  }
-
-  // Every (re)join resets kafkajs's fetch position to the committed offset; seeking to our own
-  // position keeps consumption gapless and duplicate-free across rebalances and reconnects.
-  private handleJoin(assignment: Record<string, number[]>): void {
-    const owned = assignment[this.topic]?.includes(this.opts.partition) ?? false;
-    if (!owned) {
-      this.logger.warn(
-        { group: this.opts.consumerGroup, partition: this.opts.partition },
-        'partition not assigned to this reader; is another process running with the same instance id?',
-      );
-      return;
-    }
-    this.joins++;
-    const where = { group: this.opts.consumerGroup, partition: this.opts.partition, joins: this.joins };
-    // A second join means the group membership was lost (a session timeout, a broker failover) and regained.
-    if (this.joins === 1) this.logger.info(where, `joined consumer group ${this.opts.consumerGroup}`);
-    else this.logger.warn(where, `rejoined consumer group ${this.opts.consumerGroup}: its membership was lost (join ${this.joins})`);
-    this.consumer?.seek({ topic: this.topic, partition: this.opts.partition, offset: this.next.toString() });
-    this.joinWaiter?.resolve();
-    this.joinWaiter = undefined;
-  }
-
-  private async handleBatch({ batch, heartbeat }: EachBatchPayload): Promise<void> {
-    if (this.failure !== undefined || this.state === 'stopped') return;
-    if (batch.topic !== this.topic || batch.partition !== this.opts.partition) return;
-    const records: ConsumedRecord[] = [];
-    for (const m of batch.messages) {
-      const record = fromMessage(m);
-      if (record.offset >= this.next) records.push(record);
-    }
-    if (records.length === 0) return;
-    // kafkajs heartbeats only between batches; a long onRecords must not cost the partition.
-    const beat = setInterval(() => heartbeat().catch(() => undefined), this.opts.heartbeatIntervalMs ?? 1000);
+  private async handleBatch(records: ConsumedRecord[]): Promise<void> {
+    if (!this.running()) return;
     try {
       await this.opts.onRecords(records);
     } catch (err) {
       this.fail(new PartitionReaderFailedError(`onRecords failed at offset ${records[0].offset}: ${(err as Error).message}`, { cause: err }));
       return;
-    } finally {
-      clearInterval(beat);
     }
     this.next = records[records.length - 1].offset + 1n;
     this.notify();
+  }
+
+  /** `next` fell out of the partition (retention deleted it): continue at the log start, as a fresh reader would. */
+  private async resetOutOfRange(): Promise<void> {
+    const { low, high } = await this.partitionOffsets();
+    if (this.next >= low && this.next <= high) return;
+    this.logger.warn(
+      { position: this.next.toString(), low: low.toString(), high: high.toString(), partition: this.opts.partition },
+      'kafka partition reader position is outside the partition (retention deleted it); continuing at the earliest offset',
+    );
+    this.next = low;
+    this.notify();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
   }
 
   private fail(err: PartitionReaderFailedError): void {
@@ -309,19 +336,16 @@ export class PartitionReader {
     this.failure = err;
     this.state = 'failed';
     this.logger.error({ err, topic: this.topic, partition: this.opts.partition }, 'kafka partition reader failed');
-    this.joinWaiter?.reject(err);
-    this.joinWaiter = undefined;
     this.notify();
-    // Not awaited here: disconnect waits for the batch handler we may be running in.
-    setImmediate(() => void this.consumer?.disconnect().catch(() => undefined));
+    this.wake?.();
+    void this.fetchers.close();
     this.opts.onError?.(err);
   }
 
   /**
-   * kafkajs restarts a consumer whose topic was deleted forever, while nothing
-   * can ever be read again: when the brokers confirm the topic is gone, fail.
-   * A broker that just restarted may answer before it knows every topic, so the
-   * absence must hold over several checks, each from a broker that does know
+   * A deleted topic can never be read again, while fetches would fail forever: when the brokers
+   * confirm the topic is gone, fail. A broker that just restarted may answer before it knows
+   * every topic, so the absence must hold over several checks, each from a broker that does know
    * the consumer-offsets topic (its metadata is loaded).
    */
   private async failIfTopicGone(): Promise<void> {
@@ -333,9 +357,9 @@ export class PartitionReader {
         if (this.state === 'stopped' || this.failure !== undefined) return;
         let topics: string[];
         try {
-          topics = await this.withAdmin('listing topics', (admin) => admin.listTopics());
+          topics = await this.withAdmin('listing topics', (admin) => admin.listTopics({ includeInternals: true }));
         } catch {
-          return; // Brokers unreachable: a transient outage, which kafkajs' restarts ride out.
+          return; // Brokers unreachable: a transient outage, which the fetch loop rides out.
         }
         if (topics.includes(this.topic) || !topics.includes('__consumer_offsets')) return;
       }
@@ -362,20 +386,23 @@ export class PartitionReader {
 
   private async committedOffset(): Promise<bigint | undefined> {
     // A broker that just started answers "coordinator loading / not available" for a while: wait it out (bounded).
-    let rows: Awaited<ReturnType<Admin['fetchOffsets']>> | undefined;
-    for (let attempt = 0; rows === undefined; attempt++) {
+    let groups: Awaited<ReturnType<Admin['listConsumerGroupOffsets']>> | undefined;
+    for (let attempt = 0; groups === undefined; attempt++) {
       try {
-        rows = await this.withAdmin('fetching the committed offset', (admin) =>
-          admin.fetchOffsets({ groupId: this.opts.consumerGroup, topics: [this.topic] }),
+        groups = await this.withAdmin('fetching the committed offset', (admin) =>
+          admin.listConsumerGroupOffsets({ groups: [{ groupId: this.opts.consumerGroup, topics: [{ name: this.topic, partitionIndexes: [this.opts.partition] }] }] }),
         );
       } catch (err) {
         const type = (err as KafkaUnavailableError).kafkaType;
-        if (attempt >= 40 || !['GROUP_LOAD_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP'].includes(type ?? '')) throw err;
+        if (attempt >= 40 || !COORDINATOR_LOADING.includes(type ?? '')) throw err;
         await new Promise((r) => setTimeout(r, 250));
       }
     }
-    const row = rows.find((t) => t.topic === this.topic)?.partitions.find((p) => p.partition === this.opts.partition);
-    const offset = row === undefined ? -1n : BigInt(row.offset);
+    const row = groups
+      .find((g) => g.groupId === this.opts.consumerGroup)
+      ?.topics.find((t) => t.name === this.topic)
+      ?.partitions.find((p) => p.partitionIndex === this.opts.partition);
+    const offset = row === undefined ? -1n : row.committedOffset;
     return offset >= 0n ? offset : undefined;
   }
 
@@ -430,10 +457,16 @@ export class PartitionReader {
   }
 }
 
-/** UNKNOWN_TOPIC_OR_PARTITION anywhere in a kafkajs error's cause chain. */
-function isUnknownTopic(err: unknown): boolean {
-  for (let e = err as { type?: string; cause?: unknown } | undefined; e !== undefined && e !== null; e = e.cause as typeof e) {
-    if (e.type === 'UNKNOWN_TOPIC_OR_PARTITION') return true;
+function maxOf(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+/** The brokers in random order: readers of many partitions do not all ask the first one. */
+function shuffled(brokers: string[]): string[] {
+  const out = [...brokers];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
   }
-  return false;
+  return out;
 }

@@ -1,16 +1,19 @@
-// What went wrong with one produce attempt, read from whatever kafkajs threw: the leader moved,
-// the broker cannot be reached, the acks did not come in time, too few replicas are in sync, or
-// the request itself is bad. The writer retries on the first three and says which one it was.
+// What went wrong with one produce attempt, read from whatever @platformatic/kafka threw: the
+// leader moved, the broker cannot be reached, the acks did not come in time, too few replicas are
+// in sync, or the request itself is bad. The writer retries on all but the last and says which
+// one it was.
+import { TimeoutError } from '@platformatic/kafka';
+import { errorChain, innermostMessage, kafkaErrorType } from './errors.ts';
 
 /**
  * - `leader-lost`: the partition's leader changed or is being elected (NOT_LEADER_OR_FOLLOWER,
  *   LEADER_NOT_AVAILABLE, a leader missing from the producer's metadata).
- * - `broker-unreachable`: connecting to the leader was refused, or its connection closed.
+ * - `broker-unreachable`: connecting to the leader was refused or timed out, or its connection closed.
  * - `ack-timeout`: the leader did not answer (acks=all) within the attempt's timeout.
  * - `not-enough-replicas`: fewer in-sync replicas than min.insync.replicas.
  * - `partition-unknown`: the partition is not in the producer's metadata (e.g. just added).
  * - `request`: the record itself was refused (too large, corrupt); retrying cannot help.
- * - `other`: anything else kafkajs calls retriable.
+ * - `other`: anything else.
  */
 type ProduceFailureCause =
   | 'leader-lost'
@@ -23,67 +26,60 @@ type ProduceFailureCause =
 
 export interface ProduceFailure {
   cause: ProduceFailureCause;
-  /** The broker's error type (e.g. NOT_LEADER_FOR_PARTITION), when it answered with one. */
+  /** The broker's error code name (e.g. NOT_LEADER_OR_FOLLOWER), when it answered with one. */
   kafkaType: string | undefined;
-  /** 'host:port' of the broker involved, when kafkajs names it. */
+  /** 'host:port' of the broker involved, when the error names it. */
   broker: string | undefined;
-  /** kafkajs's own message, innermost error. */
+  /** The client's own message, innermost error. */
   detail: string;
-  /** Whether kafkajs refreshed its metadata before throwing; otherwise the producer must be rebuilt to see the new leader. */
+  /**
+   * Whether fresh metadata is all the next attempt needs (the writer drops the producer's cached
+   * metadata at once). Otherwise — a broker that accepted the request and went silent — the
+   * producer is rebuilt, so its metadata comes from a seed broker that has not timed out.
+   */
   metadataRefreshed: boolean;
 }
 
-const LEADER_TYPES = new Set(['NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER', 'LEADER_NOT_AVAILABLE', 'FENCED_LEADER_EPOCH', 'UNKNOWN_LEADER_EPOCH']);
+const LEADER_TYPES = new Set(['NOT_LEADER_OR_FOLLOWER', 'LEADER_NOT_AVAILABLE', 'FENCED_LEADER_EPOCH', 'UNKNOWN_LEADER_EPOCH', 'NOT_LEADER_FOR_PARTITION']);
 const REPLICA_TYPES = new Set(['NOT_ENOUGH_REPLICAS', 'NOT_ENOUGH_REPLICAS_AFTER_APPEND']);
 const TIMEOUT_TYPES = new Set(['REQUEST_TIMED_OUT']);
 const REQUEST_TYPES = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE']);
-// kafkajs's sendMessages refreshes its metadata before rethrowing these (connection errors and
-// retriable protocol errors); after anything else its cached leaders stay as they were.
-const REFRESHING_NAMES = new Set(['KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSMetadataNotLoaded']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
+const NETWORK_ERROR = 'PLT_KFK_NETWORK';
+const CONNECT_TIMEOUT = /^Connection to \S+ timed out/;
+const BROKER_IN_MESSAGE = /Connection to (\S+:\d+)/;
 
-interface ErrorLike {
-  name?: unknown;
-  type?: unknown;
-  code?: unknown;
-  broker?: unknown;
-  message?: unknown;
-  retriable?: unknown;
-  cause?: unknown;
-}
-
-/** Classifies what a kafkajs send (or our own deadline around it) rejected with. */
+/** Classifies what a @platformatic/kafka send (or our own deadline around it) rejected with. */
 export function classifyProduceError(err: unknown): ProduceFailure {
-  const chain: ErrorLike[] = [];
-  for (let e = err as ErrorLike | undefined, depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
-    chain.push(e);
-    if (e.cause === e) break;
-    e = e.cause as ErrorLike | undefined;
-  }
-  const innermost = chain.at(-1) ?? {};
+  const chain = errorChain(err);
   const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-  const kafkaType = chain.map((e) => str(e.type)).find((t) => t !== undefined);
-  const names = new Set(chain.map((e) => str(e.name)));
+  const kafkaType = kafkaErrorType(err);
+  const messages = chain.map((e) => str(e.message) ?? '');
   const codes = new Set(chain.map((e) => str(e.code)));
-  const broker = chain.map((e) => str(e.broker)).find((b) => b !== undefined);
-  const detail = str(innermost.message) ?? String(err);
-  const protocolRefresh = chain.some((e) => e.name === 'KafkaJSProtocolError' && e.retriable === true);
-  const metadataRefreshed = protocolRefresh || [...names].some((n) => n !== undefined && REFRESHING_NAMES.has(n));
-  const failure = (cause: ProduceFailureCause): ProduceFailure => ({ cause, kafkaType, broker, detail, metadataRefreshed });
+  const broker = chain.map(brokerOf).find((b) => b !== undefined);
+  const detail = innermostMessage(err);
+  const failure = (cause: ProduceFailureCause): ProduceFailure => ({ cause, kafkaType, broker, detail, metadataRefreshed: cause !== 'ack-timeout' });
 
   if (kafkaType !== undefined && REQUEST_TYPES.has(kafkaType)) return failure('request');
   if (kafkaType !== undefined && LEADER_TYPES.has(kafkaType)) return failure('leader-lost');
   if (kafkaType !== undefined && REPLICA_TYPES.has(kafkaType)) return failure('not-enough-replicas');
   if (kafkaType === 'UNKNOWN_TOPIC_OR_PARTITION') return failure('partition-unknown');
-  // A leader id in the metadata that the producer has no broker for, or a partition without a leader.
-  if (names.has('KafkaJSBrokerNotFound') || /Invalid partition metadata/.test(detail)) return failure('leader-lost');
-  if (names.has('KafkaJSConnectionError') || names.has('KafkaJSConnectionClosedError') || [...codes].some((c) => c !== undefined && NETWORK_CODES.has(c))) {
-    return failure('broker-unreachable');
-  }
-  if (names.has('KafkaJSRequestTimeoutError') || names.has('DeadlineExceededError') || (kafkaType !== undefined && TIMEOUT_TYPES.has(kafkaType))) {
+  // A leader id the metadata has no broker for (-1 while an election runs): the client says its metadata is stale.
+  if (chain.some((e) => e.code === NETWORK_ERROR && e.hasStaleMetadata === true)) return failure('leader-lost');
+  // A silent host: the connect itself timed out. Nothing was sent.
+  if (messages.some((m) => CONNECT_TIMEOUT.test(m))) return failure('broker-unreachable');
+  if (chain.some((e) => e instanceof TimeoutError || e.name === 'DeadlineExceededError') || (kafkaType !== undefined && TIMEOUT_TYPES.has(kafkaType))) {
     return failure('ack-timeout');
   }
+  if (codes.has(NETWORK_ERROR) || [...codes].some((c) => c !== undefined && NETWORK_CODES.has(c))) return failure('broker-unreachable');
   return failure('other');
+}
+
+function brokerOf(e: Record<string, unknown>): string | undefined {
+  const b = e.broker as { host?: unknown; port?: unknown } | undefined;
+  if (b !== null && typeof b === 'object' && typeof b.host === 'string' && typeof b.port === 'number') return `${b.host}:${b.port}`;
+  const m = typeof e.message === 'string' ? BROKER_IN_MESSAGE.exec(e.message) : null;
+  return m?.[1];
 }
 
 /** One line for the sender: what happened to which partitions, in the words of the cause. */

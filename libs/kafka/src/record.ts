@@ -33,7 +33,7 @@ export interface ConsumedRecord {
   timestamp: number;
 }
 
-type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
+type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined> | [Buffer | null, Buffer | null][];
 
 export function toMessage(tenant: string, record: PartitionRecord): {
   partition: number;
@@ -49,22 +49,39 @@ export function toMessage(tenant: string, record: PartitionRecord): {
   };
 }
 
+/** The record as the Kafka client produces it: key, value and header names and values as bytes. */
+export function toProduceMessage(
+  topic: string,
+  tenant: string,
+  record: PartitionRecord,
+): { topic: string; partition: number; key: Buffer; value: Buffer; headers: Map<Buffer, Buffer> } {
+  const m = toMessage(tenant, record);
+  const headers = new Map<Buffer, Buffer>();
+  for (const [name, value] of Object.entries(m.headers)) headers.set(Buffer.from(name), Buffer.from(value));
+  return { topic, partition: m.partition, key: Buffer.from(m.key, 'utf8'), value: m.value, headers };
+}
+
+/** A consumed record; headers either by name or, as the wire has them, as [name, value] pairs. */
 export function fromMessage(message: {
   key: Buffer | null;
   value: Buffer | null;
-  offset: string;
-  timestamp: string;
+  offset: string | bigint;
+  timestamp: string | bigint;
   headers?: RawHeaders;
 }): ConsumedRecord {
   const headers: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(message.headers ?? {})) {
-    const last = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    if (last !== undefined) headers[name] = last.toString();
+  if (Array.isArray(message.headers)) {
+    for (const [name, value] of message.headers) if (name !== null) headers[name.toString()] = value?.toString() ?? '';
+  } else {
+    for (const [name, raw] of Object.entries(message.headers ?? {})) {
+      const last = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+      if (last !== undefined) headers[name] = last.toString();
+    }
   }
   return {
     tenant: message.key?.toString('utf8') ?? '',
     value: recordValue(message.value ?? Buffer.alloc(0), headers[RECORD_VERSION_HEADER]),
-    offset: BigInt(message.offset),
+    offset: typeof message.offset === 'bigint' ? message.offset : BigInt(message.offset),
     headers,
     timestamp: Number(message.timestamp),
   };

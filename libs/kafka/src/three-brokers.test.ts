@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader } from './partition-reader.ts';
@@ -45,12 +45,12 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
   }
 
   function admin(brokers: string[]): Admin {
-    return new Kafka({ clientId: 'probe-3b', brokers, logLevel: logLevel.NOTHING, requestTimeout: 1000, connectionTimeout: 500, retry: { retries: 0 } }).admin();
+    return new Admin({ clientId: 'probe-3b', bootstrapBrokers: brokers, requestTimeout: 1000, connectTimeout: 500, retries: 0 });
   }
 
   async function leaderOf(a: Admin, partition: number): Promise<number> {
-    const { topics } = await a.fetchTopicMetadata({ topics: [TOPIC] });
-    return topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader ?? -1;
+    const { topics } = await a.metadata({ topics: [TOPIC], forceUpdate: true });
+    return topics.get(TOPIC)?.partitions[partition]?.leader ?? -1;
   }
 
   /** Keeps writing until a write is acknowledged; returns how long that took. */
@@ -92,9 +92,8 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
     const patient = new IngestWriter({ brokers: kafka.brokers, topic: TOPIC, clientId: `writer-3b-patient-${partition}`, timeoutMs: 15_000 });
     await patient.start();
     const probe = admin(kafka.brokers);
-    await probe.connect();
     const leader = await leaderOf(probe, partition);
-    await probe.disconnect();
+    await probe.close();
     const index = leader - 1; // local-kafka node ids are index + 1
     const writes: { startedAt: number; endedAt: number; ok: boolean; reason?: string }[] = [];
     let stop = false;
@@ -108,7 +107,6 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
     })();
     await sleep(500);
     const survivors = admin(kafka.brokers.filter((_, i) => i !== index));
-    await survivors.connect();
     const faultAt = Date.now();
     await fault(index);
     let electedAt = 0;
@@ -118,7 +116,7 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
       else await sleep(25);
       assert.ok(Date.now() - faultAt < 30_000, 'no new leader within 30s');
     }
-    await survivors.disconnect();
+    await survivors.close();
     await sleep(2000);
     stop = true;
     await load;
@@ -156,13 +154,13 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
     }
     // The thawed broker is fenced; it re-registers and catches up. Wait for full ISRs before the next fault.
     const probe = admin(kafka.brokers);
-    await probe.connect();
     for (const t = Date.now(); ; await sleep(200)) {
-      const { topics } = await probe.fetchTopicMetadata({ topics: [TOPIC] }).catch(() => ({ topics: [] as { partitions: { isr: number[] }[] }[] }));
-      if ((topics[0]?.partitions ?? []).length === PARTITIONS && topics[0].partitions.every((p) => p.isr.length === 3)) break;
+      const md = await probe.metadata({ topics: [TOPIC], forceUpdate: true }).catch(() => undefined);
+      const partitions = md?.topics.get(TOPIC)?.partitions ?? [];
+      if (partitions.length === PARTITIONS && partitions.every((p) => p.isr.length === 3)) break;
       assert.ok(Date.now() - t < 30_000, 'the thawed broker did not rejoin every ISR within 30s');
     }
-    await probe.disconnect();
+    await probe.close();
   });
 
   test('a kill -9ed partition leader: writes wait for the election and at most 2s more, none fails', async () => {

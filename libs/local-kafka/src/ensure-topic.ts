@@ -1,6 +1,7 @@
 // Creates a topic on a (local or real) cluster if it does not exist and waits until every
 // partition has a leader. Never alters an existing topic.
-import { probeClient, sleep } from './probe-client.ts';
+import type { Admin } from '@platformatic/kafka';
+import { probeAdmin, sleep } from './probe-client.ts';
 
 export interface EnsureTopicOptions {
   brokers: string[];
@@ -21,41 +22,39 @@ export interface EnsureTopicResult {
 
 export async function ensureTopic(opts: EnsureTopicOptions): Promise<EnsureTopicResult> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-  const admin = probeClient(opts.brokers, 10_000).admin();
+  const admin = probeAdmin(opts.brokers, 10_000);
   try {
-    await admin.connect();
     let created = false;
     if (!(await admin.listTopics()).includes(opts.topic)) {
-      const configEntries =
-        opts.minInsyncReplicas === undefined ? [] : [{ name: 'min.insync.replicas', value: String(opts.minInsyncReplicas) }];
+      const configs = opts.minInsyncReplicas === undefined ? [] : [{ name: 'min.insync.replicas', value: String(opts.minInsyncReplicas) }];
       try {
-        created = await admin.createTopics({
-          topics: [
-            { topic: opts.topic, numPartitions: opts.partitions, replicationFactor: opts.replicationFactor, configEntries },
-          ],
-          timeout: 10_000,
-        });
+        await admin.createTopics({ topics: [opts.topic], partitions: opts.partitions, replicas: opts.replicationFactor, configs });
+        created = true;
       } catch (err) {
         // Someone else created it between listTopics and createTopics.
-        if (!String((err as Error).message).includes('already exists')) throw err;
+        if (!alreadyExists(err)) throw err;
       }
     }
     const partitions = await waitForLeaders(admin, opts.topic, deadline);
     return { created, partitions };
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.close().catch(() => undefined);
   }
 }
 
-type Admin = ReturnType<ReturnType<typeof probeClient>['admin']>;
+function alreadyExists(err: unknown): boolean {
+  const e = err as { apiId?: unknown; errors?: unknown[]; message?: unknown } | undefined;
+  if (e?.apiId === 'TOPIC_ALREADY_EXISTS' || String(e?.message).includes('already exists')) return true;
+  return Array.isArray(e?.errors) && e.errors.some(alreadyExists);
+}
 
 async function waitForLeaders(admin: Admin, topic: string, deadline: number): Promise<number> {
   let lastError: unknown;
   for (;;) {
     try {
-      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      const parts = topics[0]?.partitions ?? [];
-      if (parts.length > 0 && parts.every((p) => p.leader >= 0 && p.partitionErrorCode === 0)) return parts.length;
+      const { topics } = await admin.metadata({ topics: [topic], forceUpdate: true });
+      const parts = topics.get(topic)?.partitions ?? [];
+      if (parts.length > 0 && parts.every((p) => p !== undefined && p.leader >= 0)) return parts.length;
     } catch (err) {
       lastError = err;
     }

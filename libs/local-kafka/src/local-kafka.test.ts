@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Consumer, MessagesStreamModes, Producer, ProduceAcks } from '@platformatic/kafka';
 import { ensureTopic, startKafka, type LocalKafka } from './index.ts';
 
 function alive(pid: number): boolean {
@@ -56,36 +56,24 @@ describe('local kafka, 1 broker', () => {
   });
 
   test('produces with acks=all and consumes the records back in order', async () => {
-    const client = new Kafka({ clientId: 'local-kafka-test', brokers: kafka.brokers, logLevel: logLevel.NOTHING });
-    const producer = client.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
+    const producer = new Producer({ clientId: 'local-kafka-test', bootstrapBrokers: kafka.brokers, autocreateTopics: false });
     const values = Array.from({ length: 20 }, (_, i) => `v${i}`);
-    await producer.send({
-      topic: 'ingest',
-      acks: -1,
-      messages: values.map((value) => ({ key: 'tenant-a', value, partition: 1 })),
-    });
-    await producer.disconnect();
+    await producer.send({ acks: ProduceAcks.ALL, messages: values.map((value) => ({ topic: 'ingest', key: Buffer.from('tenant-a'), value: Buffer.from(value), partition: 1 })) });
+    await producer.close();
 
-    const consumer = client.consumer({ groupId: 'local-kafka-test', allowAutoTopicCreation: false });
-    await consumer.connect();
-    await consumer.subscribe({ topic: 'ingest', fromBeginning: true });
+    const consumer = new Consumer({ clientId: 'local-kafka-test', groupId: 'local-kafka-test', bootstrapBrokers: kafka.brokers });
+    const stream = await consumer.consume({ topics: ['ingest'], mode: MessagesStreamModes.EARLIEST, autocommit: false });
     const got: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`consumed only ${got.length} records`)), 30_000);
-      void consumer.run({
-        eachMessage: async ({ partition, message }) => {
-          assert.equal(partition, 1);
-          got.push(message.value?.toString() ?? '');
-          if (got.length === values.length) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
-      });
-    });
-    await consumer.disconnect();
-    assert.deepEqual(got, values);
+    const timer = setTimeout(() => void stream.close(), 30_000);
+    for await (const message of stream) {
+      assert.equal(message.partition, 1);
+      got.push(message.value.toString());
+      if (got.length === values.length) break;
+    }
+    clearTimeout(timer);
+    await stream.close();
+    await consumer.close();
+    assert.deepEqual(got, values, `consumed ${got.length} records`);
   });
 
   test('stop terminates the broker process', async () => {

@@ -1,16 +1,18 @@
-// A quiet kafkajs client for probing and administering the local cluster.
-// It fails fast (no retries): callers loop until their own deadline.
-import { Kafka, logLevel } from 'kafkajs';
+// Quiet @platformatic/kafka clients for probing and administering the local cluster.
+// They fail fast (no retries): callers loop until their own deadline.
+import { Admin, Producer } from '@platformatic/kafka';
 
-export function probeClient(brokers: string[], requestTimeoutMs = 5000): Kafka {
-  return new Kafka({
-    clientId: 'strata-local-kafka',
-    brokers,
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1000,
-    requestTimeout: requestTimeoutMs,
-    retry: { retries: 0 },
-  });
+function options(brokers: string[], requestTimeoutMs: number) {
+  return { clientId: 'strata-local-kafka', bootstrapBrokers: brokers, connectTimeout: 1000, requestTimeout: requestTimeoutMs, timeout: requestTimeoutMs, retries: 0, autocreateTopics: false };
+}
+
+export function probeAdmin(brokers: string[], requestTimeoutMs = 5000): Admin {
+  return new Admin(options(brokers, requestTimeoutMs));
+}
+
+export function probeProducer(brokers: string[], requestTimeoutMs = 5000): Producer {
+  // Each send says its acks: the producer's own `acks` option does not reach send().
+  return new Producer({ ...options(brokers, requestTimeoutMs), idempotent: false });
 }
 
 export function sleep(ms: number): Promise<void> {

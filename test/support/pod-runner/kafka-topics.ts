@@ -2,7 +2,7 @@
 // jars the repo fetches hold the broker, not the tools): --list, --describe --topic, and --create
 // [--if-not-exists] with --partitions, --replication-factor and --config k=v, printing what the
 // real tool prints for them (the manifests' scripts parse "PartitionCount: N").
-import { Kafka, logLevel } from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -15,17 +15,25 @@ if (!bootstrap) {
   process.stderr.write('Missing required argument "[bootstrap-server]"\n');
   process.exit(1);
 }
-const admin = new Kafka({
+const admin = new Admin({
   clientId: 'kafka-topics',
-  brokers: bootstrap.split(','),
-  logLevel: logLevel.NOTHING,
-  connectionTimeout: 3000,
+  bootstrapBrokers: bootstrap.split(','),
+  connectTimeout: 3000,
   requestTimeout: 10_000,
-  retry: { retries: 2, initialRetryTime: 300 },
-}).admin();
+  retries: 2,
+  retryDelay: 300,
+});
+
+/** Partitions of `topic` in metadata, once every one has a leader (the real tool waits for them too). */
+async function partitionsWithLeaders(topic: string, timeoutMs: number) {
+  for (const t = Date.now(); ; await new Promise((r) => setTimeout(r, 100))) {
+    const md = await admin.metadata({ topics: [topic], forceUpdate: true });
+    const parts = md.topics.get(topic)?.partitions ?? [];
+    if ((parts.length > 0 && parts.every((p) => p !== undefined && p.leader >= 0)) || Date.now() - t > timeoutMs) return parts;
+  }
+}
 
 async function main(): Promise<number> {
-  await admin.connect();
   const topic = opt('--topic');
   if (argv.includes('--list')) {
     for (const t of (await admin.listTopics()).sort()) process.stdout.write(`${t}\n`);
@@ -37,23 +45,21 @@ async function main(): Promise<number> {
       if (argv.includes('--if-not-exists')) return 0;
       throw new Error(`Topic '${topic}' already exists.`);
     }
-    const configEntries = all('--config').map((kv) => ({ name: kv.slice(0, kv.indexOf('=')), value: kv.slice(kv.indexOf('=') + 1) }));
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic, numPartitions: Number(opt('--partitions') ?? 1), replicationFactor: Number(opt('--replication-factor') ?? -1), configEntries }],
-    });
+    const configs = all('--config').map((kv) => ({ name: kv.slice(0, kv.indexOf('=')), value: kv.slice(kv.indexOf('=') + 1) }));
+    await admin.createTopics({ topics: [topic], partitions: Number(opt('--partitions') ?? 1), replicas: Number(opt('--replication-factor') ?? -1), configs });
+    await partitionsWithLeaders(topic, 30_000);
     process.stdout.write(`Created topic ${topic}.\n`);
     return 0;
   }
   if (argv.includes('--describe')) {
     if (!(await admin.listTopics()).includes(topic)) throw new Error(`Topic '${topic}' does not exist as expected`);
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    const parts = topics[0]?.partitions ?? [];
+    const md = await admin.metadata({ topics: [topic], forceUpdate: true });
+    const parts = md.topics.get(topic)?.partitions ?? [];
     const rf = parts[0]?.replicas.length ?? 0;
     process.stdout.write(`Topic: ${topic}\tPartitionCount: ${parts.length}\tReplicationFactor: ${rf}\n`);
-    for (const p of [...parts].sort((a, b) => a.partitionId - b.partitionId)) {
-      process.stdout.write(`\tTopic: ${topic}\tPartition: ${p.partitionId}\tLeader: ${p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}\n`);
-    }
+    parts.forEach((p, partition) => {
+      process.stdout.write(`\tTopic: ${topic}\tPartition: ${partition}\tLeader: ${p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}\n`);
+    });
     return 0;
   }
   throw new Error('one of --list, --describe, --create is required');
@@ -61,7 +67,7 @@ async function main(): Promise<number> {
 
 main().then(
   async (code) => {
-    await admin.disconnect();
+    await admin.close();
     process.exit(code);
   },
   (err: Error) => {
