@@ -66,7 +66,7 @@ export class Images {
     script(join(kafkaDir, 'docker', 'run'), kafkaRunScript(java, join(libs, '..', 'format-template')));
     script(
       join(kafkaDir, 'bin', 'kafka-topics.sh'),
-      `#!/bin/sh\n# Stand-in for Kafka's kafka-topics.sh (the Maven jars hold no tools): the subset the manifests use, on kafkajs.\ncd ${repoRoot} && exec node --import tsx ${join(repoRoot, 'test/support/pod-runner/kafka-topics.ts')} "$@"\n`,
+      `#!/bin/sh\n# Stand-in for Kafka's kafka-topics.sh (the Maven jars hold no tools): the subset the manifests use, on @platformatic/kafka.\ncd ${repoRoot} && exec node --import tsx ${join(repoRoot, 'test/support/pod-runner/kafka-topics.ts')} "$@"\n`,
     );
     return new Images(repoRoot, kafkaDir, strataImage(repoRoot, join(dir, 'strata')));
   }
