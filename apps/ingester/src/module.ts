@@ -49,7 +49,6 @@ export function initIngester(t: Strata): Service[] {
         topic,
         partition: identity.partition,
         consumerGroup: identity.id,
-        sessionTimeoutMs: config['ingest-storage.kafka.session-timeout'],
         startFrom: 'committed',
         logger,
         onRecords,

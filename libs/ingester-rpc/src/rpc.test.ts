@@ -192,18 +192,12 @@ test('an aborted signal cancels the call, and the served read sees its own signa
 
 test('select hints cross the wire (an instant selector reads one sample per series in the ingester); none stay none', async () => {
   const seen: unknown[] = [];
-  const served = {
+  const served = Object.assign(new TenantHeads(), {
     async select(p: { hints?: unknown }) {
       seen.push(p.hints);
       return [];
     },
-    async labelNames() {
-      return [];
-    },
-    async labelValues() {
-      return [];
-    },
-  };
+  });
   const server = new IngesterServer({ querier: served, address: '127.0.0.1:0' });
   await server.start();
   const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });

@@ -36,11 +36,6 @@ export interface PartitionReaderOptions {
   startFrom: StartFrom;
   /** Called once if the reader fails for good; default logs. */
   onError?: (err: PartitionReaderFailedError) => void;
-  /**
-   * Unused: the reader assigns its partition itself and never joins its group, so there is no
-   * session to time out (a successor of a kill -9'd reader reads at once). Kept for callers.
-   */
-  sessionTimeoutMs?: number;
   /** Bound of start(). Default 60000. */
   startTimeoutMs?: number;
   /** Bound of admin requests and commits. Default 10000. */

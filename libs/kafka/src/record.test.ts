@@ -2,11 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compressSync } from 'snappy';
-import { RECORD_FORMAT_VERSION, fromMessage, toMessage } from './record.ts';
+import { RECORD_FORMAT_VERSION, fromMessage, toProduceMessage } from './record.ts';
 
-test('toMessage keys by tenant and sets the format version over any caller header', () => {
-  const m = toMessage('tenant-1', { partition: 2, value: Buffer.from('x'), headers: { traceparent: 't', v: '7' } });
-  assert.deepEqual(m, {
+const text = (headers: Map<Buffer, Buffer>) => Object.fromEntries([...headers].map(([n, v]) => [n.toString(), v.toString()]));
+
+test('toProduceMessage keys by tenant and sets the format version over any caller header', () => {
+  const m = toProduceMessage('ingest', 'tenant-1', { partition: 2, value: Buffer.from('x'), headers: { traceparent: 't', v: '7' } });
+  assert.deepEqual({ ...m, key: m.key.toString(), headers: text(m.headers) }, {
+    topic: 'ingest',
     partition: 2,
     key: 'tenant-1',
     value: compressSync(Buffer.from('x')),
@@ -15,8 +18,8 @@ test('toMessage keys by tenant and sets the format version over any caller heade
 });
 
 test('a version-2 value is decompressed; version 1 and unknown versions pass as they are', () => {
-  const m = toMessage('t', { partition: 0, value: Buffer.from('series bytes') });
-  const read = (value: Buffer, v: string) => fromMessage({ key: Buffer.from('t'), value, offset: '0', timestamp: '0', headers: { v } }).value.toString();
+  const m = toProduceMessage('ingest', 't', { partition: 0, value: Buffer.from('series bytes') });
+  const read = (value: Buffer, v: string) => fromMessage({ key: Buffer.from('t'), value, offset: 0n, timestamp: 0n, headers: [[Buffer.from('v'), Buffer.from(v)]] }).value.toString();
   assert.equal(read(m.value, RECORD_FORMAT_VERSION), 'series bytes');
   assert.equal(read(Buffer.from('raw'), '1'), 'raw');
   assert.equal(read(Buffer.from([0xff, 0xff, 0xff]), RECORD_FORMAT_VERSION), '\ufffd\ufffd\ufffd', 'corrupt: handed on for the decoder to reject');
@@ -26,9 +29,14 @@ test('fromMessage decodes key, offset, timestamp and headers (last value wins)',
   const r = fromMessage({
     key: Buffer.from('tenant-ü'),
     value: Buffer.from([1, 2, 3]),
-    offset: '9007199254740993',
-    timestamp: '1732950000000',
-    headers: { v: Buffer.from('1'), multi: [Buffer.from('a'), 'b'], gone: undefined },
+    offset: 9007199254740993n,
+    timestamp: 1732950000000n,
+    headers: [
+      [Buffer.from('v'), Buffer.from('1')],
+      [Buffer.from('multi'), Buffer.from('a')],
+      [Buffer.from('multi'), Buffer.from('b')],
+      [null, Buffer.from('nameless')],
+    ],
   });
   assert.equal(r.tenant, 'tenant-ü');
   assert.deepEqual([...r.value], [1, 2, 3]);

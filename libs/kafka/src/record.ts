@@ -33,55 +33,33 @@ export interface ConsumedRecord {
   timestamp: number;
 }
 
-type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined> | [Buffer | null, Buffer | null][];
-
-export function toMessage(tenant: string, record: PartitionRecord): {
-  partition: number;
-  key: string;
-  value: Buffer;
-  headers: Record<string, string>;
-} {
-  return {
-    partition: record.partition,
-    key: tenant,
-    value: compressSync(record.value),
-    headers: { ...record.headers, [RECORD_VERSION_HEADER]: RECORD_FORMAT_VERSION },
-  };
-}
-
-/** The record as the Kafka client produces it: key, value and header names and values as bytes. */
+/** The record as the Kafka client produces it: key = tenant, value compressed, `v` over any caller header, all as bytes. */
 export function toProduceMessage(
   topic: string,
   tenant: string,
   record: PartitionRecord,
 ): { topic: string; partition: number; key: Buffer; value: Buffer; headers: Map<Buffer, Buffer> } {
-  const m = toMessage(tenant, record);
   const headers = new Map<Buffer, Buffer>();
-  for (const [name, value] of Object.entries(m.headers)) headers.set(Buffer.from(name), Buffer.from(value));
-  return { topic, partition: m.partition, key: Buffer.from(m.key, 'utf8'), value: m.value, headers };
+  for (const [name, value] of Object.entries({ ...record.headers, [RECORD_VERSION_HEADER]: RECORD_FORMAT_VERSION })) {
+    headers.set(Buffer.from(name), Buffer.from(value));
+  }
+  return { topic, partition: record.partition, key: Buffer.from(tenant, 'utf8'), value: compressSync(record.value), headers };
 }
 
-/** A consumed record; headers either by name or, as the wire has them, as [name, value] pairs. */
+/** A consumed record as the wire has it: headers as [name, value] pairs (a repeated header keeps its last value). */
 export function fromMessage(message: {
   key: Buffer | null;
   value: Buffer | null;
-  offset: string | bigint;
-  timestamp: string | bigint;
-  headers?: RawHeaders;
+  offset: bigint;
+  timestamp: bigint;
+  headers: [Buffer | null, Buffer | null][];
 }): ConsumedRecord {
   const headers: Record<string, string> = {};
-  if (Array.isArray(message.headers)) {
-    for (const [name, value] of message.headers) if (name !== null) headers[name.toString()] = value?.toString() ?? '';
-  } else {
-    for (const [name, raw] of Object.entries(message.headers ?? {})) {
-      const last = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-      if (last !== undefined) headers[name] = last.toString();
-    }
-  }
+  for (const [name, value] of message.headers) if (name !== null) headers[name.toString()] = value?.toString() ?? '';
   return {
     tenant: message.key?.toString('utf8') ?? '',
     value: recordValue(message.value ?? Buffer.alloc(0), headers[RECORD_VERSION_HEADER]),
-    offset: typeof message.offset === 'bigint' ? message.offset : BigInt(message.offset),
+    offset: message.offset,
     headers,
     timestamp: Number(message.timestamp),
   };
