@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { AppProcess } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
+import { waitFor } from './support/client.ts';
 import { startSingleProcess, type SingleProcess } from './support/single-process.ts';
 
 const PATHOLOGICAL = ['(a+)+b', '(a|a)*b', '(x+x+)+y', '(a|aa)+$b', '(.*a){20}b'];
@@ -56,6 +57,8 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
       })),
     );
     assert.equal(res.status, 200, res.body);
+    // The push is acknowledged once Kafka has it; the ingester may not have consumed it yet.
+    await waitFor('mallory\'s 4 series in the head', async () => ((await query('mallory', 'count(redos)')).json.data.result[0]?.value[1] === '4' ? true : undefined), 30_000);
   });
 
   after(async () => {
