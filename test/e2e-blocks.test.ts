@@ -39,7 +39,11 @@ for (const backend of backends) {
     let storeOnly: AppProcess;
     // Every pushed sample: instance -> timestamp -> value (NaN for stale markers).
     const pushed = new Map<string, Map<number, number>>();
-    const T0 = Math.floor((Date.now() - 10 * 60_000) / R) * R;
+    // Aligned to the compactor's second range (6R): the 140 s pushed fill its first window, so
+    // that window is compacted to level 3 whatever the clock says. Unaligned, a start 100 s into
+    // a window leaves one block in the first and an incomplete second one holding the newest
+    // candidate, which the planner rightly leaves alone.
+    const T0 = Math.floor((Date.now() - 10 * 60_000) / (6 * R)) * (6 * R);
     let nextT = T0;
 
     before(async () => {
