@@ -1,5 +1,8 @@
 // IngestWriter against a real broker: acked writes arrive in order, a stopped broker is a fast
-// KafkaUnavailableError, and writes recover by themselves once the broker is back.
+// KafkaUnavailableError, and writes recover by themselves once the broker is back. Delivery is at
+// least once: an attempt whose answer is lost (a timeout under load, a connection reset by a
+// restarting broker) may have landed and is sent again, so a record can be there twice in a row.
+// The ingesters append an identical sample once; these tests compare values with repeats collapsed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IngestWriter } from './ingest-writer.ts';
@@ -21,7 +24,7 @@ async function readAll(brokers: string[], partition: number, expect: number, gro
   const reader = new PartitionReader({ brokers, topic: TOPIC, partition, consumerGroup: group, startFrom: 'earliest', onRecords: c.onRecords });
   await reader.start();
   try {
-    await c.waitFor(expect);
+    await c.waitFor(expect, 30_000, true);
   } finally {
     await reader.stop();
   }
@@ -63,9 +66,9 @@ describe('IngestWriter', () => {
     await writer.write('tenant-a', []);
 
     const c = await readAll(env.kafka.brokers, 1, 22, 'writer-test-read-1');
-    assert.deepEqual(c.values(), ['a1', 'b1', ...Array.from({ length: 20 }, (_, i) => `c${i}`)]);
+    assert.deepEqual(c.distinctValues(), ['a1', 'b1', ...Array.from({ length: 20 }, (_, i) => `c${i}`)]);
     assert.deepEqual(
-      c.records.slice(0, 2).map((r) => r.tenant),
+      ['a1', 'b1'].map((v) => c.records.find((r) => r.value.toString() === v)?.tenant),
       ['tenant-a', 'tenant-b'],
     );
     assert.ok(c.records.every((r) => r.headers.v === RECORD_FORMAT_VERSION));
@@ -100,7 +103,7 @@ describe('IngestWriter', () => {
     await writer.write('tenant-a', [rec(0, 'after-restart')]);
     console.log(`first write after restart took ${Date.now() - t}ms`);
     const c = await readAll(env.kafka.brokers, 0, 2, 'writer-test-read-0');
-    assert.deepEqual(c.values(), ['a0', 'after-restart']);
+    assert.deepEqual(c.distinctValues(), ['a0', 'after-restart']);
   });
 
   test('a broker restart between two writes does not wedge the producer', async () => {
@@ -111,7 +114,7 @@ describe('IngestWriter', () => {
     await writer.write('tenant-a', [rec(2, 'after')]);
     console.log(`write after an unseen restart took ${Date.now() - t}ms`);
     const c = await readAll(env.kafka.brokers, 2, 3, 'writer-test-read-2');
-    assert.deepEqual(c.values(), ['a2', 'before', 'after']);
+    assert.deepEqual(c.distinctValues(), ['a2', 'before', 'after']);
   });
 
   test('a frozen broker (SIGSTOP) is a timeout, and writes recover once it thaws', async () => {
@@ -169,7 +172,9 @@ describe('IngestWriter', () => {
         }
       }
       const [offsets] = await admin.listOffsets({ topics: [{ name: 'grow', partitions: [{ partitionIndex: 3, timestamp: ListOffsetTimestamps.LATEST }] }] });
-      assert.equal(offsets.partitions.find((o) => o.partitionIndex === 3)?.offset, 1n);
+      // Written once, or once more per rejected attempt that landed anyway (at least once).
+      const end = offsets.partitions.find((o) => o.partitionIndex === 3)?.offset ?? 0n;
+      assert.ok(end >= 1n && end <= BigInt(rejected + 1), `partition 3 ends at offset ${end} after ${rejected} rejection(s)`);
     } finally {
       await grow.stop();
       await admin.close();

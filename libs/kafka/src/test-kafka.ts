@@ -30,24 +30,30 @@ export async function startTestKafka(topics: Record<string, number>): Promise<Te
 export class Collector {
   readonly records: ConsumedRecord[] = [];
   readonly batches: number[] = [];
-  private waiters: { n: number; resolve: () => void }[] = [];
+  private waiters: { n: number; count: () => number; resolve: () => void }[] = [];
 
   readonly onRecords = (batch: ConsumedRecord[]): void => {
     this.records.push(...batch);
     this.batches.push(batch.length);
     this.waiters = this.waiters.filter((w) => {
-      if (this.records.length < w.n) return true;
+      if (w.count() < w.n) return true;
       w.resolve();
       return false;
     });
   };
 
-  waitFor(n: number, timeoutMs = 30_000): Promise<void> {
-    if (this.records.length >= n) return Promise.resolve();
+  /**
+   * Resolves once `n` records arrived, or with `distinct`, `n` once adjacent repeats are collapsed:
+   * the writer delivers at least once (an attempt whose answer was lost is sent again).
+   */
+  waitFor(n: number, timeoutMs = 30_000, distinct = false): Promise<void> {
+    const count = () => (distinct ? this.distinctValues().length : this.records.length);
+    if (count() >= n) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`got ${this.records.length} of ${n} records`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`got ${count()} of ${n} records`)), timeoutMs);
       this.waiters.push({
         n,
+        count,
         resolve: () => {
           clearTimeout(timer);
           resolve();
@@ -58,6 +64,11 @@ export class Collector {
 
   values(): string[] {
     return this.records.map((r) => r.value.toString());
+  }
+
+  /** values() with adjacent repeats collapsed: what was written, each once, in order. */
+  distinctValues(): string[] {
+    return this.values().filter((v, i, all) => i === 0 || v !== all[i - 1]);
   }
 }
 

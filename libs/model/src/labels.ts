@@ -13,13 +13,17 @@ export type Labels = Label[];
  * A series' labels still in the bytes they arrived in, so hot paths can hash
  * and compare them without making strings: label i's name is
  * bytes[ranges[k]..ranges[k+1]) and its value bytes[ranges[k+2]..ranges[k+3]),
- * k = (firstLabel + i) * 4. `labels` decodes them (once).
+ * k = (firstLabel + i) * 4. `labels` decodes them (once). bytes[rawStart..rawEnd)
+ * are the series' label fields as encoded, tags included, when they lie next to
+ * each other (rawStart -1 when not): equal bytes there mean equal labels.
  */
 export interface EncodedLabels {
   readonly bytes: Uint8Array;
   readonly ranges: Int32Array;
   readonly firstLabel: number;
   readonly labelCount: number;
+  readonly rawStart: number;
+  readonly rawEnd: number;
   readonly labels: Labels;
 }
 

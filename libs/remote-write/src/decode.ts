@@ -43,9 +43,8 @@ export class DecodedSeries extends RangedLabels {
 
   constructor(
     reader: ProtoReader,
-    ranges: Int32Array,
+    ranges: LabelRanges,
     firstLabel: number,
-    labelCount: number,
     /**
      * Views into one ArrayBuffer shared by every series of the request (one
      * allocation per request, not two per series); copy them to keep them long.
@@ -58,7 +57,7 @@ export class DecodedSeries extends RangedLabels {
     /** The native histogram samples as sent, not yet validated (validateHistogram). */
     histogramSamples: DecodedHistogram[] = [],
   ) {
-    super(reader, ranges, firstLabel, labelCount);
+    super(reader, ranges, firstLabel);
     this.timestamps = timestamps;
     this.values = values;
     this.exemplars = exemplars;
@@ -116,15 +115,17 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
       const seriesEnd = r.len(end, 1, 'WriteRequest');
       const n = counts[seriesIndex++];
       const firstLabel = ranges.labels;
+      ranges.beginSeries();
       const exemplars: DecodedExemplar[] = [];
       const histograms: DecodedHistogram[] = [];
       let i = offset;
       while (r.pos < seriesEnd) {
+        const fieldStart = r.pos;
         const t = r.tag(seriesEnd, 'TimeSeries');
         switch (t) {
           case TAG_TIMESERIES_LABELS: {
             const e = r.len(seriesEnd, 1, 'TimeSeries');
-            ranges.read(r, e);
+            ranges.read(r, e, fieldStart);
             break;
           }
           case TAG_TIMESERIES_SAMPLES: {
@@ -169,9 +170,8 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
       timeseries.push(
         new DecodedSeries(
           r,
-          ranges.a,
+          ranges,
           firstLabel,
-          ranges.labels - firstLabel,
           new Float64Array(store, offset * 8, n),
           new Float64Array(store, (total + offset) * 8, n),
           exemplars,

@@ -10,9 +10,24 @@ import type { ProtoReader } from './wire.ts';
 export class LabelRanges {
   a = new Int32Array(1024);
   labels = 0;
+  /** The current series' label fields (tags included), or rawStart -1 once another field came between two of them. */
+  rawStart = -1;
+  rawEnd = -1;
 
-  /** Reads one Label message body ending at `end` and appends its ranges; a repeated field keeps its last value, as protobuf does. */
-  read(r: ProtoReader, end: number): void {
+  /** Starts a series: the label fields read next are its own. */
+  beginSeries(): void {
+    this.rawStart = -1;
+    this.rawEnd = -1;
+  }
+
+  /**
+   * Reads one Label message body ending at `end` (its field's tag at `fieldStart`) and appends its
+   * ranges; a repeated field keeps its last value, as protobuf does.
+   */
+  read(r: ProtoReader, end: number, fieldStart: number): void {
+    if (this.rawEnd === -1) this.rawStart = fieldStart;
+    else if (fieldStart !== this.rawEnd) this.rawStart = -1;
+    this.rawEnd = end;
     let ns = 0;
     let ne = 0;
     let vs = 0;
@@ -56,17 +71,17 @@ export class RangedLabels implements EncodedLabels {
   readonly ranges: Int32Array;
   readonly firstLabel: number;
   readonly labelCount: number;
+  readonly rawStart: number;
+  readonly rawEnd: number;
 
-  constructor(
-    reader: ProtoReader,
-    ranges: Int32Array,
-    firstLabel: number,
-    labelCount: number,
-  ) {
+  constructor(reader: ProtoReader, ranges: LabelRanges, firstLabel: number) {
     this.reader = reader;
-    this.ranges = ranges;
+    this.ranges = ranges.a;
     this.firstLabel = firstLabel;
-    this.labelCount = labelCount;
+    this.labelCount = ranges.labels - firstLabel;
+    const contiguous = ranges.rawStart >= 0;
+    this.rawStart = contiguous ? ranges.rawStart : -1;
+    this.rawEnd = contiguous ? ranges.rawEnd : -1;
   }
 
   get bytes(): Uint8Array {

@@ -40,9 +40,8 @@ export class ParsedSeries extends RangedLabels {
 
   constructor(
     reader: ProtoReader,
-    ranges: Int32Array,
+    ranges: LabelRanges,
     firstLabel: number,
-    labelCount: number,
     /** The TimeSeries message body: a zero-copy view of the request buffer. */
     raw: Uint8Array,
     samples: number,
@@ -52,7 +51,7 @@ export class ParsedSeries extends RangedLabels {
     minTimestamp: number,
     maxTimestamp: number,
   ) {
-    super(reader, ranges, firstLabel, labelCount);
+    super(reader, ranges, firstLabel);
     this.raw = raw;
     this.samples = samples;
     this.exemplars = exemplars;
@@ -103,12 +102,14 @@ function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSe
   let histograms = 0;
   let minTimestamp = Infinity;
   let maxTimestamp = -Infinity;
+  ranges.beginSeries();
   while (r.pos < end) {
+    const fieldStart = r.pos;
     const tag = r.tag(end, 'TimeSeries');
     switch (tag) {
       case TAG_TIMESERIES_LABELS: {
         const e = r.len(end, 1, 'TimeSeries');
-        ranges.read(r, e);
+        ranges.read(r, e, fieldStart);
         break;
       }
       case TAG_TIMESERIES_SAMPLES: {
@@ -157,7 +158,7 @@ function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSe
         r.skip(tag, end, 'TimeSeries', WT_TIMESERIES);
     }
   }
-  return new ParsedSeries(r, ranges.a, firstLabel, ranges.labels - firstLabel, view(r, start, end), samples, exemplars, histograms, minTimestamp, maxTimestamp);
+  return new ParsedSeries(r, ranges, firstLabel, view(r, start, end), samples, exemplars, histograms, minTimestamp, maxTimestamp);
 }
 
 // A plain Uint8Array view: Buffer#subarray (species constructor) measured ~40% slower per view.

@@ -5,26 +5,29 @@
 
 const DEFAULT_SLAB_SIZE = 256 * 1024;
 
-export class ChunkArena {
+export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
   /** The slab of the last alloc(). */
-  slab: Uint8Array = new Uint8Array(0);
+  slab: Slab;
   private used = 0;
 
   private readonly slabSize: number;
+  private readonly newSlab: (n: number) => Slab;
 
-  constructor(slabSize = DEFAULT_SLAB_SIZE) {
+  constructor(slabSize = DEFAULT_SLAB_SIZE, newSlab: (n: number) => Slab = (n) => new Uint8Array(n) as Slab) {
     this.slabSize = slabSize;
+    this.newSlab = newSlab;
+    this.slab = newSlab(0);
   }
 
   /** Reserves n bytes; returns their offset in `this.slab` (read it right after). */
   alloc(n: number): number {
     if (n > this.slabSize >>> 3) {
-      this.slab = new Uint8Array(n);
+      this.slab = this.newSlab(n);
       this.used = this.slabSize; // a dedicated slab; the next alloc starts a fresh one
       return 0;
     }
     if (this.used + n > this.slab.length) {
-      this.slab = new Uint8Array(this.slabSize);
+      this.slab = this.newSlab(this.slabSize);
       this.used = 0;
     }
     const off = this.used;

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord, labelsToRecord, type EncodedLabels, type Labels, type Matcher } from '@strata/model';
 import { Head, emptyAppendStats } from './index.ts';
+import { hashLabels } from './series-hash.ts';
 
 function headWith(series: Record<string, string>[]): Head {
   const head = new Head();
@@ -198,21 +199,37 @@ test('metric metadata keeps distinct entries per family', () => {
   assert.equal(head.metadata(undefined, 1).size, 1);
 });
 
-/** Labels as a record carries them: bytes with ranges, decoded only on demand. */
-function encoded(labels: Labels): EncodedLabels & { decodes: number } {
-  const parts = labels.flatMap((l) => [Buffer.from(l.name, 'utf8'), Buffer.from(l.value, 'utf8')]);
-  const ranges = new Int32Array(4 + parts.length * 2);
-  let pos = 3; // an unrelated prefix, so offsets are not zero-based
-  parts.forEach((p, i) => {
-    ranges[4 + 2 * i] = pos;
-    ranges[5 + 2 * i] = pos + p.length;
-    pos += p.length;
+/**
+ * Labels as a record carries them: TimeSeries label fields (`0a len {0a len name 12 len value}`,
+ * short strings only) with ranges, decoded only on demand. 'value-first' encodes each Label's value
+ * before its name; 'interleaved' puts another field between the labels (then rawStart is -1).
+ */
+function encoded(labels: Labels, how: 'plain' | 'value-first' | 'interleaved' = 'plain'): EncodedLabels & { decodes: number } {
+  const bytes: number[] = [0x78, 0x79, 0x7a]; // an unrelated prefix, so offsets are not zero-based
+  const ranges = new Int32Array(4 + labels.length * 4);
+  labels.forEach((l, i) => {
+    if (how === 'interleaved' && i > 0) bytes.push(0x12, 0); // an empty Sample field
+    const fields: [number, number[], number][] = [
+      [0x0a, [...Buffer.from(l.name, 'utf8')], 4 + 4 * i],
+      [0x12, [...Buffer.from(l.value, 'utf8')], 6 + 4 * i],
+    ];
+    if (how === 'value-first') fields.reverse();
+    bytes.push(0x0a, fields[0][1].length + fields[1][1].length + 4);
+    for (const [tag, b, k] of fields) {
+      bytes.push(tag, b.length);
+      ranges[k] = bytes.length;
+      bytes.push(...b);
+      ranges[k + 1] = bytes.length;
+    }
   });
+  const contiguous = how !== 'interleaved';
   const out = {
-    bytes: new Uint8Array(Buffer.concat([Buffer.from('xyz'), ...parts])),
+    bytes: new Uint8Array(bytes),
     ranges,
     firstLabel: 1,
     labelCount: labels.length,
+    rawStart: contiguous ? 3 : -1,
+    rawEnd: contiguous ? bytes.length : -1,
     decodes: 0,
     get labels() {
       out.decodes++;
@@ -238,6 +255,40 @@ test('labels in their bytes find the series made from strings and vice versa; no
   assert.equal(similar.decodes, 1, 'a new series is decoded once to be created');
   assert.equal(head.numSeries, 3);
   assert.equal(stats.appended, 5);
+});
+
+test('label fields equal byte for byte find their series; a hash collision of equal length and other encodings do not mix up', () => {
+  // Two label sets of the same hash and the same encoded length: only the bytes tell them apart.
+  const seen = new Map<number, string>();
+  let pair: [string, string] | undefined;
+  for (let i = 100_000; pair === undefined; i++) {
+    const job = `j${i}`;
+    const h = hashLabels(labelsFromRecord({ __name__: 'up', job }));
+    const other = seen.get(h);
+    if (other !== undefined) pair = [other, job];
+    else seen.set(h, job);
+  }
+  const [a, b] = pair.map((job) => labelsFromRecord({ __name__: 'up', job }));
+  const head = new Head();
+  const stats = emptyAppendStats();
+  head.append(encoded(a), new Float64Array([1000]), new Float64Array([1]), stats);
+  head.append(encoded(b), new Float64Array([1000]), new Float64Array([2]), stats);
+  for (let t = 2000; t <= 4000; t += 1000) {
+    head.append(encoded(a), new Float64Array([t]), new Float64Array([t]), stats);
+    // Also as another sender might encode it: value before name, and fields between the labels.
+    head.append(encoded(b, t === 3000 ? 'value-first' : t === 4000 ? 'interleaved' : 'plain'), new Float64Array([t]), new Float64Array([-t]), stats);
+  }
+  // A series made from strings learns its bytes from the first record that matches it.
+  const c = labelsFromRecord({ __name__: 'up', job: 'c' });
+  head.append(c, new Float64Array([1000]), new Float64Array([7]), stats);
+  head.append(encoded(c), new Float64Array([2000]), new Float64Array([8]), stats);
+  const e = encoded(c);
+  head.append(e, new Float64Array([3000]), new Float64Array([9]), stats);
+  assert.equal(e.decodes, 0);
+  assert.equal(head.numSeries, 3);
+  assert.equal(stats.appended, 11);
+  const got = Object.fromEntries(head.select([{ type: '=', name: '__name__', value: 'up' }], 0, 10_000).map((s) => [labelsToRecord(s.labels).job, [...s.values]]));
+  assert.deepEqual(got, { [pair[0]]: [1, 2000, 3000, 4000], [pair[1]]: [2, -2000, -3000, -4000], c: [7, 8, 9] });
 });
 
 test('after series are dropped the survivors keep their labels and are found again on their bytes', () => {

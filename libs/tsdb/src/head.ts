@@ -79,6 +79,8 @@ export class Head {
   private series: MemorySeries[] = [];
   private postings = new Postings();
   private strings = new Map<string, string>();
+  /** Label fields as records encode them, one copy per series (see sameEncoded). */
+  private readonly rawLabels = new ChunkArena<Buffer>(64 * 1024, (n) => Buffer.allocUnsafeSlow(n));
   private readonly ctx: SeriesContext;
   private readonly chunkRange: number;
   private readonly oooWindow: () => number;
@@ -376,12 +378,38 @@ export class Head {
     const found = this.byHash.get(h);
     if (found !== undefined) {
       if (!Array.isArray(found)) {
-        if (flatEqualsBytes(found.lbls, l)) return found;
+        if (this.sameEncoded(found, l)) return found;
       } else {
-        for (const s of found) if (flatEqualsBytes(s.lbls, l)) return s;
+        for (const s of found) if (this.sameEncoded(s, l)) return s;
       }
     }
-    return this.getOrCreate(l.labels, h);
+    const s = this.getOrCreate(l.labels, h);
+    this.keepRaw(s, l);
+    return s;
+  }
+
+  /**
+   * Whether `s` has the labels `l` holds. The same sender encodes a series' labels the same way
+   * every time, so one memcmp of the label fields against the copy kept from the first record
+   * answers most lookups; labels encoded otherwise (or a hash collision) are compared name by name.
+   */
+  private sameEncoded(s: MemorySeries, l: EncodedLabels): boolean {
+    const slab = s.rawSlab;
+    if (slab !== null && l.rawStart >= 0 && s.rawLen === l.rawEnd - l.rawStart && slab.compare(l.bytes, l.rawStart, l.rawEnd, s.rawOff, s.rawOff + s.rawLen) === 0) return true;
+    if (!flatEqualsBytes(s.lbls, l)) return false;
+    if (slab === null) this.keepRaw(s, l);
+    return true;
+  }
+
+  private keepRaw(s: MemorySeries, l: EncodedLabels): void {
+    if (l.rawStart < 0 || s.rawSlab !== null) return;
+    const n = l.rawEnd - l.rawStart;
+    const off = this.rawLabels.alloc(n);
+    const slab = this.rawLabels.slab;
+    slab.set(l.bytes.subarray(l.rawStart, l.rawEnd), off);
+    s.rawSlab = slab;
+    s.rawOff = off;
+    s.rawLen = n;
   }
 
   private getOrCreate(labels: Labels, hash?: number): MemorySeries {

@@ -65,6 +65,10 @@ export class MemorySeries extends XorChunkEncoder {
   hist: HistogramSeries | null = null;
   /** Whether the newest sample is a histogram (a series may switch between floats and histograms). */
   lastIsHistogram = false;
+  /** The label fields as a record encoded them (EncodedLabels.rawStart..rawEnd), at rawOff in this shared slab; null until one did. */
+  rawSlab: Buffer | null = null;
+  rawOff = 0;
+  rawLen = 0;
 
   public id: number;
   readonly lbls: string[];
