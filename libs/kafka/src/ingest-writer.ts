@@ -165,7 +165,7 @@ export class IngestWriter {
         producer = await this.producers.get(deadline - Date.now());
       } catch (err) {
         failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(err), error: err }];
-        await sleep(Math.min(backoff, deadline - Date.now()));
+        await sleep(Math.max(0, Math.min(backoff, deadline - Date.now())));
         backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
         continue;
       }
@@ -176,7 +176,7 @@ export class IngestWriter {
       const refused = failed.find((f) => f.failure.cause === 'request');
       if (refused !== undefined) throw this.failure(refused, Date.now() - started);
       this.afterFailure(producer, failed);
-      await sleep(Math.min(backoff, deadline - Date.now()));
+      await sleep(Math.max(0, Math.min(backoff, deadline - Date.now())));
       backoff = Math.min(backoff * 2, RETRY_BACKOFF_MAX_MS);
     }
     if (failed.length === 0) failed = [{ partitions: [...pending.keys()], failure: classifyProduceError(new Error('the writer stopped')) }];
