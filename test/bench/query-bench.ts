@@ -5,15 +5,18 @@
 // ratio of the p50s and the geometric mean of the ratios, and checks that both
 // answered the same (same series, values equal within 1e-9 relative).
 //
-//   npm run bench:query -- [--series 100000] [--runs 10] [--keep] [--profile] [--only REGEX] [--strata-args '-flag=x ...'] [--strata-url URL] [--hold]
+//   npm run bench:query -- [--series 100000] [--runs 10] [--keep] [--profile] [--only REGEX] [--strata-args '-flag=x ...'] [--strata-url URL] [--hold] [--cluster]
 //
 // The data: 40 % counters (bench_requests_total), 40 % gauges (bench_gauge), 20 %
 // classic histogram buckets (bench_latency_seconds_bucket, 10 `le` each), on
 // `instance`/`job` labels (50 jobs).
 //
-// Strata runs as one process (-target=all, its own Kafka; the head holds the hour);
-// Prometheus is the Debian binary with --web.enable-remote-write-receiver. Both are
-// killed by pid at the end; data lives in a temp dir (kept with --keep).
+// Strata runs as one process (-target=all, its own Kafka; the head holds the hour), or with
+// --cluster as a production deployment does: a distributor, one partition's ingesters in zones a
+// and b and a querier that reads them over gRPC (LocalCluster, one Kafka broker); CPU is then
+// summed over the querier and the ingesters. Prometheus is the Debian binary with
+// --web.enable-remote-write-receiver. Both are killed by pid at the end; data lives in a temp dir
+// (kept with --keep).
 //
 // --profile runs Strata under the V8 CPU profiler (test/bench/profiler-preload.mjs)
 // and prints the query phase's self time, overall and per query.
@@ -23,7 +26,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppProcess, freePorts } from '@strata/local-cluster';
+import { AppProcess, LocalCluster, freePorts } from '@strata/local-cluster';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 import { formatSummary, summariseProfile, type CpuProfile } from './cpuprofile.ts';
 import { cpuSeconds } from './proc-stats.ts';
@@ -44,6 +47,7 @@ const STRATA_URL = strOpt('strata-url');
 const STRATA_ARGS = (strOpt('strata-args') ?? '').split(' ').filter(Boolean);
 /** Keeps both running after the queries (until Ctrl-C), e.g. to look into a difference by hand. */
 const HOLD = args.includes('--hold');
+const CLUSTER = args.includes('--cluster');
 const INTERVAL = 15_000;
 const SPAN = 3_600_000;
 const BATCH_SERIES = 1000;
@@ -348,8 +352,12 @@ writeFileSync(join(dir, 'prometheus.yml'), 'global: {}\n');
 let prometheus: ChildProcess | undefined;
 const stop = async () => {
   if (prometheus?.pid !== undefined && prometheus.exitCode === null) process.kill(prometheus.pid, 'SIGKILL');
-  if (!STRATA_URL) await strata.kill('SIGTERM', 60_000);
+  if (cluster !== undefined) await cluster.stop();
+  else if (!STRATA_URL) await strata.kill('SIGTERM', 60_000);
 };
+let cluster: LocalCluster | undefined;
+/** The Strata processes a query runs in, by pid (for CPU and profiles). */
+const strataPids = new Map<number, string>();
 const windows: { name: string; fromUs: number; toUs: number }[] = [];
 try {
   if (!STRATA_URL) {
@@ -359,7 +367,21 @@ try {
       process.env.NODE_OPTIONS = [saved, `--import=${new URL('./profiler-preload.mjs', import.meta.url).pathname}`].filter(Boolean).join(' ');
       process.env.STRATA_BENCH_PROFILE_DIR = profDir;
     }
-    strata.start();
+    if (CLUSTER) {
+      const limits = ['-auth.multitenancy-enabled=false', '-distributor.ingestion-rate-limit=100000000', '-distributor.ingestion-burst-size=100000000'];
+      cluster = await LocalCluster.start({
+        dataDir: join(dir, 'cluster'),
+        partitions: 1,
+        extraArgs: {
+          distributor: limits,
+          ingester: [`-ingester.max-global-series-per-user=${TOTAL_SERIES * 2}`, ...STRATA_ARGS],
+          querier: ['-auth.multitenancy-enabled=false', '-querier.max-samples=500000000', ...STRATA_ARGS],
+        },
+      });
+      for (const p of cluster.processes.values()) if (p.pid !== undefined && p.opts.target !== 'distributor') strataPids.set(p.pid, p.name);
+    } else {
+      strata.start();
+    }
     if (saved === undefined) delete process.env.NODE_OPTIONS;
     else process.env.NODE_OPTIONS = saved;
     delete process.env.STRATA_BENCH_PROFILE_DIR;
@@ -377,16 +399,20 @@ try {
   );
   const promUrl = `http://127.0.0.1:${promPort}`;
   await waitUntil('Prometheus', async () => (await fetch(`${promUrl}/-/ready`)).ok, 60_000);
-  if (!STRATA_URL) await strata.waitReady(180_000);
-  const strataUrl = STRATA_URL ?? strata.url;
+  if (!STRATA_URL && !CLUSTER) {
+    await strata.waitReady(180_000);
+    strataPids.set(strata.pid!, 'strata');
+  }
+  const strataUrl = STRATA_URL ?? cluster?.querierUrl ?? strata.url;
+  const pushUrl = cluster?.distributorUrl ?? strataUrl;
 
   console.log(
-    `bench: pushing ${TOTAL_SERIES} series (${COUNTERS} counters, ${GAUGES} gauges, ${HISTOGRAMS} histograms × ${BUCKETS.length} buckets) × ${SPAN / INTERVAL + 1} samples into Prometheus 2.42 and Strata (-target=all); load ${load()}`,
+    `bench: pushing ${TOTAL_SERIES} series (${COUNTERS} counters, ${GAUGES} gauges, ${HISTOGRAMS} histograms × ${BUCKETS.length} buckets) × ${SPAN / INTERVAL + 1} samples into Prometheus 2.42 and Strata (${CLUSTER ? 'distributor, ingesters in zones a and b, querier' : '-target=all'}); load ${load()}`,
   );
   const pushStart = Date.now();
   for (const batch of batches()) {
     const body = compressBody(encodeWriteRequest({ timeseries: batch }));
-    await Promise.all([post(`${promUrl}/api/v1/write`, body), post(`${strataUrl}/api/v1/push`, body)]);
+    await Promise.all([post(`${promUrl}/api/v1/write`, body), post(`${pushUrl}/api/v1/push`, body)]);
   }
   console.log(`bench: pushed in ${((Date.now() - pushStart) / 1000).toFixed(0)}s; waiting until Strata has every series`);
   await waitUntil(
@@ -400,8 +426,8 @@ try {
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
   // CPU per query (utime+stime of each server across its call): steadier than latency on a shared machine.
-  const strataPid = STRATA_URL ? undefined : strata.pid;
   const cpuOf = (pid: number | undefined) => (pid === undefined ? NaN : (cpuSeconds(pid) ?? NaN));
+  const strataCpu = () => (strataPids.size === 0 ? NaN : [...strataPids.keys()].reduce((a, pid) => a + cpuOf(pid), 0));
   const diffs: string[] = [];
   for (const q of QUERIES) {
     const lat = { prom: [] as number[], strata: [] as number[] };
@@ -412,9 +438,9 @@ try {
     for (let i = 0; i < RUNS + WARMUP; i++) {
       const c0 = cpuOf(prometheus.pid);
       const p = await query(`${promUrl}/api/v1`, q.endpoint, q.params);
-      const c1 = cpuOf(strataPid);
+      const c1 = strataCpu();
       const s = await query(`${strataUrl}/prometheus/api/v1`, q.endpoint, q.params);
-      const c2 = cpuOf(strataPid);
+      const c2 = strataCpu();
       if (i >= WARMUP) {
         cpu.prom += cpuOf(prometheus.pid) - c0;
         cpu.strata += c2 - c1;
@@ -476,11 +502,14 @@ try {
   await stop();
   if (PROFILE && !STRATA_URL) {
     for (const f of readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile'))) {
+      const pid = Number(/CPU\.(\d+)\./.exec(f)?.[1]);
+      const name = strataPids.get(pid);
+      if (name === undefined) continue; // the distributor (or Kafka's tools): not part of a query
       const p = JSON.parse(readFileSync(join(profDir, f), 'utf8')) as CpuProfile;
       if (windows.length > 0) {
         const all = { fromUs: windows[0].fromUs, toUs: windows[windows.length - 1].toUs };
-        console.log('\n' + formatSummary('Strata, whole query phase', summariseProfile(p, 25, all), 10));
-        for (const w of windows) console.log('\n' + formatSummary(w.name, summariseProfile(p, 8, w), 5));
+        console.log('\n' + formatSummary(`${name}, whole query phase`, summariseProfile(p, 25, all), 10));
+        for (const w of windows) console.log('\n' + formatSummary(`${name}: ${w.name}`, summariseProfile(p, 8, w), 5));
       }
     }
     console.log(`profiles in ${profDir}`);
