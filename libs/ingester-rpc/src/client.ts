@@ -28,6 +28,7 @@ import {
 import type { OffsetWaiter } from './server.ts';
 import { traceContextHeaders } from '@strata/tracing';
 import { fromGrpcError } from './grpc-status.ts';
+import { SampleArena } from '@strata/tsdb';
 
 export interface IngesterClientOptions {
   /** Instance id, e.g. ingester-zone-a-0; used in error messages. */
@@ -64,11 +65,12 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
     return new Promise((resolve, reject) => {
       if (p.signal?.aborted) return reject(this.aborted(p.signal));
       const out: Series[] = [];
+      const arena = new SampleArena();
       const queryStream = this.client.QueryStream as StreamMethod;
-      const stream = queryStream.call(this.client, queryToWire(p), traceMetadata(), { deadline: this.deadline() });
+      const stream = queryStream.call(this.client, queryToWire(p, true), traceMetadata(), { deadline: this.deadline() });
       const release = onAbort(p.signal, () => stream.cancel());
       stream.on('data', (msg: { series: WireSeries[] }) => {
-        for (const s of msg.series) out.push(seriesFromWire(s));
+        for (const s of msg.series) out.push(seriesFromWire(s, p.mint, p.maxt, arena));
       });
       stream.on('error', (err: Error) => {
         release();

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { ExemplarParams, ExemplarSeries, Labels, Matcher, MatchType, NativeHistogram, SelectParams, Series } from '@strata/model';
+import { SampleArena, decodeXorChunkInto, xorChunkNumSamples } from '@strata/tsdb';
 
 const PROTO_PATH = fileURLToPath(new URL('../proto/ingester.proto', import.meta.url));
 
@@ -27,6 +28,7 @@ export interface WireQuery {
   end_timestamp_ms: number;
   matchers: WireMatcher[];
   hints?: WireHints | null;
+  accept_chunks?: boolean;
 }
 
 interface WireHints {
@@ -43,6 +45,13 @@ export interface WireSeries {
   values: Uint8Array;
   histogram_timestamps?: Uint8Array;
   histograms?: WireHistogram[];
+  chunks?: WireChunk[];
+}
+
+interface WireChunk {
+  min_time_ms: number;
+  max_time_ms: number;
+  data: Uint8Array;
 }
 
 interface WireHistogram {
@@ -115,8 +124,10 @@ function matchersFromWire(ms: WireMatcher[]): Matcher[] {
   return ms.map((m): Matcher => ({ type: FROM_WIRE[m.type], name: m.name, value: m.value }));
 }
 
-export function queryToWire(p: SelectParams): WireQuery {
+/** The request of a select; `acceptChunks` (QueryStream only) lets the ingester send float samples as XOR chunks. */
+export function queryToWire(p: SelectParams, acceptChunks = false): WireQuery {
   const q: WireQuery = { tenant: p.tenant, start_timestamp_ms: p.mint, end_timestamp_ms: p.maxt, matchers: matchersToWire(p.matchers) };
+  if (acceptChunks) q.accept_chunks = true;
   const h = p.hints;
   if (h !== undefined) q.hints = { start_ms: h.start, end_ms: h.end, step_ms: h.step ?? 0, func: h.func ?? '', range_ms: h.range ?? 0 };
   return q;
@@ -129,6 +140,7 @@ export function queryFromWire(q: WireQuery): SelectParams {
     maxt: Number(q.end_timestamp_ms),
     matchers: matchersFromWire(q.matchers),
   };
+  if (q.accept_chunks === true) p.chunks = true;
   const h = q.hints;
   if (h != null) {
     p.hints = { start: Number(h.start_ms), end: Number(h.end_ms), step: Number(h.step_ms), range: Number(h.range_ms) };
@@ -188,6 +200,7 @@ export function seriesToWire(s: Series): WireSeries {
     timestamps: new Uint8Array(s.timestamps.buffer, s.timestamps.byteOffset, s.timestamps.byteLength),
     values: new Uint8Array(s.values.buffer, s.values.byteOffset, s.values.byteLength),
   };
+  if (s.chunks !== undefined) out.chunks = s.chunks.map((c) => ({ min_time_ms: c.minTime, max_time_ms: c.maxTime, data: c.data }));
   const h = s.histograms;
   if (h && h.timestamps.length > 0) {
     out.histogram_timestamps = new Uint8Array(h.timestamps.buffer, h.timestamps.byteOffset, h.timestamps.byteLength);
@@ -196,16 +209,32 @@ export function seriesToWire(s: Series): WireSeries {
   return out;
 }
 
-export function seriesFromWire(w: WireSeries): Series {
+/**
+ * A streamed series as the engine reads it: chunks decoded, their samples clipped to [mint, maxt],
+ * into `arena` when given (the series of one select share its arrays: no ArrayBuffer per series).
+ */
+export function seriesFromWire(w: WireSeries, mint = -Infinity, maxt = Infinity, arena?: SampleArena): Series {
+  const chunked = w.chunks !== undefined && w.chunks.length > 0;
   const out: Series = {
     labels: w.labels.map((l) => ({ name: l.name, value: l.value })),
-    timestamps: float64s(w.timestamps),
-    values: float64s(w.values),
+    ...(chunked ? decodeChunks(w.chunks as WireChunk[], mint, maxt, arena ?? new SampleArena()) : { timestamps: float64s(w.timestamps), values: float64s(w.values) }),
   };
   if (w.histograms && w.histograms.length > 0 && w.histogram_timestamps) {
     out.histograms = { timestamps: float64s(w.histogram_timestamps), values: w.histograms.map(histogramFromWire) };
   }
   return out;
+}
+
+/** The samples in [mint, maxt] of time-ordered XOR chunks, bit-exact. */
+function decodeChunks(chunks: WireChunk[], mint: number, maxt: number, arena: SampleArena): { timestamps: Float64Array; values: Float64Array } {
+  let total = 0;
+  for (const c of chunks) total += xorChunkNumSamples(c.data);
+  const { timestamps, values } = arena.take(total);
+  let n = 0;
+  for (const c of chunks) n += decodeXorChunkInto(c.data, timestamps, values, n, mint, maxt);
+  if (n === total) return { timestamps, values };
+  arena.shrinkLast(n);
+  return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
 }
 
 /** Copies bytes into a fresh (aligned) Float64Array without touching the bits. */

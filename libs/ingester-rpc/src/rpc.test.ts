@@ -215,3 +215,46 @@ test('select hints cross the wire (an instant selector reads one sample per seri
     await server.stop();
   }
 });
+
+test('float samples cross as the head XOR chunks, decoded and clipped bit-exact by the client; histogram series as samples', async () => {
+  const heads = new TenantHeads();
+  const head = heads.head('t');
+  // 300 samples at 1 s: two closed chunks of 120 and an open one of 60; a staleness marker among them.
+  const ts = Float64Array.from({ length: 300 }, (_, i) => 1000 * (i + 1));
+  const vs = Float64Array.from({ length: 300 }, (_, i) => i * 0.5);
+  new DataView(vs.buffer).setBigUint64(8 * 130, 0x7ff0000000000002n, true);
+  head.append(labelsFromRecord({ __name__: 'x', job: 'floats' }), ts, vs, emptyAppendStats());
+  head.appendHistograms(labelsFromRecord({ __name__: 'x', job: 'hist' }), [{ timestamp: 5000, float: true, histogram: { schema: 0, zeroThreshold: 0, zeroCount: 0, count: 2, sum: 3, positiveSpans: [{ offset: 0, length: 1 }], negativeSpans: [], positiveBuckets: [2], negativeBuckets: [], counterResetHint: 'unknown' } }], emptyAppendStats());
+  const served: { chunks: number | undefined }[] = [];
+  const querier = Object.assign(new TenantHeads(), {
+    async select(p: Parameters<TenantHeads['select']>[0]) {
+      assert.equal(p.chunks, true, 'the client accepts chunks');
+      const out = await heads.select(p);
+      for (const s of out) served.push({ chunks: s.chunks?.length });
+      return out;
+    },
+  });
+  const server = new IngesterServer({ querier, address: '127.0.0.1:0' });
+  await server.start();
+  const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
+  const bits = (a: Float64Array) => [...new BigUint64Array(Float64Array.from(a).buffer)];
+  try {
+    for (const [mint, maxt] of [[0, 400_000], [50_500, 250_000], [121_000, 121_000], [250_000, 400_000], [301_000, 400_000]]) {
+      served.length = 0;
+      const m = [{ type: '=' as const, name: '__name__', value: 'x' }];
+      const got = await client.select({ tenant: 't', matchers: m, mint, maxt });
+      const want = await heads.select({ tenant: 't', matchers: m, mint, maxt });
+      assert.deepEqual(got.map((s) => s.labels), want.map((s) => s.labels), `series in [${mint}, ${maxt}]`);
+      for (let i = 0; i < want.length; i++) {
+        assert.deepEqual([...got[i].timestamps], [...want[i].timestamps], `timestamps in [${mint}, ${maxt}]`);
+        assert.deepEqual(bits(got[i].values), bits(want[i].values), `value bits in [${mint}, ${maxt}]`);
+        assert.deepEqual(got[i].histograms, want[i].histograms);
+        assert.equal(got[i].chunks, undefined, 'chunks never reach the engine');
+      }
+      if (mint === 0) assert.deepEqual(served, [{ chunks: 3 }, { chunks: undefined }], 'floats as 3 chunks, the histogram series as samples');
+    }
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});

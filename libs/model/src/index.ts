@@ -16,6 +16,7 @@ export type { Regex, RegexGroups } from './regex.ts';
 export { compileRegex, execRegex } from './regex.ts';
 export type {
   Series,
+  SeriesChunk,
   HistogramSpan,
   NativeHistogram,
   SelectHints,
@@ -36,7 +37,7 @@ export type {
 export { mergeSeriesSets, mergeSamples, mergeStringSets } from './merge-series.ts';
 export { MergeQuerier, restrictRange, tenantQuerier } from './merge-querier.ts';
 export { QueryAbortedError, throwIfAborted } from './abort.ts';
-export { estimatedSeriesBytes, queryBudgetExceeded, queryBudgetMessage } from './query-budget.ts';
+export { estimatedSeriesBytes, seriesFloatSamples, queryBudgetExceeded, queryBudgetMessage } from './query-budget.ts';
 export type { QueryBudget } from './query-budget.ts';
 export type { Tombstone } from './tombstones.ts';
 export { applyTombstones, applyTombstonesAll, tombstoneIntervals } from './tombstones.ts';

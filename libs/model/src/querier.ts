@@ -12,6 +12,21 @@ export interface Series {
   values: Float64Array;
   /** Native histogram samples, in time order; absent for float-only series. */
   histograms?: { timestamps: Float64Array; values: NativeHistogram[] };
+  /**
+   * Only from a select with `chunks: true`: the float samples as XOR chunks (timestamps and values
+   * are then empty), for a reader that sends them on (the ingester's gRPC server) instead of
+   * evaluating them. Never reaches the PromQL engine.
+   */
+  chunks?: SeriesChunk[];
+}
+
+/** Float samples as one XOR chunk (Prometheus' chunk encoding 1), in time order, not clipped to the selection. */
+export interface SeriesChunk {
+  /** Inclusive, ms. */
+  minTime: number;
+  maxTime: number;
+  samples: number;
+  data: Uint8Array;
 }
 
 /** A run of `length` consecutive buckets, `offset` buckets after the previous run. */
@@ -63,6 +78,12 @@ export interface BlockSelectParams {
   /** Aborted when the caller gave up (timeout, cancel): readers stop looping over series and throw. */
   signal?: AbortSignal;
   hints?: SelectHints;
+  /**
+   * The caller takes float samples as XOR chunks (Series.chunks) where a reader has them so, to send
+   * them on undecoded; readers without chunks (and series with out-of-order or histogram samples in
+   * range) answer with samples as always.
+   */
+  chunks?: boolean;
 }
 
 export interface BlockLabelValuesParams extends BlockSelectParams {

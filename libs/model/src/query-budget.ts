@@ -55,9 +55,23 @@ const FLOAT_SAMPLE_BYTES = 16;
 /** A native histogram sample decoded: its object, spans and bucket arrays (a typical one). */
 const HISTOGRAM_SAMPLE_BYTES = 400;
 
-/** The memory a fetched series is estimated to take while a query holds it (-querier.max-estimated-memory-per-query). */
-export function estimatedSeriesBytes(s: Series): number {
-  let bytes = SERIES_OVERHEAD_BYTES + s.timestamps.length * FLOAT_SAMPLE_BYTES + (s.histograms?.timestamps.length ?? 0) * HISTOGRAM_SAMPLE_BYTES;
+/**
+ * Float samples a series holds in [mint, maxt]: exact when decoded; for chunks (Series.chunks) each
+ * chunk's count scaled by the share of its time span inside the range, since they are not decoded.
+ */
+export function seriesFloatSamples(s: Series, mint = -Infinity, maxt = Infinity): number {
+  if (s.chunks === undefined) return s.timestamps.length;
+  let n = 0;
+  for (const c of s.chunks) {
+    const inside = Math.min(c.maxTime, maxt) - Math.max(c.minTime, mint) + 1;
+    n += c.maxTime > c.minTime ? Math.ceil((c.samples * inside) / (c.maxTime - c.minTime + 1)) : c.samples;
+  }
+  return n;
+}
+
+/** The memory a fetched series is estimated to take while a query holds it (-querier.max-estimated-memory-per-query); for chunks, once decoded. */
+export function estimatedSeriesBytes(s: Series, mint = -Infinity, maxt = Infinity): number {
+  let bytes = SERIES_OVERHEAD_BYTES + seriesFloatSamples(s, mint, maxt) * FLOAT_SAMPLE_BYTES + (s.histograms?.timestamps.length ?? 0) * HISTOGRAM_SAMPLE_BYTES;
   for (const l of s.labels) bytes += LABEL_OVERHEAD_BYTES + 2 * (l.name.length + l.value.length);
   return bytes;
 }

@@ -258,17 +258,23 @@ export class Head {
 
   /**
    * The series ids[from, to) with their samples in [mint, maxt]; series without any are left out.
-   * With `latestOnly` (an instant selector evaluated at maxt) a series whose newest sample is a
-   * float in the range gives that sample alone: the only one the evaluation reads.
+   * 'latest' (an instant selector evaluated at maxt): a series whose newest sample is a float in the
+   * range gives that sample alone, the only one the evaluation reads. 'chunks': a series whose
+   * floats all sit in chunks gives those chunks undecoded (Series.chunks), the others samples.
    */
-  seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number, latestOnly = false): Series[] {
+  seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number, read: 'samples' | 'latest' | 'chunks' = 'samples'): Series[] {
     const out: Series[] = [];
     const arena = new SampleArena();
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
-      const latest = latestOnly ? s.latestSample(mint, maxt, arena) : undefined;
+      const latest = read === 'latest' ? s.latestSample(mint, maxt, arena) : undefined;
       if (latest !== undefined) {
         out.push({ labels: (s.labelsView ??= flatToLabels(s.lbls)), timestamps: latest.timestamps, values: latest.values });
+        continue;
+      }
+      const chunks = read === 'chunks' ? s.queryChunks(mint, maxt) : null;
+      if (chunks !== null) {
+        if (chunks.length > 0) out.push({ labels: (s.labelsView ??= flatToLabels(s.lbls)), timestamps: EMPTY_F64, values: EMPTY_F64, chunks });
         continue;
       }
       const got = s.samples(mint, maxt, arena);

@@ -6,7 +6,7 @@
 // stay bit-exact. The Head decides what to accept; this class stores, reads
 // and finds what is already stored at a timestamp.
 
-import type { Labels, NativeHistogram } from '@strata/model';
+import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
 import type { DecodedChunk, DecodedChunkCache, SampleArena } from './decoded-chunks.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
@@ -362,6 +362,33 @@ export class MemorySeries extends XorChunkEncoder {
       return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
     }
     return mergeOoo(timestamps, values, n, this.ooo as OooSamples, oFrom, oTo);
+  }
+
+  /**
+   * The float samples meeting [mint, maxt] as the XOR chunks that hold them, undecoded and not
+   * clipped (closed chunks as views: they never change; the open one copied, as appends go on), or
+   * null when the series has samples that live outside chunks (out-of-order floats in the range,
+   * any histograms): then only samples() answers.
+   */
+  queryChunks(mint: number, maxt: number): SeriesChunk[] | null {
+    if (this.hist !== null || this.oooH !== null) return null;
+    if (this.ooo !== null) {
+      const [from, to] = this.ooo.range(mint, maxt);
+      if (from < to) return null;
+    }
+    const out: SeriesChunk[] = [];
+    const m = this.cmeta;
+    for (let k = 0; k < this.numClosedChunks; k++) {
+      const lo = (m as number[])[4 * k];
+      const hi = (m as number[])[4 * k + 1];
+      if (hi < mint || lo > maxt) continue;
+      const data = this.closedChunk(k);
+      out.push({ minTime: lo, maxTime: hi, samples: xorChunkNumSamples(data), data });
+    }
+    if (this.numSamples > 0 && this.openMinT <= maxt && this.t >= mint) {
+      out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: this.bytes().slice() });
+    }
+    return out;
   }
 
   /** Copies closed chunk k's samples in [mint, maxt] from its decoded form (decoding and caching it first if need be). */

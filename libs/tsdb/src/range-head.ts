@@ -2,7 +2,7 @@
 // [mint, maxt], asked like any block. Reads only; it never changes the head.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { estimatedSeriesBytes, queryBudgetExceeded, throwIfAborted, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type QueryBudget, type Series } from '@strata/model';
+import { estimatedSeriesBytes, queryBudgetExceeded, seriesFloatSamples, throwIfAborted, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type QueryBudget, type Series } from '@strata/model';
 import type { Head } from './head.ts';
 
 /** Series decoded per turn of the event loop: a large select never holds the process for long. */
@@ -43,6 +43,7 @@ export class RangeHead implements BlockQuerier {
     // An instant selector in an instant query (no step, no range) reads one sample per series, the
     // newest at or before its end; that holds only if the range's end is the selector's own.
     const latest = p.hints !== undefined && !p.hints.step && !p.hints.range && p.hints.end === p.maxt && r.maxt === p.maxt;
+    const read = latest ? 'latest' : p.chunks === true ? 'chunks' : 'samples';
     const out: Series[] = [];
     let samples = 0;
     let bytes = 0;
@@ -51,11 +52,11 @@ export class RangeHead implements BlockQuerier {
         await nextTurn();
         throwIfAborted(p.signal, 'selecting head series');
       }
-      for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt, latest)) {
-        samples += s.timestamps.length + (s.histograms?.timestamps.length ?? 0);
+      for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt, read)) {
+        samples += seriesFloatSamples(s, r.mint, r.maxt) + (s.histograms?.timestamps.length ?? 0);
         if (maxSamples > 0 && samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
         if (maxBytes > 0) {
-          bytes += estimatedSeriesBytes(s);
+          bytes += estimatedSeriesBytes(s, r.mint, r.maxt);
           if (bytes > maxBytes) throw queryBudgetExceeded('memory', maxBytes);
         }
         out.push(s);
