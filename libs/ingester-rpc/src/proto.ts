@@ -1,15 +1,20 @@
 // Loads the ingester service definition and converts between wire and model types.
 
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { ExemplarParams, ExemplarSeries, Labels, Matcher, MatchType, NativeHistogram, SelectParams, Series } from '@strata/model';
 import { SampleArena, decodeXorChunkInto, xorChunkNumSamples } from '@strata/tsdb';
-
-const PROTO_PATH = fileURLToPath(new URL('../proto/ingester.proto', import.meta.url));
+import { PROTO_PATH, decodeQueryStreamResponse, encodeQueryStreamResponse } from './stream-codec.ts';
 
 export function loadIngesterService(): grpc.ServiceClientConstructor {
   const def = protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true });
+  // The samples of a query cross in QueryStream's responses: those have a codec of their own.
+  const service = def['strata.ingester.v1.Ingester'] as Record<string, grpc.MethodDefinition<unknown, unknown>>;
+  service.QueryStream = {
+    ...service.QueryStream,
+    responseSerialize: (msg) => encodeQueryStreamResponse(msg as { series: WireSeries[] }),
+    responseDeserialize: decodeQueryStreamResponse,
+  };
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
     strata: { ingester: { v1: { Ingester: grpc.ServiceClientConstructor } } };
   };
@@ -54,7 +59,7 @@ interface WireChunk {
   data: Uint8Array;
 }
 
-interface WireHistogram {
+export interface WireHistogram {
   counter_reset_hint: string;
   schema: number;
   zero_threshold: number;
@@ -211,13 +216,14 @@ export function seriesToWire(s: Series): WireSeries {
 
 /**
  * A streamed series as the engine reads it: chunks decoded, their samples clipped to [mint, maxt],
- * into `arena` when given (the series of one select share its arrays: no ArrayBuffer per series).
+ * into `arena` (the series of one select share its arrays: no ArrayBuffer per series).
  */
-export function seriesFromWire(w: WireSeries, mint = -Infinity, maxt = Infinity, arena?: SampleArena): Series {
+export function seriesFromWire(w: WireSeries, mint: number, maxt: number, arena: SampleArena): Series {
   const chunked = w.chunks !== undefined && w.chunks.length > 0;
   const out: Series = {
-    labels: w.labels.map((l) => ({ name: l.name, value: l.value })),
-    ...(chunked ? decodeChunks(w.chunks as WireChunk[], mint, maxt, arena ?? new SampleArena()) : { timestamps: float64s(w.timestamps), values: float64s(w.values) }),
+    // proto-loader's objects are plain { name, value } pairs already.
+    labels: w.labels,
+    ...(chunked ? decodeChunks(w.chunks as WireChunk[], mint, maxt, arena) : { timestamps: float64s(w.timestamps), values: float64s(w.values) }),
   };
   if (w.histograms && w.histograms.length > 0 && w.histogram_timestamps) {
     out.histograms = { timestamps: float64s(w.histogram_timestamps), values: w.histograms.map(histogramFromWire) };

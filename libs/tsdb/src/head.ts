@@ -265,6 +265,8 @@ export class Head {
   seriesOf(ids: readonly number[], from: number, to: number, mint: number, maxt: number, read: 'samples' | 'latest' | 'chunks' = 'samples'): Series[] {
     const out: Series[] = [];
     const arena = new SampleArena();
+    // Open chunks copied for a chunked read share slabs: no ArrayBuffer per series.
+    const openCopies = read === 'chunks' ? new ChunkArena(64 * 1024) : null;
     for (let i = from; i < to; i++) {
       const s = this.series[ids[i]];
       const latest = read === 'latest' ? s.latestSample(mint, maxt, arena) : undefined;
@@ -272,7 +274,7 @@ export class Head {
         out.push({ labels: (s.labelsView ??= flatToLabels(s.lbls)), timestamps: latest.timestamps, values: latest.values });
         continue;
       }
-      const chunks = read === 'chunks' ? s.queryChunks(mint, maxt) : null;
+      const chunks = openCopies !== null ? s.queryChunks(mint, maxt, openCopies) : null;
       if (chunks !== null) {
         if (chunks.length > 0) out.push({ labels: (s.labelsView ??= flatToLabels(s.lbls)), timestamps: EMPTY_F64, values: EMPTY_F64, chunks });
         continue;

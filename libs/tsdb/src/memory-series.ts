@@ -366,11 +366,11 @@ export class MemorySeries extends XorChunkEncoder {
 
   /**
    * The float samples meeting [mint, maxt] as the XOR chunks that hold them, undecoded and not
-   * clipped (closed chunks as views: they never change; the open one copied, as appends go on), or
-   * null when the series has samples that live outside chunks (out-of-order floats in the range,
-   * any histograms): then only samples() answers.
+   * clipped (closed chunks as views: they never change; the open one copied into `arena`, as
+   * appends go on), or null when the series has samples that live outside chunks (out-of-order
+   * floats in the range, any histograms): then only samples() answers.
    */
-  queryChunks(mint: number, maxt: number): SeriesChunk[] | null {
+  queryChunks(mint: number, maxt: number, arena: ChunkArena): SeriesChunk[] | null {
     if (this.hist !== null || this.oooH !== null) return null;
     if (this.ooo !== null) {
       const [from, to] = this.ooo.range(mint, maxt);
@@ -386,7 +386,11 @@ export class MemorySeries extends XorChunkEncoder {
       out.push({ minTime: lo, maxTime: hi, samples: xorChunkNumSamples(data), data });
     }
     if (this.numSamples > 0 && this.openMinT <= maxt && this.t >= mint) {
-      out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: this.bytes().slice() });
+      const open = this.bytes();
+      const off = arena.alloc(open.length);
+      const slab = arena.slab;
+      slab.set(open, off);
+      out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: slab.subarray(off, off + open.length) });
     }
     return out;
   }
