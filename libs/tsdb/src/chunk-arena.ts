@@ -34,4 +34,11 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
     this.used += n;
     return off;
   }
+
+  /** Copies `bytes` into the arena; returns their offset in `this.slab` (read it right after). */
+  copy(bytes: Uint8Array): number {
+    const off = this.alloc(bytes.length);
+    this.slab.set(bytes, off);
+    return off;
+  }
 }

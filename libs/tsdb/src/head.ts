@@ -411,13 +411,9 @@ export class Head {
 
   private keepRaw(s: MemorySeries, l: EncodedLabels): void {
     if (l.rawStart < 0 || s.rawSlab !== null) return;
-    const n = l.rawEnd - l.rawStart;
-    const off = this.rawLabels.alloc(n);
-    const slab = this.rawLabels.slab;
-    slab.set(l.bytes.subarray(l.rawStart, l.rawEnd), off);
-    s.rawSlab = slab;
-    s.rawOff = off;
-    s.rawLen = n;
+    s.rawOff = this.rawLabels.copy(l.bytes.subarray(l.rawStart, l.rawEnd));
+    s.rawSlab = this.rawLabels.slab;
+    s.rawLen = l.rawEnd - l.rawStart;
   }
 
   private getOrCreate(labels: Labels, hash?: number): MemorySeries {

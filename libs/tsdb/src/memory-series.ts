@@ -226,8 +226,7 @@ export class MemorySeries extends XorChunkEncoder {
     if (this.numSamples === 0) return;
     const bytes = this.bytes();
     const arena = this.ctx.closedArena;
-    const off = arena.alloc(bytes.length);
-    arena.slab.set(bytes, off);
+    const off = arena.copy(bytes);
     // concat, not push: exact-size arrays (push over-allocates 16+ slots, per series).
     this.cslabs = this.cslabs === null ? [arena.slab] : this.cslabs.concat([arena.slab]);
     const meta = [this.openMinT, this.t, off, bytes.length];
@@ -387,10 +386,8 @@ export class MemorySeries extends XorChunkEncoder {
     }
     if (this.numSamples > 0 && this.openMinT <= maxt && this.t >= mint) {
       const open = this.bytes();
-      const off = arena.alloc(open.length);
-      const slab = arena.slab;
-      slab.set(open, off);
-      out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: slab.subarray(off, off + open.length) });
+      const off = arena.copy(open);
+      out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: arena.slab.subarray(off, off + open.length) });
     }
     return out;
   }
