@@ -14,7 +14,7 @@ export const ingesterConfigShape = {
   'blocks-storage.tsdb.retention-period': duration('13h').describe('How long shipped blocks stay on local disk (and are served from it).'),
   'blocks-storage.tsdb.head-compaction-interval': duration('1m').describe('How often due ranges are cut and failed uploads retried.'),
   'ingester.decoded-chunks-cache-size': z.coerce.number().int().nonnegative().default(256 * 2 ** 20).describe(
-    'Bytes of decoded closed head chunks kept between queries (12 per sample, shared by all tenants; oldest out first); 0: decode on every read.',
+    'Bytes of decoded head samples kept between queries (16 per sample, per series, shared by all tenants; oldest series out first); 0: decode on every read.',
   ),
   'blocks-storage.tsdb.head-compaction-idle-timeout': duration('1h').describe("A tenant's head with no appends for this long is flushed to a block (0s: never)."),
 };

@@ -92,7 +92,7 @@ export interface IngesterOptions {
   tracer?: Tracer;
   /** What one query may take out of a tenant's head (-querier.max-fetched-series-per-query, -querier.max-samples). */
   queryBudget?: QueryBudget;
-  /** Bytes of decoded closed head chunks kept between queries, over all tenants (-ingester.decoded-chunks-cache-size); 0 or absent: none. */
+  /** Bytes of decoded head samples kept between queries, over all tenants (-ingester.decoded-chunks-cache-size); 0 or absent: none. */
   decodedChunksCacheBytes?: number;
 }
 

@@ -8,7 +8,7 @@
 
 import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
-import type { DecodedChunk, DecodedChunkCache, SampleArena } from './decoded-chunks.ts';
+import type { DecodedChunkCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-chunks.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import { OooHistograms } from './ooo-histograms.ts';
@@ -47,12 +47,12 @@ const LATEST_VALUE = new Float64Array(1);
 const LATEST_BITS = new Int32Array(LATEST_VALUE.buffer);
 const EMPTY = new Uint8Array(0);
 
-export class MemorySeries extends XorChunkEncoder {
+export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   /** Closed chunks, oldest first: the slab of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
   cslabs: Uint8Array[] | null = null;
   cmeta: number[] | null = null;
-  /** Decoded closed chunk i (see DecodedChunkCache), parallel to cslabs; null until a query reads one with the cache on. */
-  cdec: (DecodedChunk | null)[] | null = null;
+  /** The in-order float samples decoded (see DecodedChunkCache); null until a query reads them with the cache on, or once evicted. */
+  decoded: DecodedSamples | null = null;
   openMinT = 0;
   /** The labels as a Labels array, made by the first read that returns this series and shared by every later one (readers never change it). */
   labelsView: Labels | null = null;
@@ -231,7 +231,6 @@ export class MemorySeries extends XorChunkEncoder {
     this.cslabs = this.cslabs === null ? [arena.slab] : this.cslabs.concat([arena.slab]);
     const meta = [this.openMinT, this.t, off, bytes.length];
     this.cmeta = this.cmeta === null ? meta : this.cmeta.concat(meta);
-    if (this.cdec !== null) this.cdec.push(null);
     this.buf = EMPTY;
     this.base = 0;
     this.limit = 0;
@@ -322,8 +321,24 @@ export class MemorySeries extends XorChunkEncoder {
     return out;
   }
 
-  /** Samples with mint <= t <= maxt, in time order, or null if none; with an arena, views into it. */
+  /**
+   * Samples with mint <= t <= maxt, in time order, or null if none. With an arena (a query), views
+   * into the decoded-samples cache or, without one, into the arena; never to be written to.
+   */
   samples(mint: number, maxt: number, arena?: SampleArena): SampleArrays | null {
+    let oFrom = 0;
+    let oTo = 0;
+    if (this.ooo !== null) [oFrom, oTo] = this.ooo.range(mint, maxt);
+    const cache = this.ctx.decoded;
+    if (arena && cache !== null && cache.enabled) {
+      const { timestamps, values, length } = this.decodedSamples(cache);
+      const from = lowerBound(timestamps, mint, length);
+      const to = lowerBound(timestamps, maxt + 1, length);
+      if (from === to && oFrom === oTo) return null;
+      if (oFrom === oTo) return { timestamps: timestamps.subarray(from, to), values: values.subarray(from, to) };
+      return mergeOoo(timestamps.subarray(from, to), values.subarray(from, to), to - from, this.ooo as OooSamples, oFrom, oTo);
+    }
+
     let total = 0;
     const m = this.cmeta;
     const closed = this.numClosedChunks;
@@ -332,9 +347,6 @@ export class MemorySeries extends XorChunkEncoder {
     }
     const openHit = this.numSamples > 0 && this.openMinT <= maxt && this.t >= mint;
     if (openHit) total += this.numSamples;
-    let oFrom = 0;
-    let oTo = 0;
-    if (this.ooo !== null) [oFrom, oTo] = this.ooo.range(mint, maxt);
     if (total === 0 && oFrom === oTo) return null;
 
     let timestamps: Float64Array;
@@ -345,14 +357,9 @@ export class MemorySeries extends XorChunkEncoder {
       values = new Float64Array(total);
     }
     let n = 0;
-    const cache = this.ctx.decoded;
     for (let k = 0; k < closed; k++) {
       if ((m as number[])[4 * k] > maxt || (m as number[])[4 * k + 1] < mint) continue;
-      if (cache === null || !cache.enabled) {
-        n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, mint, maxt);
-        continue;
-      }
-      n += this.copyDecoded(k, cache, timestamps, values, n, mint, maxt);
+      n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, mint, maxt);
     }
     if (openHit) n += decodeXorChunkInto(this.bytes(), timestamps, values, n, mint, maxt);
     if (oFrom === oTo) {
@@ -361,6 +368,36 @@ export class MemorySeries extends XorChunkEncoder {
       return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
     }
     return mergeOoo(timestamps, values, n, this.ooo as OooSamples, oFrom, oTo);
+  }
+
+  /**
+   * Every in-order float sample decoded, from the cache: what it holds, extended by the samples
+   * appended since (the chunks newer than its last timestamp decoded into its spare room). The
+   * arrays and length are taken before the cache is told the new size, which may evict this very
+   * timeline: this read keeps its arrays either way.
+   */
+  private decodedSamples(cache: DecodedChunkCache): { timestamps: Float64Array; values: Float64Array; length: number } {
+    let d = this.decoded;
+    const m = this.cmeta;
+    const closed = this.numClosedChunks;
+    const newest = this.numSamples > 0 ? this.t : closed > 0 ? (m as number[])[4 * closed - 3] : -Infinity;
+    if (d !== null && d.lastT === newest) return d;
+    d ??= this.decoded = cache.create(this);
+    const after = d.lastT;
+    // The chunks holding samples after `after`: closed ones newer than it, then the open one.
+    let first = closed;
+    while (first > 0 && (m as number[])[4 * (first - 1) + 1] > after) first--;
+    let room = this.numSamples;
+    for (let k = first; k < closed; k++) room += xorChunkNumSamples(this.closedChunk(k));
+    const before = d.bytes;
+    d.reserve(room);
+    const { timestamps, values } = d;
+    let n = d.length;
+    for (let k = first; k < closed; k++) n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, after + 1);
+    if (this.numSamples > 0) n += decodeXorChunkInto(this.bytes(), timestamps, values, n, after + 1);
+    d.length = n;
+    cache.resized(d, before);
+    return { timestamps, values, length: n };
   }
 
   /**
@@ -390,38 +427,6 @@ export class MemorySeries extends XorChunkEncoder {
       out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: arena.slab.subarray(off, off + open.length) });
     }
     return out;
-  }
-
-  /** Copies closed chunk k's samples in [mint, maxt] from its decoded form (decoding and caching it first if need be). */
-  private copyDecoded(k: number, cache: DecodedChunkCache, timestamps: Float64Array, values: Float64Array, at: number, mint: number, maxt: number): number {
-    const slots = (this.cdec ??= new Array<DecodedChunk | null>(this.numClosedChunks).fill(null));
-    let d = slots[k];
-    if (d === null) {
-      const chunk = this.closedChunk(k);
-      const total = xorChunkNumSamples(chunk);
-      const ts = new Float64Array(total);
-      const values = new Float64Array(total);
-      decodeXorChunkInto(chunk, ts, values, 0);
-      const base = ts[0];
-      const offsets = new Int32Array(total);
-      for (let i = 0; i < total; i++) offsets[i] = ts[i] - base;
-      d = { base, offsets, values };
-      slots[k] = d;
-      cache.added(slots, d);
-    }
-    const { base, offsets } = d;
-    const len = offsets.length;
-    let from = 0;
-    const lo = mint - base;
-    if (lo > 0) while (from < len && offsets[from] < lo) from++;
-    let to = len;
-    const hi = maxt - base;
-    while (to > from && offsets[to - 1] > hi) to--;
-    if (to <= from) return 0;
-    for (let i = from, j = at; i < to; i++, j++) timestamps[j] = base + offsets[i];
-    // Same-type set() copies bytes: staleness markers keep their payload.
-    values.set(d.values.subarray(from, to), at);
-    return to - from;
   }
 
   /**
@@ -499,6 +504,12 @@ export class MemorySeries extends XorChunkEncoder {
 
   /** Drops every sample with t < mint; returns true when nothing is left. */
   truncateBefore(mint: number): boolean {
+    const d = this.decoded;
+    if (d !== null && d.length > 0 && d.timestamps[0] < mint) {
+      // Decoded again from the chunks that are left when next read.
+      this.ctx.decoded?.drop(d);
+      this.decoded = null;
+    }
     const m = this.cmeta;
     const slabs = this.cslabs;
     if (m !== null && slabs !== null) {
@@ -515,19 +526,16 @@ export class MemorySeries extends XorChunkEncoder {
       if (drop > 0) {
         slabs.splice(0, drop);
         m.splice(0, 4 * drop);
-        this.cdec?.splice(0, drop);
       }
       if (keepFirst !== null) {
         for (let i = keepFirst.length - 1; i >= 0; i--) {
           slabs.unshift(keepFirst[i].data);
           m.unshift(keepFirst[i].minTime, keepFirst[i].maxTime, 0, keepFirst[i].data.length);
-          this.cdec?.unshift(null);
         }
       }
       if (slabs.length === 0) {
         this.cslabs = null;
         this.cmeta = null;
-        this.cdec = null;
       }
     }
     if (this.numSamples > 0 && this.openMinT < mint) {
@@ -631,9 +639,10 @@ function mergeOoo(ts: Float64Array, vs: Float64Array, n: number, ooo: OooSamples
   return { timestamps: timestamps.subarray(0, k), values: values.subarray(0, k) };
 }
 
-function lowerBound(a: Float64Array, x: number): number {
+/** The first index in a[0, end) whose value is >= x (a sorted). */
+function lowerBound(a: Float64Array, x: number, end = a.length): number {
   let lo = 0;
-  let hi = a.length;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (a[mid] < x) lo = mid + 1;
