@@ -133,6 +133,8 @@ export class DecodedChunkCache {
   }
 }
 
+/** The arena's first arrays hold this many samples, each later pair twice the last, up to ARENA_SAMPLES: a read of one series fills no megabyte. */
+const ARENA_FIRST = 256;
 const ARENA_SAMPLES = 1 << 16;
 
 /**
@@ -150,7 +152,7 @@ export class SampleArena {
   /** Views of n free samples (timestamps, values). */
   take(n: number): { timestamps: Float64Array; values: Float64Array } {
     if (this.used + n > this.t.length) {
-      const size = Math.max(n, ARENA_SAMPLES);
+      const size = Math.max(n, this.t.length === 0 ? ARENA_FIRST : Math.min(2 * this.t.length, ARENA_SAMPLES));
       this.t = new Float64Array(size);
       this.v = new Float64Array(size);
       this.used = 0;
