@@ -223,7 +223,7 @@ export function seriesFromWire(w: WireSeries, mint: number, maxt: number, arena:
   const out: Series = {
     // proto-loader's objects are plain { name, value } pairs already.
     labels: w.labels,
-    ...(chunked ? decodeChunks(w.chunks as WireChunk[], mint, maxt, arena) : { timestamps: float64s(w.timestamps), values: float64s(w.values) }),
+    ...(chunked ? decodeChunks(w.chunks as WireChunk[], mint, maxt, arena) : samplesInto(w.timestamps, w.values, arena)),
   };
   if (w.histograms && w.histograms.length > 0 && w.histogram_timestamps) {
     out.histograms = { timestamps: float64s(w.histogram_timestamps), values: w.histograms.map(histogramFromWire) };
@@ -244,6 +244,15 @@ function decodeChunks(chunks: WireChunk[], mint: number, maxt: number, arena: Sa
 }
 
 /** Copies bytes into a fresh (aligned) Float64Array without touching the bits. */
+/** Streamed samples (little-endian float64s) copied into `arena`: the wire's bytes need not be 8-byte aligned. */
+function samplesInto(ts: Uint8Array, vs: Uint8Array, arena: SampleArena): { timestamps: Float64Array; values: Float64Array } {
+  const n = Math.min(ts.byteLength, vs.byteLength) >>> 3;
+  const { timestamps, values } = arena.take(n);
+  new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n).set(ts.subarray(0, 8 * n));
+  new Uint8Array(values.buffer, values.byteOffset, 8 * n).set(vs.subarray(0, 8 * n));
+  return { timestamps, values };
+}
+
 function float64s(bytes: Uint8Array): Float64Array {
   const out = new Float64Array(bytes.byteLength >>> 3);
   new Uint8Array(out.buffer).set(bytes.subarray(0, out.byteLength));

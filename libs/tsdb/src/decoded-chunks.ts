@@ -48,8 +48,10 @@ export class DecodedSamples {
     if (need <= this.timestamps.length) return;
     // An eighth more than needed: a live series gains a sample per scrape, and each regrowth copies the timeline.
     const capacity = need + (need >> 3) + 8;
-    const t = new Float64Array(capacity);
-    const v = new Float64Array(capacity);
+    // One buffer for both: an ArrayBuffer allocation (zero-filled, tracked by the GC) costs more than the copy.
+    const buf = new ArrayBuffer(2 * 8 * capacity);
+    const t = new Float64Array(buf, 0, capacity);
+    const v = new Float64Array(buf, 8 * capacity, capacity);
     t.set(this.timestamps.subarray(0, this.length));
     // Same-type set() copies bytes: staleness markers keep their payload.
     v.set(this.values.subarray(0, this.length));
