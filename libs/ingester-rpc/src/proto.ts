@@ -243,7 +243,6 @@ function decodeChunks(chunks: WireChunk[], mint: number, maxt: number, arena: Sa
   return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
 }
 
-/** Copies bytes into a fresh (aligned) Float64Array without touching the bits. */
 /** Streamed samples (little-endian float64s) copied into `arena`: the wire's bytes need not be 8-byte aligned. */
 function samplesInto(ts: Uint8Array, vs: Uint8Array, arena: SampleArena): { timestamps: Float64Array; values: Float64Array } {
   const n = Math.min(ts.byteLength, vs.byteLength) >>> 3;
@@ -253,6 +252,7 @@ function samplesInto(ts: Uint8Array, vs: Uint8Array, arena: SampleArena): { time
   return { timestamps, values };
 }
 
+/** Copies bytes into a fresh (aligned) Float64Array without touching the bits. */
 function float64s(bytes: Uint8Array): Float64Array {
   const out = new Float64Array(bytes.byteLength >>> 3);
   new Uint8Array(out.buffer).set(bytes.subarray(0, out.byteLength));
