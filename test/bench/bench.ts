@@ -5,6 +5,7 @@
 //
 //   npm run bench -- [--quick] [--series 100000] [--targets strata,prometheus,victoria]
 //   npm run bench -- --soak 30m            (Strata, ½ max rate with churn, RSS and p99 per minute)
+//   npm run bench -- --strata-args '-blocks-storage.tsdb.block-ranges-period=10m' ...  (extra Strata flags)
 //   npm run bench -- --profile [--rate N]  (Strata under node --cpu-prof, heap snapshot of one ingester)
 
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,8 @@ interface Options {
   queryRuns: number;
   replayDownMs: number;
   soakMs: number;
+  /** Extra flags for every Strata process (--strata-args '-flag=x ...'), e.g. a short block range for the soak. */
+  strataArgs: string[];
   churn: { share: number; everyMs: number };
   profile: boolean;
   profileMs: number;
@@ -59,7 +62,7 @@ function parseArgs(argv: string[]): Options {
   const known = new Set([
     'quick', 'targets', 'series', 'wide', 'protocol', 'shards', 'samples-per-request', 'partitions', 'start-rate', 'max-rate', 'step',
     'search-budget', 'latency-limit', 'step-retries', 'rate', 'half', 'query-runs', 'replay-down', 'soak', 'churn', 'profile', 'profile-duration',
-    'data-dir', 'keep', 'json', 'help',
+    'data-dir', 'keep', 'json', 'help', 'strata-args',
   ]);
   for (const k of a.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}; known: ${[...known].map((x) => '--' + x).join(' ')}`);
   if (a.has('help')) {
@@ -106,6 +109,7 @@ function parseArgs(argv: string[]): Options {
     dataDir: a.get('data-dir'),
     keep: a.get('keep') === 'true',
     json: a.get('json'),
+    strataArgs: (a.get('strata-args') ?? '').split(' ').filter(Boolean),
   };
 }
 
@@ -122,7 +126,7 @@ function cleanupNow(): void {
 
 async function startTarget(key: TargetKey, dir: string, o: Options): Promise<BenchTarget> {
   mkdirSync(dir, { recursive: true });
-  if (key === 'strata') return StrataTarget.start({ dataDir: dir, partitions: o.partitions, log });
+  if (key === 'strata') return StrataTarget.start({ dataDir: dir, partitions: o.partitions, log, extraArgs: o.strataArgs });
   if (key === 'prometheus') return PrometheusTarget.start(dir, log);
   return VictoriaMetricsTarget.start(dir, log);
 }
@@ -223,7 +227,7 @@ async function profileStrata(o: Options): Promise<void> {
   process.env.STRATA_BENCH_PROFILE_DIR = profDir;
   let target: StrataTarget;
   try {
-    target = await StrataTarget.start({ dataDir: join(runDir, 'strata'), partitions: o.partitions, log });
+    target = await StrataTarget.start({ dataDir: join(runDir, 'strata'), partitions: o.partitions, log, extraArgs: o.strataArgs });
   } finally {
     if (saved === undefined) delete process.env.NODE_OPTIONS;
     else process.env.NODE_OPTIONS = saved;

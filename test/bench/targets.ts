@@ -152,6 +152,8 @@ export interface StrataOptions {
   dataDir: string;
   partitions: number;
   log: (line: string) => void;
+  /** Flags added to the distributor, the ingesters and the querier. */
+  extraArgs?: string[];
 }
 
 export class StrataTarget implements BenchTarget {
@@ -175,7 +177,9 @@ export class StrataTarget implements BenchTarget {
    * Kafka's group coordinator) is retried in a fresh directory, and said so.
    */
   static async start(o: StrataOptions): Promise<StrataTarget> {
-    const extraArgs = { distributor: limitArgs('distributor', o.log), ingester: limitArgs('ingester', o.log) };
+    const more = o.extraArgs ?? [];
+    if (more.length > 0) o.log(`strata: extra flags ${more.join(' ')}`);
+    const extraArgs = { distributor: [...limitArgs('distributor', o.log), ...more], ingester: [...limitArgs('ingester', o.log), ...more], querier: more };
     let lastErr: unknown;
     for (let attempt = 1; attempt <= 3; attempt++) {
       const dataDir = attempt === 1 ? o.dataDir : join(o.dataDir, `retry-${attempt}`);
