@@ -42,7 +42,7 @@ export function initIngester(t: Strata): Service[] {
       maxSamples: config['querier.max-samples'],
       maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
     },
-    decodedChunksCacheBytes: config['ingester.decoded-chunks-cache-size'],
+    decodedSamplesCacheBytes: config['ingester.decoded-chunks-cache-size'],
     createSource: (onRecords) =>
       new PartitionReader({
         brokers: t.brokers,

@@ -247,14 +247,19 @@ function decodeChunks(chunks: WireChunk[], mint: number, maxt: number, arena: Sa
 function samplesInto(ts: Uint8Array, vs: Uint8Array, arena: SampleArena): { timestamps: Float64Array; values: Float64Array } {
   const n = Math.min(ts.byteLength, vs.byteLength) >>> 3;
   const { timestamps, values } = arena.take(n);
-  new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n).set(ts.subarray(0, 8 * n));
-  new Uint8Array(values.buffer, values.byteOffset, 8 * n).set(vs.subarray(0, 8 * n));
+  copyBytes(timestamps, ts);
+  copyBytes(values, vs);
   return { timestamps, values };
 }
 
 /** Copies bytes into a fresh (aligned) Float64Array without touching the bits. */
 function float64s(bytes: Uint8Array): Float64Array {
   const out = new Float64Array(bytes.byteLength >>> 3);
-  new Uint8Array(out.buffer).set(bytes.subarray(0, out.byteLength));
+  copyBytes(out, bytes);
   return out;
+}
+
+/** Fills `dst` with the first dst.byteLength of `bytes`, bit for bit. */
+function copyBytes(dst: Float64Array, bytes: Uint8Array): void {
+  new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(bytes.subarray(0, dst.byteLength));
 }

@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { join } from 'node:path';
 import { StrataError } from '@strata/errors';
 import { decodeWriteRequest, validateHistogram, type DecodedSeries } from '@strata/remote-write';
-import { DecodedChunkCache, Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
+import { DecodedSamplesCache, Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
 import {
   QueryAbortedError,
   labelsKey,
@@ -93,7 +93,7 @@ export interface IngesterOptions {
   /** What one query may take out of a tenant's head (-querier.max-fetched-series-per-query, -querier.max-samples). */
   queryBudget?: QueryBudget;
   /** Bytes of decoded head samples kept between queries, over all tenants (-ingester.decoded-chunks-cache-size); 0 or absent: none. */
-  decodedChunksCacheBytes?: number;
+  decodedSamplesCacheBytes?: number;
 }
 
 /** A tenant's numbers in this ingester, with Mimir's user_stats names. */
@@ -170,14 +170,14 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly receiveDelay: Histogram<'partition'>;
   private readonly committedOffset: Gauge;
   private readonly tracer: Tracer;
-  private readonly decodedChunks: DecodedChunkCache | undefined;
+  private readonly decodedSamples: DecodedSamplesCache | undefined;
 
   private readonly opts: IngesterOptions;
 
   constructor(opts: IngesterOptions) {
     this.opts = opts;
     this.limits = opts.limits ?? DEFAULT_LIMITS;
-    this.decodedChunks = opts.decodedChunksCacheBytes ? new DecodedChunkCache(opts.decodedChunksCacheBytes) : undefined;
+    this.decodedSamples = opts.decodedSamplesCacheBytes ? new DecodedSamplesCache(opts.decodedSamplesCacheBytes) : undefined;
     // Records grouped by an eighth of a block range of data time: few entries, a commit at most that far behind.
     this.tracker = new OffsetTracker((opts.blocksStorage?.blockRangeMs ?? 0) / 8);
     this.now = opts.now ?? Date.now;
@@ -516,7 +516,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         chunkRangeMs: bs?.blockRangeMs ?? 0,
         outOfOrderTimeWindowMs: () => this.limits.outOfOrderTimeWindowMs(tenant),
         maxExemplars: this.limits.maxExemplars(tenant),
-        decodedChunks: this.decodedChunks,
+        decodedSamples: this.decodedSamples,
       });
       db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now(), this.opts.queryBudget);
       this.dbs.set(tenant, db);

@@ -9,7 +9,7 @@ import { ChunkArena } from './chunk-arena.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
-import { SampleArena, type DecodedChunkCache } from './decoded-chunks.ts';
+import { SampleArena, type DecodedSamplesCache } from './decoded-samples.ts';
 import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import type { OooInsert } from './ooo-samples.ts';
@@ -49,8 +49,8 @@ export interface HeadOptions {
   maxExemplars?: number;
   /** Metric families with metadata kept. Default 100000. */
   maxMetadataMetrics?: number;
-  /** Decoded closed chunks kept between queries (shared by the heads of one process); absent: none. */
-  decodedChunks?: DecodedChunkCache;
+  /** Decoded samples kept between queries (shared by the heads of one process); absent: none. */
+  decodedSamples?: DecodedSamplesCache;
 }
 
 /** One series of a block being cut from the head. */
@@ -96,7 +96,7 @@ export class Head {
 
   constructor(opts: HeadOptions = {}) {
     this.chunkRange = opts.chunkRangeMs ?? 0;
-    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedChunks ?? null };
+    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedSamples ?? null };
     this.oooWindow = opts.outOfOrderTimeWindowMs ?? NO_OOO;
     this.maxExemplars = opts.maxExemplars ?? 100_000;
     this.metadataStore = new MetricMetadataStore(opts.maxMetadataMetrics);

@@ -1,7 +1,7 @@
 export { Head, emptyAppendStats } from './head.ts';
 export type { AppendStats, HeadOptions, BlockSeries, SeriesExemplars } from './head.ts';
 export { RangeHead } from './range-head.ts';
-export { DecodedChunkCache, SampleArena } from './decoded-chunks.ts';
+export { DecodedSamplesCache, SampleArena } from './decoded-samples.ts';
 export type { EncodedChunk } from './memory-series.ts';
 export type { HistogramSample } from './histogram-series.ts';
 export type { Exemplar, ExemplarInput } from './exemplars.ts';

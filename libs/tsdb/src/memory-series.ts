@@ -8,7 +8,7 @@
 
 import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
-import type { DecodedChunkCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-chunks.ts';
+import type { DecodedSamplesCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-samples.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import { OooHistograms } from './ooo-histograms.ts';
@@ -38,8 +38,8 @@ export interface SeriesContext {
   samplesPerChunk: number;
   /** Aligned block range in ms; 0 for none. */
   chunkRange: number;
-  /** Decoded closed chunks kept between queries; null: none. */
-  decoded: DecodedChunkCache | null;
+  /** Decoded samples kept between queries; null: none. */
+  decoded: DecodedSamplesCache | null;
 }
 
 const FIRST_CHUNK_BYTES = 48;
@@ -51,7 +51,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   /** Closed chunks, oldest first: the slab of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
   cslabs: Uint8Array[] | null = null;
   cmeta: number[] | null = null;
-  /** The in-order float samples decoded (see DecodedChunkCache); null until a query reads them with the cache on, or once evicted. */
+  /** The in-order float samples decoded (see DecodedSamplesCache); null until a query reads them with the cache on, or once evicted. */
   decoded: DecodedSamples | null = null;
   openMinT = 0;
   /** The labels as a Labels array, made by the first read that returns this series and shared by every later one (readers never change it). */
@@ -376,7 +376,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
    * arrays and length are taken before the cache is told the new size, which may evict this very
    * timeline: this read keeps its arrays either way.
    */
-  private decodedSamples(cache: DecodedChunkCache): { timestamps: Float64Array; values: Float64Array; length: number } {
+  private decodedSamples(cache: DecodedSamplesCache): { timestamps: Float64Array; values: Float64Array; length: number } {
     let d = this.decoded;
     const m = this.cmeta;
     const closed = this.numClosedChunks;
@@ -389,14 +389,13 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     while (first > 0 && (m as number[])[4 * (first - 1) + 1] > after) first--;
     let room = this.numSamples;
     for (let k = first; k < closed; k++) room += xorChunkNumSamples(this.closedChunk(k));
-    const before = d.bytes;
-    d.reserve(room);
+    const added = d.reserve(room);
     const { timestamps, values } = d;
     let n = d.length;
     for (let k = first; k < closed; k++) n += decodeXorChunkInto(this.closedChunk(k), timestamps, values, n, after + 1);
     if (this.numSamples > 0) n += decodeXorChunkInto(this.bytes(), timestamps, values, n, after + 1);
     d.length = n;
-    cache.resized(d, before);
+    cache.grew(d, added);
     return { timestamps, values, length: n };
   }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord, type Matcher } from '@strata/model';
-import { DecodedChunkCache, Head, emptyAppendStats } from './index.ts';
+import { DecodedSamplesCache, Head, emptyAppendStats } from './index.ts';
 
 const STALE = new Float64Array(new Uint32Array([2, 0x7ff00000]).buffer)[0];
 
@@ -20,8 +20,8 @@ const bits = (a: Float64Array) => [...new Uint32Array(a.buffer, a.byteOffset, a.
 test('reads through the decoded-samples cache equal plain decoding, bit for bit, across eviction and truncation', () => {
   const plain = new Head();
   // Room for about two series' samples: most reads miss, some hit, eviction runs all the time.
-  const cache = new DecodedChunkCache(2 * 600 * 16);
-  const cached = new Head({ decodedChunks: cache });
+  const cache = new DecodedSamplesCache(2 * 600 * 16);
+  const cached = new Head({ decodedSamples: cache });
   fill(plain, 20, 500);
   fill(cached, 20, 500);
   const windows = [
@@ -60,8 +60,8 @@ test('reads through the decoded-samples cache equal plain decoding, bit for bit,
   truncated = true;
   check();
   // A cache as big as the data holds it all after one pass.
-  const big = new DecodedChunkCache(1e9);
-  const full = new Head({ decodedChunks: big });
+  const big = new DecodedSamplesCache(1e9);
+  const full = new Head({ decodedSamples: big });
   fill(full, 5, 500);
   full.select(all, 0, 1e9);
   const used = big.usedBytes;
@@ -73,8 +73,8 @@ test('reads through the decoded-samples cache equal plain decoding, bit for bit,
 test('a cached timeline grows with appends, merges out-of-order samples, and views handed out never change', () => {
   const ooo = { outOfOrderTimeWindowMs: () => 3_600_000 };
   const plain = new Head(ooo);
-  const cache = new DecodedChunkCache(1e9);
-  const cached = new Head({ ...ooo, decodedChunks: cache });
+  const cache = new DecodedSamplesCache(1e9);
+  const cached = new Head({ ...ooo, decodedSamples: cache });
   const stats = emptyAppendStats();
   const push = (from: number, to: number) => {
     for (const h of [plain, cached]) {

@@ -42,10 +42,11 @@ export class DecodedSamples {
     return this.length === 0 ? -Infinity : this.timestamps[this.length - 1];
   }
 
-  /** Room for `more` samples after the filled ones: new arrays when short (views of the old ones stay as they were). */
-  reserve(more: number): void {
+  /** Room for `more` samples after the filled ones: new arrays when short (views of the old ones stay as they were). Returns the bytes it grew by. */
+  reserve(more: number): number {
     const need = this.length + more;
-    if (need <= this.timestamps.length) return;
+    if (need <= this.timestamps.length) return 0;
+    const before = this.bytes;
     // An eighth more than needed: a live series gains a sample per scrape, and each regrowth copies the timeline.
     const capacity = need + (need >> 3) + 8;
     // One buffer for both: an ArrayBuffer allocation (zero-filled, tracked by the GC) costs more than the copy.
@@ -57,6 +58,7 @@ export class DecodedSamples {
     v.set(this.values.subarray(0, this.length));
     this.timestamps = t;
     this.values = v;
+    return this.bytes - before;
   }
 }
 
@@ -67,7 +69,7 @@ export interface DecodedOwner {
 
 const DECODED_BYTES_PER_SAMPLE = 16;
 
-export class DecodedChunkCache {
+export class DecodedSamplesCache {
   private queue: DecodedSamples[] = [];
   private head = 0;
   private bytes = 0;
@@ -89,16 +91,16 @@ export class DecodedChunkCache {
     return this.bytes;
   }
 
-  /** A new, empty timeline for `owner`; reserve() gives it room and resized() counts it. */
+  /** A new, empty timeline for `owner`; reserve() gives it room and grew() counts it. */
   create(owner: DecodedOwner): DecodedSamples {
     const d = new DecodedSamples(owner);
     this.queue.push(d);
     return d;
   }
 
-  /** Counts a timeline's size after reserve() (it had `before` bytes), then evicts the oldest over budget (maybe this one: take its views first). */
-  resized(d: DecodedSamples, before: number): void {
-    if (!d.dropped) this.bytes += d.bytes - before;
+  /** Counts the bytes a timeline's reserve() added, then evicts the oldest over budget (maybe this one: take its views first). */
+  grew(d: DecodedSamples, added: number): void {
+    if (!d.dropped) this.bytes += added;
     this.evict();
   }
 
