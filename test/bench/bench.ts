@@ -187,7 +187,7 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
 
     log(`steady at ½ max: ${Math.round(half)}/s for ${o.halfMs / 1000}s`);
     report.steady = await steadyPhase(target, gen, acked, half, o.halfMs, rssIdle, o.maxSamplesPerWindow);
-    log(`  ${formatPhase(report.steady.result)} | cpu ${report.steady.cpuSeconds.toFixed(1)}s | load ${report.steady.load}`);
+    log(`  ${formatPhase(report.steady.result)} | cpu ${report.steady.cpuSeconds.toFixed(1)}s | settled ${(report.steady.settledMs / 1000).toFixed(1)}s before | load ${report.steady.load}`);
     if (report.steady.breakdown) log(`  ${report.steady.breakdown}`);
 
     log(`queries (${o.queryRuns} runs each, evaluated at the last sample time):`);

@@ -14,6 +14,9 @@ import { EncoderThread } from './encode-worker.ts';
 import { RequestLog, percentile } from './latency.ts';
 import { PROMETHEUS_RETRY, Pusher, ShardQueue, newCounters, sleep, type RetryPolicy, type ShardCounters } from './sender.ts';
 
+/** A phase's windows are encoded before its clock starts up to this many samples (≈ 23 B each held). */
+const PREENCODE_MAX_SAMPLES = 8_000_000;
+
 export interface LoadGenOptions {
   url: string;
   headers?: Record<string, string>;
@@ -156,8 +159,17 @@ export class LoadGenerator {
       roundMs,
     });
 
+    // Windows are encoded before the clock starts while they fit PREENCODE_MAX_SAMPLES (every
+    // search step and most ½-max phases), so the encoder's CPU does not compete with the target's
+    // on a small machine; longer phases encode each further window while the one before is sent.
     const t0 = performance.now();
-    const first = await this.encoder.encode(spec(0));
+    const ready: EncodedWindow[] = [];
+    let readySamples = 0;
+    do {
+      const w = await this.encoder.encode(spec(ready.length));
+      ready.push(w);
+      readySamples += w.totalSamples;
+    } while (ready.length < windows && readySamples + spec(ready.length).rounds * this.size <= PREENCODE_MAX_SAMPLES);
     const encodeMs = performance.now() - t0;
 
     const queues = Array.from({ length: shards }, () => new ShardQueue());
@@ -183,11 +195,11 @@ export class LoadGenerator {
       lastTs = Math.max(lastTs, w.lastTs);
       this.created = w.seriesCreated;
     };
-    enqueue(first, 0);
+    ready.forEach(enqueue);
     const loops = queues.map((q, s) => this.pusher.runShard(q, this.log, counters[s]));
     const producer = (async () => {
       try {
-        for (let k = 1; k < windows; k++) {
+        for (let k = ready.length; k < windows; k++) {
           // One window of lead: encode window k once window k-1 started sending.
           const lead = start + (k - 1) * perWindow * roundMs - performance.now();
           if (lead > 0) await sleep(lead);

@@ -42,7 +42,29 @@ function durationFor(rate: number, c: Pick<SearchConfig, 'stepMs' | 'maxSamplesP
   return Math.max(3000, Math.min(c.stepMs, (c.maxSamplesPerStep / rate) * 1000));
 }
 
-/** Runs one load phase and waits for the target to have ingested it; CPU covers both. */
+// A phase starts from a quiet target: what a failed step left queued (Strata's ingesters still
+// consuming its backlog, a merge in the background) would otherwise be counted against the next
+// step's latency and the ½-max phase's CPU.
+const SETTLE_BACKLOG_MS = 180_000;
+const SETTLE_QUIET_MS = 30_000;
+/** Below this many cores over one second, a target counts as quiet. */
+const QUIET_CORES = 0.2;
+
+/** Waits until the target ingested everything acknowledged and its processes are near idle; returns how long that took. */
+export async function settle(target: BenchTarget, acked: { total: number }): Promise<{ waitedMs: number; behind: number; busyCores: number }> {
+  const began = Date.now();
+  const ingest = await target.waitIngested(acked.total, SETTLE_BACKLOG_MS);
+  let busyCores = 0;
+  for (const quietBy = Date.now() + SETTLE_QUIET_MS; Date.now() < quietBy; ) {
+    const before = snapshotCpu(target.processes());
+    await sleep(1000);
+    busyCores = sum(cpuDelta(before, snapshotCpu(target.processes())).values());
+    if (busyCores < QUIET_CORES) break;
+  }
+  return { waitedMs: Date.now() - began, behind: ingest.behind, busyCores };
+}
+
+/** Runs one load phase from a settled target and waits for it to have ingested the phase; CPU covers both. */
 export async function measuredPhase(
   target: BenchTarget,
   gen: LoadGenerator,
@@ -51,13 +73,14 @@ export async function measuredPhase(
   durationMs: number,
   drainTimeoutMs: number,
   windowMs?: number,
-): Promise<{ result: PhaseResult; cpu: Map<string, number>; ingest: { caughtUp: boolean; behind: number; waitedMs: number }; load: string }> {
+): Promise<{ result: PhaseResult; cpu: Map<string, number>; ingest: { caughtUp: boolean; behind: number; waitedMs: number }; load: string; settled: { waitedMs: number; behind: number; busyCores: number } }> {
+  const settled = await settle(target, acked);
   const before = snapshotCpu(target.processes());
   const result = await gen.run({ rate, durationMs, windowMs });
   acked.total += result.okSamples;
   const ingest = await target.waitIngested(acked.total, drainTimeoutMs);
   const cpu = cpuDelta(before, snapshotCpu(target.processes()));
-  return { result, cpu, ingest, load: loadAverage() };
+  return { result, cpu, ingest, load: loadAverage(), settled };
 }
 
 export async function searchMaxRate(
@@ -87,7 +110,8 @@ export async function searchMaxRate(
     const ok = why.length === 0;
     const rec: StepRecord = { rate: r.rate, ok, why: why.join('; '), result: r, cpuSeconds: sum(m.cpu.values()), ingestWaitMs: m.ingest.waitedMs, load: m.load };
     steps.push(rec);
-    log(`  step ${ok ? 'OK  ' : 'FAIL'} ${formatPhase(r)} | cpu ${rec.cpuSeconds.toFixed(1)}s | drain ${(m.ingest.waitedMs / 1000).toFixed(1)}s | load ${m.load}${ok ? '' : `\n    why: ${rec.why}`}`);
+    const settledNote = m.settled.waitedMs > 1500 ? ` | settled ${(m.settled.waitedMs / 1000).toFixed(1)}s before` : '';
+    log(`  step ${ok ? 'OK  ' : 'FAIL'} ${formatPhase(r)} | cpu ${rec.cpuSeconds.toFixed(1)}s | drain ${(m.ingest.waitedMs / 1000).toFixed(1)}s${settledNote} | load ${m.load}${ok ? '' : `\n    why: ${rec.why}`}`);
     if (!ok && retried < c.retries) {
       retried++;
       log(`    running the same step again (${retried} of ${c.retries}) before calling it the limit`);
@@ -128,6 +152,8 @@ export interface SteadyFigures {
   rssPerSeries: number;
   load: string;
   ingest: { caughtUp: boolean; behind: number; waitedMs: number };
+  /** How long the target took to settle before the phase (a failed step's backlog). */
+  settledMs: number;
   /** Strata: where push time goes, from the distributor's histograms. */
   breakdown?: string;
 }
@@ -172,6 +198,7 @@ export async function steadyPhase(
     rssPerSeries: (rssNow - rssIdle) / Math.max(1, series),
     load: m.load,
     ingest: m.ingest,
+    settledMs: m.settled.waitedMs,
     breakdown,
   };
 }
