@@ -16,7 +16,7 @@ import { formatSummary, summariseProfile, type CpuProfile } from './cpuprofile.t
 import type { Protocol } from './encode.ts';
 import { formatHeap, formatHeapGrowth, summariseHeapFile } from './heap-snapshot.ts';
 import { LoadGenerator, formatPhase, parseChurn, parseDuration } from './loadgen.ts';
-import { queryPhase, replayPhase, searchMaxRate, soakPhase, steadyPhase, type SearchConfig } from './phases.ts';
+import { measuredPhase, queryPhase, replayPhase, searchMaxRate, soakPhase, steadyPhase, type SearchConfig } from './phases.ts';
 import { loadAverage, machineDescription, rssBytes, sum } from './proc-stats.ts';
 import { renderNotes, renderTable, type TargetReport } from './report.ts';
 import { sleep } from './sender.ts';
@@ -113,6 +113,9 @@ function parseArgs(argv: string[]): Options {
   };
 }
 
+/** With --rate (no search), a phase at ½ max this long first creates the series and warms the code. */
+const WARM_UP_MS = 15_000;
+
 const log = (l: string) => console.log(l);
 const live = new Set<BenchTarget>();
 let runDir = '';
@@ -165,6 +168,10 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
     if (o.rate !== undefined) {
       maxRate = o.rate;
       log(`max rate given: ${maxRate}/s (no search)`);
+      // The search would have created every series and warmed the JIT before the ½-max phase; without
+      // it the phase would measure series creation and cold code instead of the steady state.
+      const warm = await measuredPhase(target, gen, acked, maxRate / 2, Math.min(WARM_UP_MS, o.halfMs), 60_000);
+      log(`warm-up (not counted): ${formatPhase(warm.result)}`);
     } else {
       log(`searching the max rate from ${o.search.startRate}/s (steps ≤ ${o.search.stepMs / 1000}s, budget ${o.search.budgetMs / 1000}s):`);
       report.search = await searchMaxRate(target, gen, acked, o.search, log);

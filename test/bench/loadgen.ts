@@ -14,8 +14,11 @@ import { EncoderThread } from './encode-worker.ts';
 import { RequestLog, percentile } from './latency.ts';
 import { PROMETHEUS_RETRY, Pusher, ShardQueue, newCounters, sleep, type RetryPolicy, type ShardCounters } from './sender.ts';
 
-/** A phase's windows are encoded before its clock starts up to this many samples (≈ 23 B each held). */
-const PREENCODE_MAX_SAMPLES = 8_000_000;
+/**
+ * A phase's windows are encoded before its clock starts up to this many samples (≈ 23 B each held,
+ * ≈ 280 MB): every search step (≤ 6 M) and a 45 s ½-max phase up to ≈ 266k samples/s.
+ */
+const PREENCODE_MAX_SAMPLES = 12_000_000;
 
 export interface LoadGenOptions {
   url: string;
