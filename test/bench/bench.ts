@@ -116,6 +116,15 @@ function parseArgs(argv: string[]): Options {
 /** With --rate (no search), a phase at ½ max this long first creates the series and warms the code. */
 const WARM_UP_MS = 15_000;
 
+/**
+ * The search would have created every series and warmed the JIT before the measured phase; without
+ * it the phase would measure series creation and cold code instead of the steady state.
+ */
+async function warmUp(target: BenchTarget, gen: LoadGenerator, acked: { total: number }, rate: number): Promise<void> {
+  const warm = await measuredPhase(target, gen, acked, rate, WARM_UP_MS, 60_000);
+  log(`warm-up (not counted): ${formatPhase(warm.result)}`);
+}
+
 const log = (l: string) => console.log(l);
 const live = new Set<BenchTarget>();
 let runDir = '';
@@ -168,10 +177,7 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
     if (o.rate !== undefined) {
       maxRate = o.rate;
       log(`max rate given: ${maxRate}/s (no search)`);
-      // The search would have created every series and warmed the JIT before the ½-max phase; without
-      // it the phase would measure series creation and cold code instead of the steady state.
-      const warm = await measuredPhase(target, gen, acked, maxRate / 2, Math.min(WARM_UP_MS, o.halfMs), 60_000);
-      log(`warm-up (not counted): ${formatPhase(warm.result)}`);
+      await warmUp(target, gen, acked, maxRate / 2);
     } else {
       log(`searching the max rate from ${o.search.startRate}/s (steps ≤ ${o.search.stepMs / 1000}s, budget ${o.search.budgetMs / 1000}s):`);
       report.search = await searchMaxRate(target, gen, acked, o.search, log);
@@ -251,7 +257,8 @@ async function profileStrata(o: Options): Promise<void> {
     process.kill(ing.pid!, 'SIGUSR2');
     const idleHeap = await waitForStableFile(profDir, (f) => f === `Heap.${ing.pid}.1.heapsnapshot`, 120_000);
     let rate = o.rate;
-    if (rate === undefined) {
+    if (rate !== undefined) await warmUp(target, gen, acked, rate);
+    else {
       const s = await searchMaxRate(target, gen, acked, { ...o.search, budgetMs: Math.min(o.search.budgetMs, 60_000) }, log);
       rate = Math.max(5000, s.maxRate * 0.7);
     }

@@ -1,7 +1,7 @@
 // Head memory and ingest speed, and block size next to Prometheus' own.
 //  1. Head RSS per active series: N series (6 labels, like a node/app scrape)
-//     appended in scrape order, 15s apart, measured after 1, 120 and 240
-//     samples per series (one sample, one full chunk, one hour).
+//     appended in scrape order, 15s apart, measured after 1, 120, 240 and 480
+//     samples per series (one sample, one full chunk, one hour, two hours: a full 2h block range).
 //  2. Bytes per sample of a block cut from the head vs. the block promtool
 //     create-blocks-from openmetrics writes for the same samples.
 // Prints figures; asserts nothing.
@@ -97,13 +97,16 @@ function headBench(n: number): void {
   const steadyMs = performance.now() - t120;
   const after240 = rss() - base;
   const heap240 = heap() - baseHeap;
-  if (stats.appended !== n * 240) throw new Error(`appended ${stats.appended}, want ${n * 240}`);
+  ms += ingest(head, all, 240, 480, stats);
+  const after480 = rss() - base;
+  const heap480 = heap() - baseHeap;
+  if (stats.appended !== n * 480) throw new Error(`appended ${stats.appended}, want ${n * 480}`);
   const kb = (b: number) => (b / n / 1024).toFixed(2).padStart(5);
   console.log(
-    `head ${String(n).padStart(8)} series: RSS/series ${kb(after1)} KB @1 sample, ${kb(after120)} KB @120, ${kb(after240)} KB @240 (1h); ` +
-      `ingest ${((n * 240) / (ms / 1000) / 1e6).toFixed(2)} M samples/s overall, ${((n * 120) / (steadyMs / 1000) / 1e6).toFixed(2)} M/s steady (${PER_CALL} per append call)`,
+    `head ${String(n).padStart(8)} series: RSS/series ${kb(after1)} KB @1 sample, ${kb(after120)} KB @120, ${kb(after240)} KB @240 (1h), ${kb(after480)} KB @480 (2h); ` +
+      `ingest ${((n * 480) / (ms / 1000) / 1e6).toFixed(2)} M samples/s overall, ${((n * 120) / (steadyMs / 1000) / 1e6).toFixed(2)} M/s steady (${PER_CALL} per append call)`,
   );
-  console.log(`     ${' '.repeat(8)}         heap+buffers/series ${kb(heap1)} KB @1, ${kb(heap120)} KB @120, ${kb(heap240)} KB @240`);
+  console.log(`     ${' '.repeat(8)}         heap+buffers/series ${kb(heap1)} KB @1, ${kb(heap120)} KB @120, ${kb(heap240)} KB @240, ${kb(heap480)} KB @480`);
   if (head.numSeries !== n) throw new Error('lost series');
 }
 
