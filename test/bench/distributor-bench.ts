@@ -3,6 +3,7 @@
 //
 //   npm run bench:distributor -- [--series 20000] [--seconds 20] [--concurrency 16]
 //                                [--samples-per-request 2000] [--partitions 4] [--no-kafka] [--protocol v1|v2]
+//                                [--max-in-flight 5]  (-ingest-storage.kafka.producer-max-in-flight; a large value: no batching)
 //
 // Bodies are node-exporter-like remote-write requests, snappy-compressed before
 // the clock starts. They go straight into Distributor.push() (no HTTP), from
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { pino } from 'pino';
 import { Distributor, type RecordWriter } from '@strata/distributor';
-import { IngestWriter } from '@strata/kafka';
+import { DEFAULT_PRODUCER_MAX_IN_FLIGHT, IngestWriter } from '@strata/kafka';
 import { DEFAULT_LIMITS, Overrides } from '@strata/limits';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { WindowEncoder, type Protocol } from './encode.ts';
@@ -34,6 +35,7 @@ const CONCURRENCY = opt('concurrency', 16);
 const SAMPLES_PER_REQUEST = opt('samples-per-request', 2000);
 const PARTITIONS = opt('partitions', 4);
 const NO_KAFKA = args.includes('--no-kafka');
+const MAX_IN_FLIGHT = opt('max-in-flight', DEFAULT_PRODUCER_MAX_IN_FLIGHT);
 const PROTOCOL: Protocol = args.includes('--protocol') && args[args.indexOf('--protocol') + 1] === 'v2' ? 'v2' : 'v1';
 const SCRAPE_MS = 15_000;
 
@@ -62,9 +64,10 @@ async function main(): Promise<void> {
   console.log(
     `distributor bench: ${bodies.length} pre-encoded ${PROTOCOL} requests, ${total} samples (${SAMPLES_PER_REQUEST} per request, ` +
       `${SERIES} series), ${(bytes / total).toFixed(2)} compressed bytes/sample; ${CONCURRENCY} concurrent pushes for ${SECONDS}s, ` +
-      (NO_KAFKA ? 'Kafka replaced by an instant ack' : `real Kafka, ${PARTITIONS} partitions, acks=all`),
+      (NO_KAFKA ? 'Kafka replaced by an instant ack' : `real Kafka, ${PARTITIONS} partitions, acks=all, at most ${MAX_IN_FLIGHT} produce requests in flight`),
   );
   let kafka: LocalKafka | undefined;
+  const writesPerRequest: number[] = [];
   let ingestWriter: IngestWriter | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'strata-distributor-bench-'));
   try {
@@ -72,7 +75,7 @@ async function main(): Promise<void> {
     if (!NO_KAFKA) {
       kafka = await startKafka({ dataDir: dir, brokers: 1 });
       await ensureTopic({ brokers: kafka.brokers, topic: 'ingest', partitions: PARTITIONS, replicationFactor: 1 });
-      ingestWriter = new IngestWriter({ brokers: kafka.brokers, clientId: 'bench', timeoutMs: 10_000 });
+      ingestWriter = new IngestWriter({ brokers: kafka.brokers, clientId: 'bench', timeoutMs: 10_000, maxInFlight: MAX_IN_FLIGHT, onProduceRequest: (n) => writesPerRequest.push(n) });
       await ingestWriter.start();
       writer = ingestWriter;
     }
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
     const brokerPid = kafka?.pids[0];
     const brokerCpu0 = brokerPid === undefined ? 0 : (cpuSeconds(brokerPid) ?? 0);
     const cpu0 = process.cpuUsage();
+    writesPerRequest.length = 0;
     const t0 = performance.now();
     const until = t0 + SECONDS * 1000;
     const loop = async () => {
@@ -124,6 +128,7 @@ async function main(): Promise<void> {
         `requests: ${fmt(latencies.length)} (${failed} failed), samples acknowledged: ${fmt(sent)} in ${wall.toFixed(1)}s`,
         `distributor throughput: ${fmt(sent / wall)} samples/s in one process`,
         `distributor CPU: ${cpuS.toFixed(1)} CPU-s (${((cpuS / wall) * 100).toFixed(0)}% of a core) → ${fmt(sent / cpuS)} samples per CPU-second (per core; target 300,000)`,
+        kafka ? `produce requests: ${fmt(writesPerRequest.length)}, ${(writesPerRequest.reduce((a, b) => a + b, 0) / Math.max(1, writesPerRequest.length)).toFixed(2)} pushes each on average` : '',
         kafka ? `Kafka broker CPU: ${brokerCpu.toFixed(1)} CPU-s (${fmt(sent / Math.max(brokerCpu, 0.001))} samples per broker CPU-second)` : '',
         firstFailure ? `first failure: ${firstFailure}` : '',
         `push latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,

@@ -338,7 +338,11 @@ abstract class BinaryTarget implements BenchTarget {
     const child = spawn(bin, args, { stdio: ['ignore', fd, fd] });
     closeSync(fd);
     this.child = child;
-    this.exited = new Promise((r) => child.once('exit', () => r()));
+    this.exited = new Promise((r) => {
+      child.once('exit', () => r());
+      // A binary that cannot start: waiting for it then fails with its name instead of crashing the bench.
+      child.once('error', () => r());
+    });
   }
 
   processes(): Proc[] {
@@ -379,9 +383,10 @@ export class PrometheusTarget extends BinaryTarget {
     mkdirSync(join(dir, 'data'), { recursive: true });
     const config = join(dir, 'prometheus.yml');
     writeFileSync(config, 'global:\n  scrape_interval: 15s\n');
+    const bin = debianBinary('/usr/bin/prometheus', 'prometheus', log);
     const t = new PrometheusTarget(port, dir);
     t.spawnLogged(
-      '/usr/bin/prometheus',
+      bin,
       [
         `--config.file=${config}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
@@ -429,23 +434,8 @@ export class VictoriaMetricsTarget extends BinaryTarget {
   readonly name = 'VictoriaMetrics 1.79';
   readonly key = 'victoria';
 
-  /** Installs the Debian package when the binary is missing (the bench runs as root). */
-  static ensureInstalled(log: (l: string) => void): string {
-    const bin = '/usr/bin/victoria-metrics';
-    if (existsSync(bin)) return bin;
-    log('victoria-metrics: not installed; apt-get install -y victoria-metrics');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    let r = spawnSync('apt-get', ['install', '-y', 'victoria-metrics'], { stdio: 'inherit', env });
-    if (r.status !== 0) {
-      spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
-      r = spawnSync('apt-get', ['install', '-y', 'victoria-metrics'], { stdio: 'inherit', env });
-    }
-    if (r.status !== 0 || !existsSync(bin)) throw new Error('installing victoria-metrics failed (apt-get install -y victoria-metrics)');
-    return bin;
-  }
-
   static async start(dir: string, log: (l: string) => void): Promise<VictoriaMetricsTarget> {
-    const bin = VictoriaMetricsTarget.ensureInstalled(log);
+    const bin = debianBinary('/usr/bin/victoria-metrics', 'victoria-metrics', log);
     const [port] = await freePorts(1);
     mkdirSync(join(dir, 'data'), { recursive: true });
     const t = new VictoriaMetricsTarget(port, dir);
@@ -480,4 +470,22 @@ export class VictoriaMetricsTarget extends BinaryTarget {
     await sleep(3000);
     return [{ what: 'data + indexdb after /internal/force_flush', bytes: dirBytes(join(this.dir, 'data'), (p) => !p.includes('/snapshots/')) }];
   }
+}
+
+/**
+ * `bin`, installing Debian's `pkg` first when it is missing (the bench runs as root). A package
+ * that starts a system service (prometheus does) has it stopped: the bench runs its own.
+ */
+function debianBinary(bin: string, pkg: string, log: (l: string) => void): string {
+  if (existsSync(bin)) return bin;
+  log(`${pkg}: not installed; apt-get install -y ${pkg}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  let r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', pkg], { stdio: 'inherit', env });
+  if (r.status !== 0) {
+    spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
+    r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', pkg], { stdio: 'inherit', env });
+  }
+  if (r.status !== 0 || !existsSync(bin)) throw new Error(`installing ${pkg} failed (apt-get install -y ${pkg})`);
+  if (spawnSync('systemctl', ['stop', pkg], { stdio: 'ignore' }).status !== 0) spawnSync('service', [pkg, 'stop'], { stdio: 'ignore' });
+  return bin;
 }

@@ -2,7 +2,7 @@
 // partition out, sharded over the partition ring's ACTIVE partitions.
 
 import { IngestWriter } from '@strata/kafka';
-import { Distributor, instanceLimitsFromConfig, registerPushRoutes } from '@strata/distributor';
+import { Distributor, instanceLimitsFromConfig, producedWritesObserver, registerPushRoutes } from '@strata/distributor';
 import { PartitionRingWatcher, WritePartitions, registerRingStatusPage } from '@strata/ring';
 import { HaTracker, haTrackerKv } from '@strata/ha-tracker';
 import type { Service } from '@strata/service';
@@ -32,6 +32,9 @@ export function initDistributor(t: Strata): Service[] {
     clientId: `${config['ingest-storage.kafka.client-id']}-distributor`,
     timeoutMs: config['ingest-storage.kafka.write-timeout'],
     attemptTimeoutMs: config['ingest-storage.kafka.write-attempt-timeout'],
+    maxInFlight: config['ingest-storage.kafka.producer-max-in-flight'],
+    maxBatchBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
+    onProduceRequest: producedWritesObserver(registry),
     logger,
   });
   const writePartitions = new WritePartitions({ watcher: ringWatcher, partitionCount: () => writer.partitionCount(), logger });

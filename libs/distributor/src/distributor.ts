@@ -460,3 +460,17 @@ function histogramFailure(s: Routable, e: { code: 'invalid' | 'too-many-buckets'
       `(err-strata-max-native-histogram-buckets); raise max_native_histogram_buckets or lower the sender's resolution`,
   };
 }
+
+/**
+ * `strata_distributor_kafka_writes_per_produce_request`: how many pushes' records each produce
+ * request carried (more than 1 once pushes wait behind -ingest-storage.kafka.producer-max-in-flight).
+ */
+export function producedWritesObserver(registry: Registry): (writes: number) => void {
+  const h = new Histogram({
+    name: 'strata_distributor_kafka_writes_per_produce_request',
+    help: 'Pushes whose records went to Kafka in one produce request (first attempts; retries go alone).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  return (writes) => h.observe(writes);
+}

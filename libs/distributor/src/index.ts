@@ -1,4 +1,4 @@
-export { Distributor } from './distributor.ts';
+export { Distributor, producedWritesObserver } from './distributor.ts';
 export type { DistributorOptions, PushRequest, PushResult, RecordWriter, WrittenCounts } from './distributor.ts';
 export { REMOTE_WRITE_STATUS, OTLP_STATUS } from './push-status.ts';
 export type { OtlpAnswer } from './push-status.ts';

@@ -5,6 +5,8 @@ import { duration } from '@strata/service';
 
 /** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
 export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
+/** Kafka's producer default of max.in.flight.requests.per.connection. */
+export const DEFAULT_PRODUCER_MAX_IN_FLIGHT = 5;
 
 export const kafkaConfigShape = {
   'ingest-storage.kafka.address': z.string().default('127.0.0.1:9092').describe('Comma-separated Kafka bootstrap brokers, host:port (-target=all: none set starts a local broker).'),
@@ -16,6 +18,9 @@ export const kafkaConfigShape = {
     "Upper bound of one produce attempt within a write; a leader silent that long is asked again after fresh metadata. Keep it above the brokers' broker.session.timeout.ms.",
   ),
   'ingest-storage.kafka.session-timeout': duration('6s').describe('No effect since the partition reader assigns its partition itself (no group membership, no session); accepted so existing configs still parse.'),
+  'ingest-storage.kafka.producer-max-in-flight': z.coerce.number().int().min(1).default(DEFAULT_PRODUCER_MAX_IN_FLIGHT).describe(
+    'Produce requests a distributor has out at once; pushes that come while that many are out go to Kafka together in the next request (one batch per partition). Does not cap throughput: more waiting pushes make larger requests.',
+  ),
   'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES).describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
 };
 

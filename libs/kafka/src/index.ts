@@ -10,5 +10,5 @@ export { KafkaError, KafkaUnavailableError, PartitionReaderFailedError } from '.
 export { DEFAULT_TOPIC, RECORD_FORMAT_VERSION, RECORD_VERSION_HEADER } from './record.ts';
 export type { ConsumedRecord, PartitionRecord } from './record.ts';
 export type { Logger } from './logger.ts';
-export { DEFAULT_MAX_RECORD_SIZE_BYTES, kafkaConfigShape, kafkaBrokers } from './config.ts';
+export { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT, kafkaConfigShape, kafkaBrokers } from './config.ts';
 export type { KafkaConfig } from './config.ts';

@@ -5,6 +5,7 @@
 // The ingesters append an identical sample once; these tests compare values with repeats collapsed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader } from './partition-reader.ts';
 import { KafkaUnavailableError } from './errors.ts';
@@ -19,9 +20,13 @@ function rec(partition: number, value: string): { partition: number; value: Buff
   return { partition, value: Buffer.from(value) };
 }
 
-async function readAll(brokers: string[], partition: number, expect: number, group: string): Promise<Collector> {
+function readAll(brokers: string[], partition: number, expect: number, group: string): Promise<Collector> {
+  return readAllOf(brokers, TOPIC, partition, expect, group);
+}
+
+async function readAllOf(brokers: string[], topic: string, partition: number, expect: number, group: string): Promise<Collector> {
   const c = new Collector();
-  const reader = new PartitionReader({ brokers, topic: TOPIC, partition, consumerGroup: group, startFrom: 'earliest', onRecords: c.onRecords });
+  const reader = new PartitionReader({ brokers, topic, partition, consumerGroup: group, startFrom: 'earliest', onRecords: c.onRecords });
   await reader.start();
   try {
     await c.waitFor(expect, 30_000, true);
@@ -149,6 +154,44 @@ describe('IngestWriter', () => {
     const t = Date.now();
     await assert.rejects(writer.write('tenant-a', [rec(0, 'x'), rec(9, 'nowhere')]), KafkaUnavailableError);
     assert.ok(Date.now() - t <= TIMEOUT_MS + 500);
+  });
+
+  test('writes that wait behind the in-flight cap go out together, each partition within the batch bound', async () => {
+    const admin = new Admin({ clientId: 'writer-test-admin-batch', bootstrapBrokers: env.kafka.brokers });
+    await admin.createTopics({ topics: ['batched'], partitions: 2, replicas: 1 });
+    await waitForLeaders(admin, 'batched', 2);
+    await admin.close();
+    const requests: number[] = [];
+    const batched = new IngestWriter({ brokers: env.kafka.brokers, topic: 'batched', clientId: 'writer-batch', timeoutMs: 10_000, maxInFlight: 1, onProduceRequest: (n) => requests.push(n) });
+    try {
+      await batched.start();
+      const values = Array.from({ length: 60 }, (_, i) => `w${i}`);
+      await Promise.all(values.map((v, i) => batched.write('t', i % 3 === 0 ? [rec(0, `${v}-0`), rec(1, `${v}-1`)] : [rec(i % 2, `${v}-${i % 2}`)])));
+      assert.equal(
+        requests.reduce((a, b) => a + b, 0),
+        60,
+        'every write went out in exactly one request',
+      );
+      assert.ok(requests.length < 10, `60 writes behind one in-flight request took ${requests.length} requests`);
+      const want = (p: number) => values.flatMap((v, i) => (i % 3 === 0 || i % 2 === p ? [`${v}-${p}`] : [])).sort();
+      for (const p of [0, 1]) {
+        const c = await readAllOf(env.kafka.brokers, 'batched', p, want(p).length, `writer-batch-read-${p}`);
+        assert.deepEqual([...new Set(c.records.map((r) => r.value.toString()))].sort(), want(p));
+      }
+
+      // A partition's batch stays within maxBatchBytes: 60-byte values, 100 bytes per batch, one write per request.
+      const small: number[] = [];
+      const bounded = new IngestWriter({ brokers: env.kafka.brokers, topic: 'batched', clientId: 'writer-bounded', timeoutMs: 10_000, maxInFlight: 1, maxBatchBytes: 100, onProduceRequest: (n) => small.push(n) });
+      try {
+        await bounded.start();
+        await Promise.all(Array.from({ length: 10 }, () => bounded.write('t', [{ partition: 0, value: randomBytes(60) }])));
+        assert.deepEqual(small, Array.from({ length: 10 }, () => 1));
+      } finally {
+        await bounded.stop();
+      }
+    } finally {
+      await batched.stop();
+    }
   });
 
   test('partitions added to the topic are written to (after at most one retriable rejection)', async () => {

@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProduceAcks, type Admin, type Producer } from '@platformatic/kafka';
 import { ClientSlot } from './client-slot.ts';
+import { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT } from './config.ts';
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
 import { createAdmin, createProducer } from './kafka-client.ts';
@@ -29,6 +30,26 @@ export interface IngestWriterOptions {
    * for a dead follower until the controller fences it, and giving up on that earlier only re-sends.
    */
   attemptTimeoutMs?: number;
+  /**
+   * Produce requests out at once (-ingest-storage.kafka.producer-max-in-flight, default 5); writes
+   * that come while that many are out go out together in the next one.
+   */
+  maxInFlight?: number;
+  /** Largest batch one partition gets in one produce request (the broker's message.max.bytes bounds it); default that of -ingest-storage.kafka.producer-max-record-size-bytes. */
+  maxBatchBytes?: number;
+  /** Called per produce request with the number of writes it carries (for a metric). */
+  onProduceRequest?: (writes: number) => void;
+}
+
+type ProduceMessage = ReturnType<typeof toProduceMessage>;
+type ProduceOffsets = { topic: string; partition: number }[];
+
+/** A first attempt waiting for a produce request slot. */
+interface Waiting {
+  producer: Producer;
+  messages: ProduceMessage[];
+  resolve: (offsets: ProduceOffsets) => void;
+  reject: (err: unknown) => void;
 }
 
 /** Partitions of one call that failed in an attempt, and how. */
@@ -83,6 +104,10 @@ export class IngestWriter {
   /** Brokers ('host:port') that timed out or refused lately, until when: a rebuilt producer does not start at one. */
   private readonly suspects = new Map<string, number>();
   private lastRebuildAt = 0;
+  private readonly maxInFlight: number;
+  private readonly maxBatchBytes: number;
+  private inFlight = 0;
+  private waiting: Waiting[] = [];
 
   private readonly opts: IngestWriterOptions;
 
@@ -91,6 +116,8 @@ export class IngestWriter {
     this.topic = opts.topic ?? DEFAULT_TOPIC;
     this.logger = opts.logger ?? silentLogger;
     this.attemptTimeoutMs = Math.min(opts.timeoutMs, opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
+    this.maxInFlight = Math.max(1, opts.maxInFlight ?? DEFAULT_PRODUCER_MAX_IN_FLIGHT);
+    this.maxBatchBytes = opts.maxBatchBytes ?? DEFAULT_MAX_RECORD_SIZE_BYTES;
     if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
     this.producers = new ClientSlot({
       create: () =>
@@ -233,7 +260,7 @@ export class IngestWriter {
     for (const wave of waves([...pending.values()].flat())) {
       const partitions = wave.map((r) => r.partition);
       try {
-        const acked = await this.send(producer, tenant, wave, deadline);
+        const acked = await this.send(producer, tenant, wave, deadline, this.attemptTimeoutMs, true);
         const missing = this.markAcked(pending, wave, acked);
         if (missing.length > 0) return [{ partitions: missing, failure: MISSING_PARTITION }];
       } catch (err) {
@@ -288,7 +315,7 @@ export class IngestWriter {
    * its metadata was fetched, or not in the topic at all) would land in another partition: such a
    * record is not sent before fresh metadata has it, and is reported missing.
    */
-  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, timeoutMs = this.attemptTimeoutMs): Promise<{ partition: number }[]> {
+  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, timeoutMs = this.attemptTimeoutMs, coalesce = false): Promise<{ partition: number }[]> {
     const left = Math.max(1, deadline - Date.now());
     const budget = Math.min(timeoutMs, left);
     const bound = Math.min(budget + ATTEMPT_GRACE_MS, left);
@@ -297,14 +324,64 @@ export class IngestWriter {
     if (max >= count) count = await this.knownPartitions(producer, true, bound);
     const sendable = wave.filter((r) => r.partition < count);
     if (sendable.length === 0) return [];
-    // acks per send: @platformatic/kafka ignores the producer's own `acks` option in send() and
-    // defaults to acks=1 (leader only) for a producer that is not idempotent.
-    const send = producer.send({ acks: ProduceAcks.ALL, messages: sendable.map((r) => toProduceMessage(this.topic, tenant, r)) });
+    const messages = sendable.map((r) => toProduceMessage(this.topic, tenant, r));
+    const send = coalesce ? this.produceCoalesced(producer, messages) : this.produce(producer, messages);
     try {
-      const { offsets } = await withDeadline(send, bound, 'producing to Kafka');
-      return (offsets ?? []).filter((o) => o.topic === this.topic);
+      const offsets = await withDeadline(send, bound, 'producing to Kafka');
+      return offsets.filter((o) => o.topic === this.topic);
     } catch (err) {
       throw this.naming(err, producer, sendable);
+    }
+  }
+
+  /**
+   * One produce request, counted against maxInFlight; when it settles, the writes waiting for a slot go out.
+   * acks per send: @platformatic/kafka ignores the producer's own `acks` option in send() and
+   * defaults to acks=1 (leader only) for a producer that is not idempotent.
+   */
+  private async produce(producer: Producer, messages: ProduceMessage[], writes = 1): Promise<ProduceOffsets> {
+    this.inFlight++;
+    this.opts.onProduceRequest?.(writes);
+    try {
+      const { offsets } = await producer.send({ acks: ProduceAcks.ALL, messages });
+      return offsets ?? [];
+    } finally {
+      this.inFlight--;
+      this.sendWaiting();
+    }
+  }
+
+  /**
+   * A first attempt: sent at once while fewer than maxInFlight produce requests are out, else it
+   * waits and goes out with every other waiting write in the next request — one batch per partition
+   * for all of them, as Kafka's producer batches behind max.in.flight.requests.per.connection. Under
+   * load that turns many small pushes into few produce requests and record batches; below the cap
+   * nothing waits. A failure fails every write of the request; each retries its own partitions.
+   */
+  private produceCoalesced(producer: Producer, messages: ProduceMessage[]): Promise<ProduceOffsets> {
+    if (this.inFlight < this.maxInFlight && this.waiting.length === 0) return this.produce(producer, messages);
+    return new Promise((resolve, reject) => this.waiting.push({ producer, messages, resolve, reject }));
+  }
+
+  /** Sends the waiting writes while slots are free: those of one producer together, each partition's batch within maxBatchBytes. */
+  private sendWaiting(): void {
+    while (this.inFlight < this.maxInFlight && this.waiting.length > 0) {
+      const producer = this.waiting[0].producer;
+      const batch: Waiting[] = [];
+      const later: Waiting[] = [];
+      const bytes = new Map<number, number>();
+      for (const w of this.waiting) {
+        const fits = w.producer === producer && (batch.length === 0 || w.messages.every((m) => (bytes.get(m.partition) ?? 0) + m.value.length <= this.maxBatchBytes));
+        if (!fits) {
+          later.push(w);
+          continue;
+        }
+        batch.push(w);
+        for (const m of w.messages) bytes.set(m.partition, (bytes.get(m.partition) ?? 0) + m.value.length);
+      }
+      this.waiting = later;
+      const sent = this.produce(producer, batch.flatMap((w) => w.messages), batch.length);
+      for (const w of batch) sent.then(w.resolve, w.reject);
     }
   }
 
