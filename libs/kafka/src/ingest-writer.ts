@@ -260,7 +260,7 @@ export class IngestWriter {
     for (const wave of waves([...pending.values()].flat())) {
       const partitions = wave.map((r) => r.partition);
       try {
-        const acked = await this.send(producer, tenant, wave, deadline, this.attemptTimeoutMs, true);
+        const acked = await this.send(producer, tenant, wave, deadline, { timeoutMs: this.attemptTimeoutMs, coalesce: true });
         const missing = this.markAcked(pending, wave, acked);
         if (missing.length > 0) return [{ partitions: missing, failure: MISSING_PARTITION }];
       } catch (err) {
@@ -290,7 +290,7 @@ export class IngestWriter {
           // A leader that just timed out is likely frozen until its successor is elected: ask often.
           const suspect = this.lastFailure.get(partition)?.cause === 'ack-timeout';
           const timeoutMs = suspect ? Math.min(this.attemptTimeoutMs, SUSPECT_ATTEMPT_TIMEOUT_MS) : this.attemptTimeoutMs;
-          const attempt = this.send(producer, tenant, [record], deadline, timeoutMs).then(
+          const attempt = this.send(producer, tenant, [record], deadline, { timeoutMs, coalesce: false }).then(
             (acked): Failed | undefined => (this.markAcked(pending, [record], acked).length > 0 ? { partitions: [partition], failure: MISSING_PARTITION } : undefined),
             (err: unknown): Failed => ({ partitions: [partition], failure: classifyProduceError(err), error: err }),
           );
@@ -313,9 +313,10 @@ export class IngestWriter {
    * Sends `wave` (acks=all) and returns the partitions the response acknowledged. The client maps a
    * record's partition modulo the partition count it knows, so a partition beyond that (added since
    * its metadata was fetched, or not in the topic at all) would land in another partition: such a
-   * record is not sent before fresh metadata has it, and is reported missing.
+   * record is not sent before fresh metadata has it, and is reported missing. `coalesce`: a first
+   * attempt, which may wait for a request slot and share the request (produceCoalesced).
    */
-  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, timeoutMs = this.attemptTimeoutMs, coalesce = false): Promise<{ partition: number }[]> {
+  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, { timeoutMs, coalesce }: { timeoutMs: number; coalesce: boolean }): Promise<{ partition: number }[]> {
     const left = Math.max(1, deadline - Date.now());
     const budget = Math.min(timeoutMs, left);
     const bound = Math.min(budget + ATTEMPT_GRACE_MS, left);
