@@ -164,6 +164,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly seriesLimitLoggedAt = new Map<string, number>();
   /** When each tenant's rejected samples were last logged (one line per tenant per minute). */
   private readonly rejectionLoggedAt = new Map<string, number>();
+  /** Tenants whose head chunk file error was logged (once each). */
+  private readonly chunkFileErrorLogged = new Set<string>();
   private readonly recordsConsumed: Counter;
   private readonly queriesStopped: Counter<'reason'>;
   private readonly samplesConsumed: Counter<'tenant'>;
@@ -248,6 +250,16 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       collect() {
         let n = 0;
         for (const db of dbs.values()) n += db.head.numSeries;
+        this.set(n);
+      },
+    });
+    new Gauge({
+      name: 'strata_ingester_head_chunk_file_bytes',
+      help: "Bytes of closed head chunks in files (<tsdb dir>/<tenant>/chunks_head), all tenants; a tenant whose disk refused a write keeps its chunks in memory (see the ingester's log).",
+      registers,
+      collect() {
+        let n = 0;
+        for (const db of dbs.values()) n += db.head.chunkFiles?.bytes ?? 0;
         this.set(n);
       },
     });
@@ -352,7 +364,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     if (this.rateTimer) clearInterval(this.rateTimer);
     await this.ticking?.catch(() => undefined);
     await this.source.stop();
-    for (const db of this.dbs.values()) for (const b of db.blocks) await b.reader.close().catch(() => undefined);
+    for (const db of this.dbs.values()) {
+      for (const b of db.blocks) await b.reader.close().catch(() => undefined);
+      db.head.close();
+    }
   }
 
   notReadyReason(): string | undefined {
@@ -482,6 +497,13 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   /** One round of cutting, shipping and committing (also run every head compaction interval). */
   tick(): Promise<void> {
     if (!this.cutter) return Promise.resolve();
+    for (const db of this.dbs.values()) {
+      const err = db.head.chunkFiles?.error;
+      if (err && !this.chunkFileErrorLogged.has(db.tenant)) {
+        this.chunkFileErrorLogged.add(db.tenant);
+        this.opts.logger.warn({ tenant: db.tenant, err: err.message }, 'cannot write head chunk files: this tenant keeps its closed chunks in memory from now on (nothing is lost; check the disk under -blocks-storage.tsdb.dir)');
+      }
+    }
     this.ticking ??= this.cutter
       .tick(this.dbs.values())
       .then(() => this.commit())
@@ -517,6 +539,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         outOfOrderTimeWindowMs: () => this.limits.outOfOrderTimeWindowMs(tenant),
         maxExemplars: this.limits.maxExemplars(tenant),
         decodedSamples: this.decodedSamples,
+        // Closed chunks live in files, as Prometheus' chunks_head: the head holds where they are.
+        chunksDir: bs ? join(bs.dir, tenant, 'chunks_head') : undefined,
       });
       db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now(), this.opts.queryBudget);
       this.dbs.set(tenant, db);

@@ -7,6 +7,7 @@
 // Prints figures; asserts nothing.
 // Run: cd /work/main && node --expose-gc --max-old-space-size=12000 --import tsx libs/tsdb/bench/head.bench.ts [100000 1000000] [--per-call=1]
 // --per-call=k appends k consecutive samples of a series per call (a remote-write request carrying k per series).
+// Closed chunks go to files under a temporary directory, as in an ingester; --memory-chunks keeps them in memory.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 const INTERVAL = 15_000;
 const PER_CALL = Math.max(1, Number(process.argv.find((a) => a.startsWith('--per-call='))?.split('=')[1] ?? 1));
+const MEMORY_CHUNKS = process.argv.includes('--memory-chunks');
 const T0 = Math.floor(1_732_950_000_000 / 7_200_000) * 7_200_000;
 
 function labelsFor(i: number): Labels {
@@ -84,7 +86,8 @@ function headBench(n: number): void {
   const all = Array.from({ length: n }, (_, i) => labelsFor(i));
   const base = rss();
   const baseHeap = heap();
-  const head = new Head({ chunkRangeMs: 7_200_000 });
+  const chunksDir = MEMORY_CHUNKS ? undefined : mkdtempSync(join(tmpdir(), 'strata-bench-chunks-'));
+  const head = new Head({ chunkRangeMs: 7_200_000, chunksDir });
   const stats = emptyAppendStats();
   let ms = ingest(head, all, 0, 1, stats);
   const after1 = rss() - base;
@@ -106,8 +109,14 @@ function headBench(n: number): void {
     `head ${String(n).padStart(8)} series: RSS/series ${kb(after1)} KB @1 sample, ${kb(after120)} KB @120, ${kb(after240)} KB @240 (1h), ${kb(after480)} KB @480 (2h); ` +
       `ingest ${((n * 480) / (ms / 1000) / 1e6).toFixed(2)} M samples/s overall, ${((n * 120) / (steadyMs / 1000) / 1e6).toFixed(2)} M/s steady (${PER_CALL} per append call)`,
   );
-  console.log(`     ${' '.repeat(8)}         heap+buffers/series ${kb(heap1)} KB @1, ${kb(heap120)} KB @120, ${kb(heap240)} KB @240, ${kb(heap480)} KB @480`);
+  const files = head.chunkFiles;
+  console.log(
+    `     ${' '.repeat(8)}         heap+buffers/series ${kb(heap1)} KB @1, ${kb(heap120)} KB @120, ${kb(heap240)} KB @240, ${kb(heap480)} KB @480; ` +
+      (files === null ? 'closed chunks in memory' : `closed chunks in ${files.segments} files: ${kb(files.bytes)} KB/series`),
+  );
   if (head.numSeries !== n) throw new Error('lost series');
+  head.close();
+  if (chunksDir !== undefined) rmSync(chunksDir, { recursive: true, force: true });
 }
 
 function blockBench(n: number, samples: number): void {

@@ -99,11 +99,12 @@ export class BlockBuilder {
       if (metas.length > 0 && c.minTime <= metas[metas.length - 1].maxTime) {
         throw new BlockWriteError(`series ${formatLabels(labels)}: chunk at ${c.minTime} overlaps the previous one`);
       }
-      const ref = await this.chunks.append(c.encoding ?? XOR_ENCODING, c.data);
+      const data = c.data; // read once: a head chunk in a file is read from disk on each access
+      const ref = await this.chunks.append(c.encoding ?? XOR_ENCODING, data);
       metas.push({ minTime: c.minTime, maxTime: c.maxTime, ref });
       if (this.chunks.needsFlush) await this.chunks.flush();
       // Every encoding starts with its uint16 sample count.
-      this.numSamples += xorChunkNumSamples(c.data);
+      this.numSamples += xorChunkNumSamples(data);
     }
     this.numChunks += metas.length;
     if (metas[0].minTime < this.minTime) this.minTime = metas[0].minTime;

@@ -6,6 +6,7 @@
 
 import { compareLabels, compareUtf8, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
 import { ChunkArena } from './chunk-arena.ts';
+import { HeadChunks } from './head-chunks.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
@@ -51,6 +52,8 @@ export interface HeadOptions {
   maxMetadataMetrics?: number;
   /** Decoded samples kept between queries (shared by the heads of one process); absent: none. */
   decodedSamples?: DecodedSamplesCache;
+  /** Directory for closed chunks (emptied now, see HeadChunks); absent: they stay in memory. */
+  chunksDir?: string;
 }
 
 /** One series of a block being cut from the head. */
@@ -96,7 +99,7 @@ export class Head {
 
   constructor(opts: HeadOptions = {}) {
     this.chunkRange = opts.chunkRangeMs ?? 0;
-    this.ctx = { openArena: new ChunkArena(), closedArena: new ChunkArena(), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedSamples ?? null };
+    this.ctx = { openArena: new ChunkArena(), closed: opts.chunksDir === undefined ? new ChunkArena() : new HeadChunks(opts.chunksDir), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedSamples ?? null };
     this.oooWindow = opts.outOfOrderTimeWindowMs ?? NO_OOO;
     this.maxExemplars = opts.maxExemplars ?? 100_000;
     this.metadataStore = new MetricMetadataStore(opts.maxMetadataMetrics);
@@ -337,7 +340,7 @@ export class Head {
    * The series' data in [mint, maxt) for a block, sorted by labels in byte
    * order. From now on samples below maxt are out of bounds, so nothing can
    * land in the range after it was taken. Chunks are shared, not copied: they
-   * are immutable.
+   * are immutable (and those in files are read as the block is written).
    */
   snapshotForBlock(mint: number, maxt: number): BlockSeries[] {
     this.setMinValidTime(maxt);
@@ -360,6 +363,18 @@ export class Head {
     if (this.minT < mint) this.minT = mint;
     if (dropped > 0) this.dropEmptySeries();
     if (this.series.length === 0) this.minT = Infinity;
+    if (this.ctx.closed instanceof HeadChunks) this.ctx.closed.truncateBefore(mint);
+  }
+
+  /** Bytes of closed chunks in files, and why they are in memory instead once the disk failed. */
+  get chunkFiles(): { bytes: number; segments: number; error: Error | null } | null {
+    const c = this.ctx.closed;
+    return c instanceof HeadChunks ? { bytes: c.diskBytes, segments: c.numSegments, error: c.diskError } : null;
+  }
+
+  /** Closes the chunk files; the head cannot be read afterwards. */
+  close(): void {
+    if (this.ctx.closed instanceof HeadChunks) this.ctx.closed.close();
   }
 
   private *matching(matchers: Matcher[], mint: number, maxt: number): Generator<MemorySeries> {

@@ -8,6 +8,7 @@
 
 import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
 import type { ChunkArena } from './chunk-arena.ts';
+import type { ChunkSegment, HeadChunks } from './head-chunks.ts';
 import type { DecodedSamplesCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-samples.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
 import { sameHistogram } from './histogram-layout.ts';
@@ -19,6 +20,7 @@ import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSampl
 export interface EncodedChunk {
   minTime: number;
   maxTime: number;
+  /** The bytes; of a head chunk in a file, read from it at each access (read it once). */
   data: Uint8Array;
   /** Chunk encoding: 1 XOR (the default), 2 histogram, 3 float histogram. */
   encoding?: number;
@@ -33,8 +35,8 @@ export interface SampleArrays {
 export interface SeriesContext {
   /** Space of open chunks: short-lived (a chunk's span), so growth leftovers die with their slab. */
   openArena: ChunkArena;
-  /** Closed chunks, copied in at their exact size. */
-  closedArena: ChunkArena;
+  /** Closed chunks, copied in at their exact size: into memory, or into segment files on disk. */
+  closed: ChunkArena | HeadChunks;
   samplesPerChunk: number;
   /** Aligned block range in ms; 0 for none. */
   chunkRange: number;
@@ -48,8 +50,8 @@ const LATEST_BITS = new Int32Array(LATEST_VALUE.buffer);
 const EMPTY = new Uint8Array(0);
 
 export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
-  /** Closed chunks, oldest first: the slab of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
-  cslabs: Uint8Array[] | null = null;
+  /** Closed chunks, oldest first: the slab (or segment file) of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
+  cslabs: (Uint8Array | ChunkSegment)[] | null = null;
   cmeta: number[] | null = null;
   /** The in-order float samples decoded (see DecodedSamplesCache); null until a query reads them with the cache on, or once evicted. */
   decoded: DecodedSamples | null = null;
@@ -191,7 +193,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     const m = this.cmeta;
     for (let k = 0; !found && k < this.numClosedChunks; k++) {
       if ((m as number[])[4 * k] <= t && (m as number[])[4 * k + 1] >= t) {
-        lastDecoded.load((this.cslabs as Uint8Array[])[k], (m as number[])[4 * k + 2], (m as number[])[4 * k + 3], 0, () => this.closedChunk(k));
+        lastDecoded.load((this.cslabs as (Uint8Array | ChunkSegment)[])[k], (m as number[])[4 * k + 2], (m as number[])[4 * k + 3], 0, () => this.closedChunk(k));
         found = true;
       }
     }
@@ -225,10 +227,10 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   closeOpen(): void {
     if (this.numSamples === 0) return;
     const bytes = this.bytes();
-    const arena = this.ctx.closedArena;
-    const off = arena.copy(bytes);
+    const closed = this.ctx.closed;
+    const off = closed.copy(bytes, this.t);
     // concat, not push: exact-size arrays (push over-allocates 16+ slots, per series).
-    this.cslabs = this.cslabs === null ? [arena.slab] : this.cslabs.concat([arena.slab]);
+    this.cslabs = this.cslabs === null ? [closed.slab] : this.cslabs.concat([closed.slab]);
     const meta = [this.openMinT, this.t, off, bytes.length];
     this.cmeta = this.cmeta === null ? meta : this.cmeta.concat(meta);
     this.buf = EMPTY;
@@ -245,8 +247,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     } else if (this.cmeta !== null && this.cmeta.length > 0) {
       const m = this.cmeta;
       const len = m[m.length - 1];
-      const prev = this.cslabs as Uint8Array[];
-      const samples = xorChunkNumSamples(prev[prev.length - 1].subarray(m[m.length - 2], m[m.length - 2] + 2));
+      const samples = xorChunkNumSamples(this.closedChunk(this.numClosedChunks - 1));
       want = Math.ceil((len / Math.max(1, samples)) * this.ctx.samplesPerChunk * 1.125) + 24;
     } else {
       want = FIRST_CHUNK_BYTES;
@@ -256,10 +257,31 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     this.moveTo(arena.slab, off, off + want);
   }
 
-  /** Closed chunk i's bytes (a view). */
+  /** Closed chunk i's bytes: a view of memory, or a copy read from its segment file. */
   closedChunk(i: number): Uint8Array {
     const m = this.cmeta as number[];
-    return (this.cslabs as Uint8Array[])[i].subarray(m[4 * i + 2], m[4 * i + 2] + m[4 * i + 3]);
+    const slab = (this.cslabs as (Uint8Array | ChunkSegment)[])[i];
+    const off = m[4 * i + 2];
+    return slab instanceof Uint8Array ? slab.subarray(off, off + m[4 * i + 3]) : slab.read(off, m[4 * i + 3]);
+  }
+
+  /**
+   * Closed chunk k for a block: its bytes as a view, or for a chunk in a file read when `data` is
+   * read (each time: a block cut reads each once), so a cut holds no copy of every chunk at once.
+   */
+  private closedEncoded(k: number): EncodedChunk {
+    const m = this.cmeta as number[];
+    const slab = (this.cslabs as (Uint8Array | ChunkSegment)[])[k];
+    if (slab instanceof Uint8Array) return { minTime: m[4 * k], maxTime: m[4 * k + 1], data: this.closedChunk(k) };
+    const off = m[4 * k + 2];
+    const len = m[4 * k + 3];
+    return {
+      minTime: m[4 * k],
+      maxTime: m[4 * k + 1],
+      get data() {
+        return slab.read(off, len);
+      },
+    };
   }
 
   /** Closes the open float and histogram chunks. */
@@ -492,7 +514,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       const hi = (m as number[])[4 * k + 1];
       if (hi < mint || lo >= maxt) continue;
       if (lo < mint || hi >= maxt) clean = false;
-      else out.push({ minTime: lo, maxTime: hi, data: this.closedChunk(k) });
+      else out.push(this.closedEncoded(k));
     }
     if (clean && this.numSamples > 0 && this.openMinT < maxt) clean = false;
     if (clean) return out;
