@@ -23,11 +23,6 @@ try {
   const parsed = parseConfig(parseFlags(argv));
   t = new Strata(parsed, resolveModules(MODULES, parsed.targets));
   t.logger.info(limitsLine(parsed));
-  if (t.modules.includes('ingester') && process.platform === 'linux' && process.env.MALLOC_MMAP_THRESHOLD_ === undefined) {
-    t.logger.warn(
-      "MALLOC_MMAP_THRESHOLD_ is not set: glibc's moving mmap threshold lets the head's freed slabs fragment its heap (RSS up to 1.4x the live data); start with MALLOC_MMAP_THRESHOLD_=131072 (npm start and the k8s manifests do)",
-    );
-  }
 } catch (err) {
   // A bad flag, value, config file or target: one line that names it, no stack trace.
   console.error(`strata: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);

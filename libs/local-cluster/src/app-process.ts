@@ -6,8 +6,6 @@ import { openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** glibc's mmap threshold, fixed (as npm start and the manifests fix it): see main.ts' startup check. */
-const FIXED_MMAP_THRESHOLD = '131072';
 
 export interface AppProcessOptions {
   /** e.g. distributor, querier, ingester-zone-a-0. */
@@ -63,7 +61,7 @@ export class AppProcess {
     const child = spawn(process.execPath, [main, `-target=${this.opts.target}`, ...this.opts.args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', fd, fd],
-      env: { ...process.env, STRATA_LOG_LEVEL: process.env.STRATA_LOG_LEVEL ?? 'info', MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? FIXED_MMAP_THRESHOLD },
+      env: { ...process.env, STRATA_LOG_LEVEL: process.env.STRATA_LOG_LEVEL ?? 'info' },
     });
     closeSync(fd);
     this.child = child;

@@ -106,3 +106,28 @@ test('a directory that cannot be written keeps the chunks in memory and loses no
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('reads through the block cache see chunks flushed after their block was first read', () => {
+  const dir = tempDir();
+  try {
+    const chunks = new HeadChunks(dir);
+    const refs: { seg: { read(off: number, len: number, cached?: boolean): Uint8Array }; off: number; bytes: Uint8Array }[] = [];
+    const write = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const bytes = Uint8Array.from({ length: 90 }, (_, k) => (refs.length * 13 + k) & 255);
+        const off = chunks.copy(bytes, refs.length);
+        refs.push({ seg: chunks.slab as never, off, bytes });
+      }
+    };
+    write(300); // 27,000 bytes: the first 16 KiB buffer went to the file
+    assert.deepEqual(refs[0].seg.read(refs[0].off, 90), refs[0].bytes, 'first read caches the block as far as the file goes');
+    write(300); // more is flushed into the same 256 KiB block
+    for (const [i, r] of refs.entries()) {
+      assert.deepEqual(r.seg.read(r.off, 90), r.bytes, `chunk ${i} through the cache`);
+      assert.deepEqual(r.seg.read(r.off, 90, false), r.bytes, `chunk ${i} read alone`);
+    }
+    chunks.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -14,6 +14,56 @@ import { ChunkArena } from './chunk-arena.ts';
 const SEGMENT_BYTES = 128 * 1024 * 1024;
 const FIRST_BUFFER_BYTES = 16 * 1024;
 const MAX_BUFFER_BYTES = 1024 * 1024;
+const READ_BLOCK_BYTES = 256 * 1024;
+/** Read blocks kept per process (all tenants): 64 MiB. */
+const MAX_READ_BLOCKS = 256;
+
+/**
+ * Blocks of segment files read for queries. A query walks series in the order they were created,
+ * which is the order their chunks were closed and written, so one block read serves the chunks of
+ * hundreds of series. A hit is an array index (each segment holds its blocks); eviction is the
+ * clock algorithm over the blocks in the order they were read: a block read again since its last
+ * turn gets another turn. File bytes never change once written, so a view into a block stays right
+ * after the block is evicted.
+ */
+const readOrder: { seg: ChunkSegment; block: number }[] = [];
+let readHand = 0;
+
+function cacheBlock(seg: ChunkSegment, block: number, bytes: Uint8Array): void {
+  if (seg.blocks[block] === undefined && readOrder.length >= MAX_READ_BLOCKS) {
+    for (;;) {
+      readHand %= readOrder.length;
+      const victim = readOrder[readHand];
+      if (victim.seg.used[victim.block] === 1) {
+        victim.seg.used[victim.block] = 0;
+        readHand++;
+        continue;
+      }
+      victim.seg.blocks[victim.block] = undefined;
+      readOrder[readHand] = { seg, block };
+      readHand++;
+      break;
+    }
+  } else if (seg.blocks[block] === undefined) {
+    readOrder.push({ seg, block });
+  }
+  seg.blocks[block] = bytes;
+}
+
+function dropReadBlocks(seg: ChunkSegment): void {
+  for (let i = readOrder.length - 1; i >= 0; i--) if (readOrder[i].seg === seg) readOrder.splice(i, 1);
+  seg.blocks.length = 0;
+}
+
+function readFully(fd: number, out: Uint8Array, pos: number): number {
+  let got = 0;
+  while (got < out.length) {
+    const n = readSync(fd, out, got, out.length - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
 
 /** One segment file: flushed bytes on disk, the rest in its write buffer (or held after a failed flush). */
 export class ChunkSegment {
@@ -29,6 +79,9 @@ export class ChunkSegment {
 
   readonly path: string;
   readonly fd: number;
+  /** Blocks of the file in the read cache, by block number, and whether each was read since the clock last passed it. */
+  readonly blocks: (Uint8Array | undefined)[] = [];
+  readonly used = new Uint8Array(SEGMENT_BYTES / READ_BLOCK_BYTES);
 
   constructor(path: string, fd: number, bufferBytes: number) {
     this.path = path;
@@ -40,19 +93,34 @@ export class ChunkSegment {
     return this.flushed + this.pending;
   }
 
-  /** A copy of the `len` bytes at `off`. */
-  read(off: number, len: number): Uint8Array {
+  /**
+   * The `len` bytes at `off`, never to be written to: for a query (`cached`) a view of a block of
+   * the file kept in the process' read cache; otherwise (a block cut, which reads every chunk once
+   * in label order, so a cache would only churn) a copy read on its own.
+   */
+  read(off: number, len: number, cached = true): Uint8Array {
     if (off >= this.flushed) return this.buf.slice(off - this.flushed, off - this.flushed + len);
     if (this.held !== null) {
       for (const [start, bytes] of this.held) if (off >= start && off < start + bytes.length) return bytes.slice(off - start, off - start + len);
     }
-    const out = new Uint8Array(len);
-    let got = 0;
-    while (got < len) {
-      const n = readSync(this.fd, out, got, len - got, off + got);
-      if (n === 0) throw new Error(`head chunk file ${this.path} ends before offset ${off + len}`);
-      got += n;
+    const block = Math.floor(off / READ_BLOCK_BYTES);
+    if (cached && Math.floor((off + len - 1) / READ_BLOCK_BYTES) === block) {
+      const start = block * READ_BLOCK_BYTES;
+      const at = off - start;
+      let bytes = this.blocks[block];
+      // A block read while the file ended inside it is read again once a chunk lies past that end.
+      if (bytes === undefined || at + len > bytes.length) {
+        const want = new Uint8Array(Math.min(READ_BLOCK_BYTES, this.flushed - start));
+        bytes = want.subarray(0, readFully(this.fd, want, start));
+        if (at + len > bytes.length) throw new Error(`head chunk file ${this.path} ends before offset ${off + len}`);
+        cacheBlock(this, block, bytes);
+      } else {
+        this.used[block] = 1;
+      }
+      return bytes.subarray(at, at + len);
     }
+    const out = new Uint8Array(len);
+    if (readFully(this.fd, out, off) < len) throw new Error(`head chunk file ${this.path} ends before offset ${off + len}`);
     return out;
   }
 }
@@ -118,6 +186,7 @@ export class HeadChunks {
       const s = this.segments[i];
       if (s.maxTime >= mint) continue;
       this.segments.splice(i, 1);
+      dropReadBlocks(s);
       closeSync(s.fd);
       try {
         unlinkSync(s.path);
@@ -129,7 +198,10 @@ export class HeadChunks {
 
   /** Closes every file (their chunks cannot be read afterwards). */
   close(): void {
-    for (const s of this.segments) closeSync(s.fd);
+    for (const s of this.segments) {
+      dropReadBlocks(s);
+      closeSync(s.fd);
+    }
     this.segments.length = 0;
   }
 

@@ -247,7 +247,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     } else if (this.cmeta !== null && this.cmeta.length > 0) {
       const m = this.cmeta;
       const len = m[m.length - 1];
-      const samples = xorChunkNumSamples(this.closedChunk(this.numClosedChunks - 1));
+      const samples = xorChunkNumSamples(this.closedChunk(this.numClosedChunks - 1, 2));
       want = Math.ceil((len / Math.max(1, samples)) * this.ctx.samplesPerChunk * 1.125) + 24;
     } else {
       want = FIRST_CHUNK_BYTES;
@@ -257,12 +257,11 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     this.moveTo(arena.slab, off, off + want);
   }
 
-  /** Closed chunk i's bytes: a view of memory, or a copy read from its segment file. */
-  closedChunk(i: number): Uint8Array {
-    const m = this.cmeta as number[];
+  /** Closed chunk i's bytes (the first `len` of them), never to be written to: a view of memory or of a block read from its segment file. */
+  closedChunk(i: number, len = (this.cmeta as number[])[4 * i + 3]): Uint8Array {
     const slab = (this.cslabs as (Uint8Array | ChunkSegment)[])[i];
-    const off = m[4 * i + 2];
-    return slab instanceof Uint8Array ? slab.subarray(off, off + m[4 * i + 3]) : slab.read(off, m[4 * i + 3]);
+    const off = (this.cmeta as number[])[4 * i + 2];
+    return slab instanceof Uint8Array ? slab.subarray(off, off + len) : slab.read(off, len);
   }
 
   /**
@@ -279,7 +278,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       minTime: m[4 * k],
       maxTime: m[4 * k + 1],
       get data() {
-        return slab.read(off, len);
+        return slab.read(off, len, false);
       },
     };
   }
