@@ -103,6 +103,7 @@ function headBench(n: number): void {
   ms += ingest(head, all, 240, 480, stats);
   const after480 = rss() - base;
   const heap480 = heap() - baseHeap;
+  const mem480 = process.memoryUsage();
   if (stats.appended !== n * 480) throw new Error(`appended ${stats.appended}, want ${n * 480}`);
   const kb = (b: number) => (b / n / 1024).toFixed(2).padStart(5);
   console.log(
@@ -113,6 +114,10 @@ function headBench(n: number): void {
   console.log(
     `     ${' '.repeat(8)}         heap+buffers/series ${kb(heap1)} KB @1, ${kb(heap120)} KB @120, ${kb(heap240)} KB @240, ${kb(heap480)} KB @480; ` +
       (files === null ? 'closed chunks in memory' : `closed chunks in ${files.segments} files: ${kb(files.bytes)} KB/series`),
+  );
+  const mib = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
+  console.log(
+    `     ${' '.repeat(8)}         @480: RSS ${mib(mem480.rss)} = V8 heap ${mib(mem480.heapTotal)} (${mib(mem480.heapUsed)} used) + array buffers ${mib(mem480.arrayBuffers)} + the rest ${mib(mem480.rss - mem480.heapTotal - mem480.arrayBuffers)} (code, allocator slack)`,
   );
   if (head.numSeries !== n) throw new Error('lost series');
   head.close();

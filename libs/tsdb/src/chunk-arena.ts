@@ -10,7 +10,7 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
   slab: Slab;
   private used = 0;
 
-  private readonly slabSize: number;
+  protected readonly slabSize: number;
   private readonly newSlab: (n: number) => Slab;
 
   constructor(slabSize = DEFAULT_SLAB_SIZE, newSlab: (n: number) => Slab = (n) => new Uint8Array(n) as Slab) {
@@ -27,11 +27,12 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
       return 0;
     }
     if (this.used + n > this.slab.length) {
-      this.slab = this.newSlab(this.slabSize);
+      this.slab = this.nextSlab();
       this.used = 0;
     }
     const off = this.used;
     this.used += n;
+    this.reserved(this.slab, n);
     return off;
   }
 
@@ -40,5 +41,80 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
     const off = this.alloc(bytes.length);
     this.slab.set(bytes, off);
     return off;
+  }
+
+  /** A slab of slabSize bytes for the next allocations. */
+  protected nextSlab(): Slab {
+    return this.newSlab(this.slabSize);
+  }
+
+  /** Called with every range alloc() hands out of a shared slab. */
+  protected reserved(_slab: Slab, _n: number): void {}
+}
+
+/** Spare slabs kept for reuse per arena, in bytes (or one slab, if larger). */
+const MAX_SPARE_BYTES = 4 * 1024 * 1024;
+/**
+ * The largest slab: just above glibc's largest dynamic mmap threshold (32 MiB on 64-bit), so a
+ * slab this size is always a mapping of its own, handed back to the kernel when freed.
+ */
+const MAX_REUSED_SLAB = 32 * 1024 * 1024 + 64 * 1024;
+
+/**
+ * An arena for space that is handed back: the open chunks, each owned by one series until it
+ * closes or outgrows it. A slab whose ranges were all released is reused whole, at once, or freed.
+ * Slabs grow with the space in use (an eighth of it, up to MAX_REUSED_SLAB): a big head's slabs
+ * are then mappings of their own that go back to the kernel when freed, where 256 KiB slabs left
+ * holes in the C heap that stayed resident (the first chunk of every series grows by doubling,
+ * and a slab lives until its slowest series leaves it: ~0.3 KB per series at 1 M series). Space
+ * never released (a series dropped with its open chunk) is freed by the GC as in ChunkArena.
+ * Releasing a range that is still read corrupts it: only its owner may.
+ */
+export class ReusingArena extends ChunkArena {
+  /** Bytes handed out and not yet released, per shared slab. */
+  private readonly live = new WeakMap<Uint8Array, number>();
+  private liveBytes = 0;
+  private readonly spare: Uint8Array[] = [];
+  private spareBytes = 0;
+
+  /** Gives back n bytes at some offset of `slab` that alloc() handed out. */
+  release(slab: Uint8Array, n: number): void {
+    const live = this.live.get(slab);
+    if (live === undefined) return; // a dedicated slab
+    this.liveBytes -= n;
+    if (live > n || slab === this.slab) {
+      this.live.set(slab, live - n);
+      return;
+    }
+    this.retire(slab);
+  }
+
+  /** Bytes in use (handed out, not released) and in spare slabs. */
+  get stats(): { liveBytes: number; spareBytes: number } {
+    return { liveBytes: this.liveBytes, spareBytes: this.spareBytes };
+  }
+
+  protected override nextSlab(): Uint8Array {
+    const old = this.slab;
+    if (this.live.get(old) === 0) this.retire(old); // emptied while it was the current one
+    const size = Math.min(MAX_REUSED_SLAB, Math.max(this.slabSize, 2 ** Math.ceil(Math.log2(this.liveBytes / 8))));
+    for (;;) {
+      const s = this.spare.pop();
+      if (s === undefined) return new Uint8Array(size);
+      this.spareBytes -= s.length;
+      if (s.length >= size) return s; // smaller ones are left to the GC
+    }
+  }
+
+  protected override reserved(slab: Uint8Array, n: number): void {
+    this.live.set(slab, (this.live.get(slab) ?? 0) + n);
+    this.liveBytes += n;
+  }
+
+  private retire(slab: Uint8Array): void {
+    this.live.delete(slab);
+    if (this.spareBytes + slab.length > Math.max(MAX_SPARE_BYTES, slab.length)) return;
+    this.spare.push(slab);
+    this.spareBytes += slab.length;
   }
 }

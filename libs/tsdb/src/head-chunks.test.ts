@@ -121,3 +121,22 @@ test('reads through the block cache see chunks flushed after their block was fir
   }
   chunks.close();
   }));
+
+test('the write buffer serves every flush and segment in turn without changing a chunk read before', () =>
+  withTempDir((dir) => {
+    const chunks = new HeadChunks(dir, 200_000);
+    const refs: { seg: { read(off: number, len: number, cached?: boolean): Uint8Array }; off: number; bytes: Uint8Array; seen: Uint8Array }[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const bytes = Uint8Array.from({ length: 20 + (i % 150) }, (_, k) => (i * 31 + k * 7) & 255);
+      const off = chunks.copy(bytes, i);
+      const seg = chunks.slab as never as (typeof refs)[number]['seg'];
+      // Read while the chunk is still in the write buffer: the copy must survive the buffer's reuse.
+      refs.push({ seg, off, bytes, seen: seg.read(off, bytes.length) });
+    }
+    assert.ok(chunks.numSegments >= 3, `${chunks.numSegments} segments`);
+    for (const [i, r] of refs.entries()) {
+      assert.deepEqual(r.seen, r.bytes, `chunk ${i} as read when written`);
+      assert.deepEqual(r.seg.read(r.off, r.bytes.length), r.bytes, `chunk ${i} read again`);
+    }
+    chunks.close();
+  }));

@@ -17,6 +17,7 @@ const MAX_BUFFER_BYTES = 1024 * 1024;
 const READ_BLOCK_BYTES = 256 * 1024;
 /** Read blocks kept per process (all tenants): 64 MiB. */
 const MAX_READ_BLOCKS = 256;
+const EMPTY = new Uint8Array(0);
 
 /**
  * Blocks of segment files read for queries. A query walks series in the order they were created,
@@ -83,10 +84,10 @@ export class ChunkSegment {
   readonly blocks: (Uint8Array | undefined)[] = [];
   readonly used = new Uint8Array(SEGMENT_BYTES / READ_BLOCK_BYTES);
 
-  constructor(path: string, fd: number, bufferBytes: number) {
+  constructor(path: string, fd: number, buf: Uint8Array) {
     this.path = path;
     this.fd = fd;
-    this.buf = new Uint8Array(bufferBytes);
+    this.buf = buf;
   }
 
   get size(): number {
@@ -208,31 +209,41 @@ export class HeadChunks {
   private segmentFor(n: number): ChunkSegment {
     const last = this.segments[this.segments.length - 1];
     if (last !== undefined && last.size + n <= this.segmentBytes) return last;
-    if (last !== undefined) this.flush(last);
+    let buf: Uint8Array | null = null;
+    if (last !== undefined) {
+      this.flush(last);
+      buf = last.buf; // empty now: the new segment writes through it
+      last.buf = EMPTY;
+    }
     if (this.segments.length === 0) mkdirSync(this.dir, { recursive: true });
     const path = join(this.dir, String(this.next++).padStart(6, '0'));
-    const seg = new ChunkSegment(path, openSync(path, 'w+'), this.bufferBytes);
+    const seg = new ChunkSegment(path, openSync(path, 'w+'), buf ?? new Uint8Array(this.bufferBytes));
     this.segments.push(seg);
     return seg;
   }
 
   /**
-   * Writes the segment's buffer out. The buffer is replaced, not reused: reads hand out copies,
-   * but a reused buffer would change under a chunk that sits in it. A full buffer grows the next.
+   * Writes the segment's buffer out and empties it for the next chunks (reads of unflushed chunks
+   * hand out copies, so none refers to it); a full buffer is replaced by one twice its size. One
+   * buffer serves every segment in turn, instead of a new megabyte per flush for the C heap to
+   * find room for and the GC to free. After a failed write the
+   * buffer is kept, as the only copy of its chunks, and a new one takes its place.
    */
   private flush(seg: ChunkSegment): void {
     if (seg.pending === 0) return;
     const full = seg.pending + FIRST_BUFFER_BYTES > seg.buf.length;
+    let failed = false;
     try {
       let done = 0;
       while (done < seg.pending) done += writeSync(seg.fd, seg.buf, done, seg.pending - done, seg.flushed + done);
     } catch (err) {
       (seg.held ??= []).push([seg.flushed, seg.buf.subarray(0, seg.pending)]);
       this.diskError = err as Error;
+      failed = true;
     }
     seg.flushed += seg.pending;
     seg.pending = 0;
     if (full && this.bufferBytes < MAX_BUFFER_BYTES) this.bufferBytes *= 2;
-    seg.buf = new Uint8Array(this.bufferBytes);
+    if (failed || seg.buf.length < this.bufferBytes) seg.buf = new Uint8Array(this.bufferBytes);
   }
 }

@@ -5,7 +5,7 @@
 // sample below what has been cut into blocks.
 
 import { compareLabels, compareUtf8, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
-import { ChunkArena } from './chunk-arena.ts';
+import { ChunkArena, ReusingArena } from './chunk-arena.ts';
 import { HeadChunks } from './head-chunks.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
@@ -99,7 +99,7 @@ export class Head {
 
   constructor(opts: HeadOptions = {}) {
     this.chunkRange = opts.chunkRangeMs ?? 0;
-    this.ctx = { openArena: new ChunkArena(), closed: opts.chunksDir === undefined ? new ChunkArena() : new HeadChunks(opts.chunksDir), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedSamples ?? null };
+    this.ctx = { openArena: new ReusingArena(), closed: opts.chunksDir === undefined ? new ChunkArena() : new HeadChunks(opts.chunksDir), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedSamples ?? null };
     this.oooWindow = opts.outOfOrderTimeWindowMs ?? NO_OOO;
     this.maxExemplars = opts.maxExemplars ?? 100_000;
     this.metadataStore = new MetricMetadataStore(opts.maxMetadataMetrics);

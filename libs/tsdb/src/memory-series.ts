@@ -7,7 +7,7 @@
 // and finds what is already stored at a timestamp.
 
 import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
-import type { ChunkArena } from './chunk-arena.ts';
+import type { ChunkArena, ReusingArena } from './chunk-arena.ts';
 import type { ChunkSegment, HeadChunks } from './head-chunks.ts';
 import type { DecodedSamplesCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-samples.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
@@ -33,8 +33,8 @@ export interface SampleArrays {
 
 /** What every series of one head shares. */
 export interface SeriesContext {
-  /** Space of open chunks: short-lived (a chunk's span), so growth leftovers die with their slab. */
-  openArena: ChunkArena;
+  /** Space of open chunks: each series gives its space back when it closes or outgrows the chunk. */
+  openArena: ReusingArena;
   /** Closed chunks, copied in at their exact size: into memory, or into segment files on disk. */
   closed: ChunkArena | HeadChunks;
   samplesPerChunk: number;
@@ -217,44 +217,64 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     if (n > 0) {
       // Cut at 120 samples and never across an aligned block boundary.
       const r = this.ctx.chunkRange;
-      if (n >= this.ctx.samplesPerChunk || (r > 0 && t >= (Math.floor(this.openMinT / r) + 1) * r)) this.closeOpen();
+      if (n >= this.ctx.samplesPerChunk || (r > 0 && t >= (Math.floor(this.openMinT / r) + 1) * r)) this.closeOpen(true);
     }
     if (this.numSamples === 0) this.openMinT = t;
     this.appendBits(t, hi, lo);
   }
 
-  /** Closes the open chunk (if it has samples): its bytes move to exact-size space, the next chunk gets new space. */
-  closeOpen(): void {
-    if (this.numSamples === 0) return;
+  /**
+   * Closes the open chunk (if it has samples): its bytes move to exact-size space and its space is
+   * given back. With `more` (a sample follows at once) the next chunk gets new space of the size the
+   * closed one asks for. Never the same space: every series moves, so whole slabs empty and are reused.
+   */
+  closeOpen(more = false): void {
+    const samples = this.numSamples;
+    if (samples === 0) return;
     const bytes = this.bytes();
+    const len = bytes.length;
     const closed = this.ctx.closed;
     const off = closed.copy(bytes, this.t);
     // concat, not push: exact-size arrays (push over-allocates 16+ slots, per series).
     this.cslabs = this.cslabs === null ? [closed.slab] : this.cslabs.concat([closed.slab]);
-    const meta = [this.openMinT, this.t, off, bytes.length];
+    const meta = [this.openMinT, this.t, off, len];
     this.cmeta = this.cmeta === null ? meta : this.cmeta.concat(meta);
+    this.reset();
+    if (more) {
+      this.place(this.nextChunkBytes(len, samples));
+      return;
+    }
+    this.ctx.openArena.release(this.buf, this.limit - this.base);
     this.buf = EMPTY;
     this.base = 0;
     this.limit = 0;
-    this.reset();
   }
 
   /** Space for the open chunk: sized from the previous chunk at first, doubled when short. */
   protected override grow(): void {
-    let want: number;
     if (this.limit > 0) {
-      want = (this.limit - this.base) * 2;
+      this.place((this.limit - this.base) * 2);
     } else if (this.cmeta !== null && this.cmeta.length > 0) {
       const m = this.cmeta;
-      const len = m[m.length - 1];
-      const samples = xorChunkNumSamples(this.closedChunk(this.numClosedChunks - 1, 2));
-      want = Math.ceil((len / Math.max(1, samples)) * this.ctx.samplesPerChunk * 1.125) + 24;
+      this.place(this.nextChunkBytes(m[m.length - 1], xorChunkNumSamples(this.closedChunk(this.numClosedChunks - 1, 2))));
     } else {
-      want = FIRST_CHUNK_BYTES;
+      this.place(FIRST_CHUNK_BYTES);
     }
+  }
+
+  /** Space a full chunk of data like a chunk of `len` bytes with `samples` samples needs. */
+  private nextChunkBytes(len: number, samples: number): number {
+    return Math.ceil((len / Math.max(1, samples)) * this.ctx.samplesPerChunk * 1.125) + 24;
+  }
+
+  /** Moves the open chunk into `bytes` of new open-chunk space and gives the old space back. */
+  private place(bytes: number): void {
     const arena = this.ctx.openArena;
-    const off = arena.alloc(want);
-    this.moveTo(arena.slab, off, off + want);
+    const off = arena.alloc(bytes);
+    const old = this.buf;
+    const oldBytes = this.limit - this.base;
+    this.moveTo(arena.slab, off, off + bytes);
+    if (oldBytes > 0) arena.release(old, oldBytes);
   }
 
   /** Closed chunk i's bytes (the first `len` of them), never to be written to: a view of memory or of a block read from its segment file. */
