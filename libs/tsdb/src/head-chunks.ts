@@ -226,8 +226,8 @@ export class HeadChunks {
    * Writes the segment's buffer out and empties it for the next chunks (reads of unflushed chunks
    * hand out copies, so none refers to it); a full buffer is replaced by one twice its size. One
    * buffer serves every segment in turn, instead of a new megabyte per flush for the C heap to
-   * find room for and the GC to free. After a failed write the
-   * buffer is kept, as the only copy of its chunks, and a new one takes its place.
+   * find room for and the GC to free. After a failed write the buffer is kept, as the only copy
+   * of its chunks, and a new one takes its place.
    */
   private flush(seg: ChunkSegment): void {
     if (seg.pending === 0) return;
