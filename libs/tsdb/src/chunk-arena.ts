@@ -21,7 +21,7 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
 
   /** Reserves n bytes; returns their offset in `this.slab` (read it right after). */
   alloc(n: number): number {
-    if (n > this.slabSize >>> 3) {
+    if (this.dedicated(n)) {
       this.slab = this.newSlab(n);
       this.used = this.slabSize; // a dedicated slab; the next alloc starts a fresh one
       return 0;
@@ -32,7 +32,6 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
     }
     const off = this.used;
     this.used += n;
-    this.reserved(this.slab, n);
     return off;
   }
 
@@ -43,13 +42,15 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
     return off;
   }
 
+  /** Whether n bytes get a slab of their own rather than a range of a shared one. */
+  protected dedicated(n: number): boolean {
+    return n > this.slabSize >>> 3;
+  }
+
   /** A slab of slabSize bytes for the next allocations. */
   protected nextSlab(): Slab {
     return this.newSlab(this.slabSize);
   }
-
-  /** Called with every range alloc() hands out of a shared slab. */
-  protected reserved(_slab: Slab, _n: number): void {}
 }
 
 /** Spare slabs kept for reuse per arena, in bytes (or one slab, if larger). */
@@ -106,9 +107,13 @@ export class ReusingArena extends ChunkArena {
     }
   }
 
-  protected override reserved(slab: Uint8Array, n: number): void {
-    this.live.set(slab, (this.live.get(slab) ?? 0) + n);
-    this.liveBytes += n;
+  override alloc(n: number): number {
+    const off = super.alloc(n);
+    if (!this.dedicated(n)) {
+      this.live.set(this.slab, (this.live.get(this.slab) ?? 0) + n);
+      this.liveBytes += n;
+    }
+    return off;
   }
 
   private retire(slab: Uint8Array): void {
