@@ -7,6 +7,7 @@
 //   npm run bench -- --soak 30m            (Strata, ½ max rate with churn, RSS and p99 per minute)
 //   npm run bench -- --strata-args '-blocks-storage.tsdb.block-ranges-period=10m' ...  (extra Strata flags)
 //   npm run bench -- --profile [--rate N]  (Strata under node --cpu-prof, heap snapshot of one ingester)
+//   npm run bench -- --reshard false      (½ max at the search's shard count, not at the one Prometheus settles at)
 
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,10 @@ interface Options {
   series: number;
   wide: number;
   protocol: Protocol;
+  /** Most shards the sender uses (the search sends one full request per shard-second up to this). */
   shards: number;
+  /** The ½-max phase first reshards as Prometheus would (--reshard false: the search's shard count). */
+  reshard: boolean;
   samplesPerRequest: number;
   partitions: number;
   search: SearchConfig;
@@ -62,11 +66,11 @@ function parseArgs(argv: string[]): Options {
   const known = new Set([
     'quick', 'targets', 'series', 'wide', 'protocol', 'shards', 'samples-per-request', 'partitions', 'start-rate', 'max-rate', 'step',
     'search-budget', 'latency-limit', 'step-retries', 'rate', 'half', 'query-runs', 'replay-down', 'soak', 'churn', 'profile', 'profile-duration',
-    'data-dir', 'keep', 'json', 'help', 'strata-args',
+    'data-dir', 'keep', 'json', 'help', 'strata-args', 'reshard',
   ]);
   for (const k of a.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}; known: ${[...known].map((x) => '--' + x).join(' ')}`);
   if (a.has('help')) {
-    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 9).join('\n'));
+    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 10).join('\n'));
     process.exit(0);
   }
   const quick = a.get('quick') === 'true';
@@ -86,6 +90,7 @@ function parseArgs(argv: string[]): Options {
     wide: num('wide', 1),
     protocol,
     shards: num('shards', 64),
+    reshard: a.get('reshard') !== 'false',
     samplesPerRequest: num('samples-per-request', 2000),
     partitions: num('partitions', 1),
     search: {
@@ -171,7 +176,7 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
     const rssIdle = sum(target.memoryProcesses().map((p) => rssBytes(p.pid) ?? 0));
     gen = newGenerator(target, o, o.soakMs > 0);
     const acked = { total: 0 };
-    log(`${target.name}: ${gen.series} series, remote write ${report.protocol}, up to ${o.shards} shards (one full request per shard per second) × ${o.samplesPerRequest} samples/request; push ${target.pushUrl}`);
+    log(`${target.name}: ${gen.series} series, remote write ${report.protocol}, up to ${o.shards} shards (one full request per shard-second${o.reshard ? "; at ½ max the count Prometheus' resharding settles at" : ''}) × ${o.samplesPerRequest} samples/request; push ${target.pushUrl}`);
 
     let maxRate: number;
     if (o.rate !== undefined) {
@@ -199,7 +204,7 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
     }
 
     log(`steady at ½ max: ${Math.round(half)}/s for ${o.halfMs / 1000}s`);
-    report.steady = await steadyPhase(target, gen, acked, half, o.halfMs, rssIdle, o.maxSamplesPerWindow);
+    report.steady = await steadyPhase(target, gen, acked, half, o.halfMs, rssIdle, o.maxSamplesPerWindow, o.reshard, log);
     log(`  ${formatPhase(report.steady.result)} | cpu ${report.steady.cpuSeconds.toFixed(1)}s | settled ${(report.steady.settledMs / 1000).toFixed(1)}s before | load ${report.steady.load}`);
     if (report.steady.breakdown) log(`  ${report.steady.breakdown}`);
 
@@ -264,7 +269,7 @@ async function profileStrata(o: Options): Promise<void> {
     }
     log(`profiling under ${Math.round(rate)}/s for ${o.profileMs / 1000}s`);
     const fromUs = Number(process.hrtime.bigint() / 1000n);
-    const steady = await steadyPhase(target, gen, acked, rate, o.profileMs, 0, o.maxSamplesPerWindow);
+    const steady = await steadyPhase(target, gen, acked, rate, o.profileMs, 0, o.maxSamplesPerWindow, false, log);
     const toUs = Number(process.hrtime.bigint() / 1000n);
     if (steady.breakdown) log(`  ${steady.breakdown}`);
     log(`  ${formatPhase(steady.result)} | cpu ${steady.cpuSeconds.toFixed(1)}s (${Object.entries(steady.cpuByProcess).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')}) | load ${steady.load}`);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { decompressBody, encodeWriteRequest, encodeWriteRequestV2, parseWriteRequest, parseWriteRequestV2 } from '@strata/remote-write';
 import { RequestBuilderV1, RequestBuilderV2, WindowEncoder, encodeLabelsV1, shardOf } from './encode.ts';
 import { SeriesSet } from './series.ts';
+import { LoadGenerator, type PhaseResult } from './loadgen.ts';
 import { summariseProfile } from './cpuprofile.ts';
 
 test('1.0 and 2.0 builders match the reference encoders byte for byte', () => {
@@ -91,6 +92,23 @@ test("a window's shard count and the batch deadline decide how requests are cut"
   }
   assert.equal(w.totalSamples, 2400);
   assert.equal(w.lengths.length, 9, 'three shards × three 2-round batches');
+});
+
+test("resharding follows Prometheus' rule: time per sample × rate, rounded up, ±30 % kept, bounded", async () => {
+  const gen = new LoadGenerator({ url: 'http://127.0.0.1:1/api/v1/push', protocol: 'v1', series: 10, shards: 64, samplesPerRequest: 2000, inThread: true });
+  const phase = (rate: number, sendMsPerSample: number, maxBehindMs = 0) => ({ rate, sendMsPerSample, maxBehindMs }) as PhaseResult;
+  // 180k/s at 50 ms per 2000-sample request: 4.5 requests in flight → 5 shards.
+  assert.equal(gen.desiredShards(64, phase(180_000, 0.025)), 5);
+  assert.equal(gen.desiredShards(5, phase(180_000, 0.025)), 5);
+  // 6 is within 30 % of 5: no reshard; 7 is not.
+  assert.equal(gen.desiredShards(5, phase(180_000, 0.03)), 5);
+  assert.equal(gen.desiredShards(5, phase(180_000, 0.035)), 7);
+  // A backlog of 10 s adds 5 % of it per second: 180k × (1 + 0.5) × 25 µs → 7.
+  assert.equal(gen.desiredShards(5, phase(180_000, 0.025, 10_000)), 7);
+  // Never above the generator's shards, never below one.
+  assert.equal(gen.desiredShards(5, phase(180_000, 10)), 64);
+  assert.equal(gen.desiredShards(5, phase(10, 0.001)), 1);
+  await gen.close();
 });
 
 test('compressed bodies decompress to the same requests', () => {

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { WindowEncoder, type EncodedWindow, type EncoderOptions, type Protocol, type WindowSpec } from './encode.ts';
 import { EncoderThread } from './encode-worker.ts';
 import { RequestLog, percentile } from './latency.ts';
+import { sum } from './proc-stats.ts';
 import { PROMETHEUS_RETRY, Pusher, ShardQueue, newCounters, sleep, type RetryPolicy, type ShardCounters } from './sender.ts';
 
 /**
@@ -77,6 +78,8 @@ export interface PhaseResult {
   firstError: string | undefined;
   achievedRate: number;
   maxBehindMs: number;
+  /** Time spent sending (retries and backoff included) per sample sent, ms: Prometheus' timePerSample. */
+  sendMsPerSample: number;
   p50: number;
   p90: number;
   p99: number;
@@ -136,6 +139,19 @@ export class LoadGenerator {
    */
   shardsFor(rate: number): number {
     return Math.max(1, Math.min(this.opts.shards, Math.ceil(rate / this.opts.samplesPerRequest)));
+  }
+
+  /**
+   * The shard count Prometheus' queue manager moves to after a phase (queue_manager.go,
+   * calculateDesiredShards, every 10 s): the time spent sending per sample × (the incoming rate +
+   * 5 % of the backlog per second), rounded up; no change within ±30 % of the current count.
+   * Bounded by the generator's shards.
+   */
+  desiredShards(current: number, r: PhaseResult): number {
+    const backlogSamples = (r.maxBehindMs / 1000) * r.rate;
+    const desired = Math.ceil((r.sendMsPerSample / 1000) * (r.rate + 0.05 * backlogSamples));
+    if (desired >= current * 0.7 && desired <= current * 1.3) return current;
+    return Math.max(1, Math.min(this.opts.shards, desired));
   }
 
   /** The sample-time spacing of a rate: S/R seconds, whole ms. */
@@ -253,6 +269,7 @@ export class LoadGenerator {
       firstError,
       achievedRate: slice.okSamples / seconds,
       maxBehindMs,
+      sendMsPerSample: sum(slice.latencies) / Math.max(1, slice.okSamples),
       p50: percentile(slice.latencies, 50),
       p90: percentile(slice.latencies, 90),
       p99: percentile(slice.latencies, 99),

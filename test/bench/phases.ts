@@ -73,10 +73,11 @@ export async function measuredPhase(
   durationMs: number,
   drainTimeoutMs: number,
   windowMs?: number,
+  shards?: number,
 ): Promise<{ result: PhaseResult; cpu: Map<string, number>; ingest: { caughtUp: boolean; behind: number; waitedMs: number }; load: string; settled: { waitedMs: number; behind: number; busyCores: number } }> {
   const settled = await settle(target, acked);
   const before = snapshotCpu(target.processes());
-  const result = await gen.run({ rate, durationMs, windowMs });
+  const result = await gen.run({ rate, durationMs, windowMs, shards });
   acked.total += result.okSamples;
   const ingest = await target.waitIngested(acked.total, drainTimeoutMs);
   const cpu = cpuDelta(before, snapshotCpu(target.processes()));
@@ -166,12 +167,15 @@ export async function steadyPhase(
   durationMs: number,
   rssIdle: number,
   maxSamplesPerWindow: number,
+  reshard: boolean,
+  log: (l: string) => void,
 ): Promise<SteadyFigures> {
   const windowMs = Math.max(2000, Math.min(durationMs, (maxSamplesPerWindow / rate) * 1000));
+  const shards = reshard ? await reshardAt(target, gen, acked, rate, log) : gen.shardsFor(rate);
   const dist = target instanceof StrataTarget ? target.cluster.distributorUrl : undefined;
   const histos = ['strata_distributor_push_duration_seconds', 'strata_distributor_kafka_produce_duration_seconds'];
   const before = dist ? await Promise.all(histos.map((h) => histogramOf(dist, h))) : [];
-  const m = await measuredPhase(target, gen, acked, rate, durationMs, 60_000, windowMs);
+  const m = await measuredPhase(target, gen, acked, rate, durationMs, 60_000, windowMs, shards);
   let breakdown: string | undefined;
   if (dist) {
     const after = await Promise.all(histos.map((h) => histogramOf(dist, h)));
@@ -201,6 +205,30 @@ export async function steadyPhase(
     settledMs: m.settled.waitedMs,
     breakdown,
   };
+}
+
+/** Prometheus re-computes its shard count every 10 s. */
+const RESHARD_EVERY_MS = 10_000;
+const MAX_RESHARDS = 6;
+
+/**
+ * Sends at `rate` in 10 s rounds, resharding after each as Prometheus' queue manager would against
+ * this target, until the count holds (or MAX_RESHARDS); returns it. Not measured: it only finds the
+ * concurrency a Prometheus sending this rate would settle at, from the search's one request per
+ * shard-second.
+ */
+async function reshardAt(target: BenchTarget, gen: LoadGenerator, acked: { total: number }, rate: number, log: (l: string) => void): Promise<number> {
+  await settle(target, acked);
+  let shards = gen.shardsFor(rate);
+  for (let i = 0; i < MAX_RESHARDS; i++) {
+    const r = await gen.run({ rate, durationMs: RESHARD_EVERY_MS, shards });
+    acked.total += r.okSamples;
+    const next = gen.desiredShards(shards, r);
+    log(`  resharding (not counted): ${shards} shards, ${(r.sendMsPerSample * 1000).toFixed(1)} µs sending per sample, p99 ${r.p99.toFixed(0)}ms → ${next} shards`);
+    if (next === shards) break;
+    shards = next;
+  }
+  return shards;
 }
 
 export interface QueryFigures {

@@ -90,7 +90,7 @@ export function renderNotes(reports: TargetReport[]): string {
         .map(([k, v]) => `${k} ${v.toFixed(1)}s`)
         .join(', ');
       lines.push(
-        `  ½ max: ${int(st.result.achievedRate)}/s for ${((st.result.endedAt - st.result.startedAt) / 1000).toFixed(0)}s, ${st.result.failedSamples} failed, ` +
+        `  ½ max: ${int(st.result.achievedRate)}/s for ${((st.result.endedAt - st.result.startedAt) / 1000).toFixed(0)}s over ${st.result.shards} shards, ${st.result.failedSamples} failed, ` +
           `CPU ${st.cpuSeconds.toFixed(1)}s (${top}), load ${st.load}; the target took ${(st.settledMs / 1000).toFixed(1)}s to settle before it`,
       );
       if (st.breakdown) lines.push(`  ${st.breakdown}`);
