@@ -44,6 +44,13 @@ export interface PartitionReaderOptions {
 
 const MAX_BYTES_PER_PARTITION = 16 << 20;
 const MAX_WAIT_MS = 1000;
+/**
+ * While records keep coming, a fetch waits up to this long for BUSY_MIN_BYTES rather than
+ * returning each produced record on its own: one fetch per linger instead of one per push, which
+ * is most of the broker's CPU under a steady load. Idle, the fetch long-polls for the first byte.
+ */
+const BUSY_MAX_WAIT_MS = 50;
+const BUSY_MIN_BYTES = 1 << 20;
 const CAUGHT_UP_POLL_MS = 1000;
 /** Backoff between failed fetches (leader moved, broker down); a new leader is found within the first few. */
 const FETCH_BACKOFF_MIN_MS = 50;
@@ -69,6 +76,8 @@ export class PartitionReader {
   private readonly requestTimeoutMs: number;
   private state: 'new' | 'starting' | 'running' | 'stopped' | 'failed' = 'new';
   private failure: PartitionReaderFailedError | undefined;
+  /** The last fetch returned records: the next one lingers (BUSY_MAX_WAIT_MS) for more. */
+  private lastFetchHadRecords = false;
   /** Next offset to hand to onRecords (and to fetch). */
   private next = 0n;
   private readonly listeners = new Set<() => void>();
@@ -256,11 +265,12 @@ export class PartitionReader {
     }
     if (leader < 0) throw Object.assign(new Error(`partition ${this.opts.partition} has no leader (an election is running)`), { apiId: 'LEADER_NOT_AVAILABLE' });
     const from = this.next;
+    const busy = this.lastFetchHadRecords;
     const response = await withDeadline(
       fetcher.fetch({
         node: leader,
-        maxWaitTime: MAX_WAIT_MS,
-        minBytes: 1,
+        maxWaitTime: busy ? BUSY_MAX_WAIT_MS : MAX_WAIT_MS,
+        minBytes: busy ? BUSY_MIN_BYTES : 1,
         maxBytes: MAX_BYTES_PER_PARTITION,
         topics: [{ topicId: topic.id, partitions: [{ partition: this.opts.partition, fetchOffset: from, partitionMaxBytes: MAX_BYTES_PER_PARTITION, currentLeaderEpoch: -1, lastFetchedEpoch: -1 }] }],
       }),
@@ -283,6 +293,7 @@ export class PartitionReader {
         }
       }
     }
+    this.lastFetchHadRecords = records.length > 0;
     // A batch of only control records (or compacted-away offsets) still moves the position.
     if (records.length === 0 && end > from && this.next === from) {
       this.next = end;
