@@ -1,10 +1,13 @@
 // The ingester's per-record work without Kafka: decode a record value and
 // append its series to a head, as Ingester.consume does. Prints samples/s on
-// one core after the head holds every series (the steady state).
+// one core after the head holds every series (the steady state), for record
+// format 2 (a 1.0 WriteRequest) and format 3 (symbolized), with what turning
+// the 1.0 series into format 3 costs the distributor and the bytes each takes.
 //
-//   node --import tsx test/bench/ingest-append.ts [--series 100000] [--rounds 20]
+//   node --import tsx test/bench/ingest-append.ts [--series 100000] [--rounds 20] [--samples-per-record 500]
 
-import { decodeWriteRequest } from '@strata/remote-write';
+import { compressSync } from 'snappy';
+import { SymbolizedDecoder, decodeWriteRequest, parseWriteRequest, symbolizeSeries } from '@strata/remote-write';
 import { Head, emptyAppendStats } from '@strata/tsdb';
 import { WindowEncoder } from './encode.ts';
 
@@ -15,31 +18,56 @@ const opt = (name: string, fallback: number): number => {
 };
 const SERIES = opt('series', 100_000);
 const ROUNDS = opt('rounds', 20);
+const PER_RECORD = opt('samples-per-record', 500);
 const SCRAPE_MS = 15_000;
 
 // Records as the distributor writes them: about 500 series of one scrape each.
-const encoder = new WindowEncoder({ protocol: 'v1', series: SERIES, shards: 1, samplesPerRequest: 500, uncompressed: true });
+const encoder = new WindowEncoder({ protocol: 'v1', series: SERIES, shards: 1, samplesPerRequest: PER_RECORD, uncompressed: true });
 const w = encoder.encode({ firstRound: 0, rounds: ROUNDS + 1, tsStart: 1_700_000_000_000, roundMs: SCRAPE_MS });
 const records: Uint8Array[] = [];
 for (let i = 0; i < w.offsets.length; i++) records.push(new Uint8Array(w.data.buffer, w.offsets[i], w.lengths[i]));
 const perRound = Math.ceil(records.length / (ROUNDS + 1));
 
-const head = new Head({ chunkRangeMs: 2 * 3_600_000 });
-const stats = emptyAppendStats();
-const append = (from: number, to: number) => {
-  for (let i = from; i < to; i++) {
-    for (const ts of decodeWriteRequest(records[i]).timeseries) head.append(ts, ts.timestamps, ts.values, stats);
-  }
-};
-append(0, perRound); // creates every series
-const before = stats.appended;
-const cpu0 = process.cpuUsage();
-const t0 = performance.now();
-append(perRound, records.length);
-const wall = (performance.now() - t0) / 1000;
-const cpu = process.cpuUsage(cpu0);
-const samples = stats.appended - before;
+const perSecond = (samples: number, cpu: NodeJS.CpuUsage) => Math.round(samples / ((cpu.user + cpu.system) / 1e6)).toLocaleString('en-US');
+
+// What the distributor does to write format 3: 1.0 series bodies to a symbolized record.
+const bodies = records.map((r) => parseWriteRequest(r).series.map((s) => s.raw));
+const samplesIn = (from: number, to: number) => bodies.slice(from, to).reduce((n, b) => n + b.length, 0);
+let cpu0 = process.cpuUsage();
+const symbolized = bodies.map((b) => symbolizeSeries(b)!);
+console.log(`symbolize (distributor): ${perSecond(samplesIn(0, bodies.length), process.cpuUsage(cpu0))} samples per CPU-second`);
+const bytes = (rs: Uint8Array[], f: (r: Uint8Array) => number) => (rs.reduce((n, r) => n + f(r), 0) / samplesIn(0, bodies.length)).toFixed(1);
 console.log(
-  `ingest append: ${head.numSeries} series, ${samples.toLocaleString('en-US')} samples in ${wall.toFixed(2)}s → ` +
-    `${Math.round(samples / wall).toLocaleString('en-US')} samples/s, ${Math.round(samples / ((cpu.user + cpu.system) / 1e6)).toLocaleString('en-US')} per CPU-second`,
+  `bytes per sample in Kafka: format 2 ${bytes(records, (r) => compressSync(Buffer.from(r)).length)} (${bytes(records, (r) => r.length)} before snappy), ` +
+    `format 3 ${bytes(symbolized, (r) => compressSync(Buffer.from(r)).length)} (${bytes(symbolized, (r) => r.length)} before snappy)`,
 );
+
+for (const format of ['2', '3'] as const) {
+  const head = new Head({ chunkRangeMs: 2 * 3_600_000 });
+  const stats = emptyAppendStats();
+  const decoder = new SymbolizedDecoder();
+  const append = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      if (format === '2') {
+        for (const ts of decodeWriteRequest(records[i]).timeseries) head.append(ts, ts.timestamps, ts.values, stats);
+        continue;
+      }
+      const r = decoder.decode(symbolized[i]);
+      const symbols = head.symbols(r.symbols);
+      for (let k = 0, refFrom = 0, from = 0; k < r.series; refFrom = r.refEnd[k], from = r.sampleEnd[k], k++) {
+        head.appendSamples(head.seriesBySymbols(symbols, r.refs, refFrom, r.refEnd[k], true)!, r.timestamps, r.values, from, r.sampleEnd[k], stats);
+      }
+    }
+  };
+  append(0, perRound); // creates every series
+  const before = stats.appended;
+  cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  append(perRound, records.length);
+  const wall = (performance.now() - t0) / 1000;
+  const samples = stats.appended - before;
+  console.log(
+    `ingest append, format ${format}: ${head.numSeries} series, ${samples.toLocaleString('en-US')} samples in ${wall.toFixed(2)}s → ` +
+      `${Math.round(samples / wall).toLocaleString('en-US')} samples/s, ${perSecond(samples, process.cpuUsage(cpu0))} per CPU-second`,
+  );
+}

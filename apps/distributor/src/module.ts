@@ -44,6 +44,7 @@ export function initDistributor(t: Strata): Service[] {
     instanceLimits: instanceLimitsFromConfig(config),
     maxSeriesPerRequest: config['distributor.max-series-per-request'],
     maxRecordSizeBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
+    symbolizeRecords: config['ingest-storage.kafka.producer-record-version'] === 3,
     limits: t.overrides,
     logger,
     registry,

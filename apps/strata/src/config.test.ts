@@ -51,6 +51,7 @@ function nonDefault(name: string, schema: z.ZodType): string | number | boolean 
     'compactor.block-ranges': ['1h', '6h', '48h'],
     'blocks-storage.tsdb.block-ranges-period': ['1h'],
     'log.level': 'debug',
+    'ingest-storage.kafka.producer-record-version': 2,
   };
   if (name in special) return special[name];
   const def = flagDefault(schema)!;

@@ -22,6 +22,7 @@ import {
   withoutEmptyLabelValues,
   withoutExemplars,
   checkSeriesHistograms,
+  symbolizeSeries,
   type MetricMetadata,
   type ParsedSeriesV2,
   type ParsedWriteRequestV2,
@@ -35,7 +36,7 @@ import {
   otlpFormat,
   translateMetrics,
 } from '@strata/otlp';
-import { DEFAULT_MAX_RECORD_SIZE_BYTES, KafkaUnavailableError } from '@strata/kafka';
+import { DEFAULT_MAX_RECORD_SIZE_BYTES, KafkaUnavailableError, type PartitionRecord } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
 import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
 import { errors } from './errors.ts';
@@ -50,7 +51,7 @@ import { defaultTracer, exemplarLabels, inSpan, traceContextHeaders, type Tracer
 
 /** What the distributor needs from Kafka: acked writes and the partition count. */
 export interface RecordWriter {
-  write(tenant: string, records: { partition: number; value: Buffer; headers?: Record<string, string> }[]): Promise<void>;
+  write(tenant: string, records: PartitionRecord[]): Promise<void>;
   partitionCount(): Promise<number>;
 }
 
@@ -87,6 +88,11 @@ export interface DistributorOptions {
   limits?: Overrides;
   /** Largest Kafka record value: a partition's series are split over several records above it. */
   maxRecordSizeBytes?: number;
+  /**
+   * Write float series as record format 3 (a symbols table, see symbolizeSeries); records with
+   * exemplars, native histograms or metadata stay format 2. Default true (-ingest-storage.kafka.producer-record-version).
+   */
+  symbolizeRecords?: boolean;
   /** Wall clock for the grace periods and the rate limiter; tests pass their own. */
   now?: () => number;
   /** Which partitions a series may go to (the partition ring). Default: every Kafka partition, on the same token ring. */
@@ -142,6 +148,7 @@ export class Distributor {
   private readonly rateLimiter: LocalRateLimiter;
   private readonly now: () => number;
   private readonly maxRecordSize: number;
+  private readonly symbolizeRecords: boolean;
   private readonly writePartitions: { lookup(): Promise<PartitionLookup> };
   private readonly ha: HaDedupe | undefined;
   private readonly inflight: InflightLimiter;
@@ -159,6 +166,7 @@ export class Distributor {
     this.tracer = opts.tracer ?? defaultTracer();
     this.rateLimiter = new LocalRateLimiter(this.now);
     this.maxRecordSize = opts.maxRecordSizeBytes ?? DEFAULT_MAX_RECORD_SIZE_BYTES;
+    this.symbolizeRecords = opts.symbolizeRecords ?? true;
     const registers = [opts.registry];
     this.received = new Counter({
       name: 'strata_distributor_received_samples_total',
@@ -402,10 +410,13 @@ export class Distributor {
     if (byPartition.size === 0) return;
     // The caller's span (the push), not the produce span, is what ingesters continue from.
     const headers = traceContextHeaders();
-    const records: { partition: number; value: Buffer; headers?: Record<string, string> }[] = [];
+    const records: PartitionRecord[] = [];
     for (const [partition, series] of byPartition) {
       for (const r of packRecords(series, partition === 0 ? metadata : [], this.maxRecordSize)) {
-        records.push({ partition, value: encodeRecordValue(r.series, r.metadata), headers });
+        const symbolized = this.symbolizeRecords && r.metadata.length === 0 ? symbolizeSeries(r.series) : undefined;
+        // A symbols table may take a few bytes more than the labels it replaces when no string repeats.
+        if (symbolized !== undefined && symbolized.length <= this.maxRecordSize) records.push({ partition, value: symbolized, format: 'symbolized', headers });
+        else records.push({ partition, value: encodeRecordValue(r.series, r.metadata), headers });
       }
     }
     await inSpan(this.tracer, 'distributor.produce', { attributes: { tenant, 'kafka.records': records.length, 'kafka.partitions': byPartition.size } }, undefined, async () => {

@@ -6,8 +6,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { PartitionRecord } from '@strata/kafka';
 import { Registry } from 'prom-client';
-import { compressBody, decodeWriteRequest, encodeWriteRequest, encodeWriteRequestV2 } from '@strata/remote-write';
+import { compressBody, decodeRecordValue, encodeWriteRequest, encodeWriteRequestV2 } from '@strata/remote-write';
 import { HaTracker } from '@strata/ha-tracker';
 import { DEFAULT_LIMITS, Overrides } from '@strata/limits';
 import { KvUnavailableError, MemoryKv } from '@strata/ring';
@@ -18,15 +19,15 @@ const logger = createLogger('test', 'silent');
 const T = 1_700_000_000_000;
 
 class FakeWriter implements RecordWriter {
-  records: { tenant: string; partition: number; value: Buffer }[] = [];
-  async write(tenant: string, records: { partition: number; value: Buffer }[]): Promise<void> {
+  records: (PartitionRecord & { tenant: string })[] = [];
+  async write(tenant: string, records: PartitionRecord[]): Promise<void> {
     for (const r of records) this.records.push({ tenant, ...r });
   }
   async partitionCount(): Promise<number> {
     return 2;
   }
   series() {
-    return this.records.flatMap((r) => decodeWriteRequest(r.value).timeseries);
+    return this.records.flatMap((r) => decodeRecordValue(r.value, r.format).timeseries);
   }
 }
 

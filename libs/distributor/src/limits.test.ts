@@ -5,9 +5,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { PartitionRecord } from '@strata/kafka';
 import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
-import { compressBody, decodeWriteRequest, encodeHistogram, encodeWriteRequest, encodeWriteRequestV2, type DecodedHistogram, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
+import { compressBody, decodeRecordValue, encodeHistogram, encodeWriteRequest, encodeWriteRequestV2, type DecodedHistogram, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson } from '@strata/otlp';
 import { DEFAULT_LIMITS, Overrides, type RuntimeConfig } from '@strata/limits';
 import { TokensAuthenticator, createHttpServer, createLogger, tokensFileSchema } from '@strata/service';
@@ -18,8 +19,8 @@ const NOW = 1_800_000_000_000;
 const MIN = 60_000;
 
 class FakeWriter implements RecordWriter {
-  calls: { tenant: string; records: { partition: number; value: Buffer }[] }[] = [];
-  async write(tenant: string, records: { partition: number; value: Buffer }[]): Promise<void> {
+  calls: { tenant: string; records: PartitionRecord[] }[] = [];
+  async write(tenant: string, records: PartitionRecord[]): Promise<void> {
     this.calls.push({ tenant, records });
   }
   async partitionCount(): Promise<number> {
@@ -29,7 +30,7 @@ class FakeWriter implements RecordWriter {
     return this.calls.flatMap((c) => c.records);
   }
   decoded() {
-    return this.records.map((r) => decodeWriteRequest(r.value));
+    return this.records.map((r) => decodeRecordValue(r.value, r.format));
   }
   seriesNames(): string[] {
     return this.decoded()
@@ -40,7 +41,15 @@ class FakeWriter implements RecordWriter {
 }
 
 async function server(
-  opts: { rc?: () => RuntimeConfig; maxRecordSizeBytes?: number; auth?: TokensAuthenticator; multitenancy?: boolean; now?: () => number; maxSeriesPerRequest?: number } = {},
+  opts: {
+    rc?: () => RuntimeConfig;
+    maxRecordSizeBytes?: number;
+    symbolizeRecords?: boolean;
+    auth?: TokensAuthenticator;
+    multitenancy?: boolean;
+    now?: () => number;
+    maxSeriesPerRequest?: number;
+  } = {},
 ) {
   const writer = new FakeWriter();
   const logger = createLogger('test', 'silent');
@@ -53,6 +62,7 @@ async function server(
     registry,
     limits,
     maxRecordSizeBytes: opts.maxRecordSizeBytes,
+    symbolizeRecords: opts.symbolizeRecords,
     maxSeriesPerRequest: opts.maxSeriesPerRequest,
     now: opts.now ?? (() => NOW),
   });
@@ -205,7 +215,30 @@ test('record size: a partition above the max record size is split by series into
   assert.equal(decoded.flatMap((d) => d.timeseries).length, 200, 'every series exactly once');
   assert.equal(new Set(writer.seriesNames()).size, 200);
   assert.deepEqual(decoded.flatMap((d) => d.metadata).map((m) => m.metricFamilyName), ['m']);
-  assert.deepEqual([...new Set(records.filter((r) => decodeWriteRequest(r.value).metadata.length > 0).map((r) => r.partition))], [0]);
+  assert.deepEqual([...new Set(records.filter((r) => decodeRecordValue(r.value, r.format).metadata.length > 0).map((r) => r.partition))], [0]);
+});
+
+test('record format: float series go as format 3 (symbolized); a record with exemplars or metadata, or version 2 set, as a 1.0 WriteRequest', async () => {
+  const rc: RuntimeConfig = { overrides: { 'team-a': { max_global_exemplars_per_user: 10 } } };
+  const { writer, push } = await server({ rc: () => rc });
+  assert.equal((await push({ timeseries: series(20, 2) })).statusCode, 200);
+  assert.deepEqual(writer.records.map((r) => r.format), ['symbolized', 'symbolized'], 'both partitions');
+  const symbolizedBytes = writer.records.reduce((n, r) => n + r.value.length, 0);
+  assert.deepEqual(writer.seriesNames(), series(20, 2).map((s) => s.labels.map((x) => `${x.name}=${x.value}`).join(',')).sort());
+
+  writer.calls.length = 0;
+  const withExemplar = series(20, 2);
+  withExemplar[0].exemplars = [{ labels: [l('trace_id', 'abc')], value: 1, timestamp: NOW - MIN }];
+  assert.equal((await push({ timeseries: withExemplar, metadata: [{ type: 'gauge', metricFamilyName: 'm', help: 'h', unit: '' }] })).statusCode, 200);
+  const byPartition = new Map(writer.records.map((r) => [r.partition, r.format]));
+  assert.equal(byPartition.get(0), undefined, 'partition 0 carries the metadata: a 1.0 WriteRequest');
+  assert.equal(writer.decoded().flatMap((d) => d.timeseries).filter((s) => s.exemplars.length > 0).length, 1);
+
+  const v2 = await server({ symbolizeRecords: false });
+  assert.equal((await v2.push({ timeseries: series(20, 2) })).statusCode, 200);
+  assert.ok(v2.writer.records.every((r) => r.format === undefined));
+  const plainBytes = v2.writer.records.reduce((n, r) => n + r.value.length, 0);
+  assert.ok(symbolizedBytes < plainBytes, `format 3 ${symbolizedBytes} B < format 2 ${plainBytes} B`);
 });
 
 test('record size: one series larger than a record is 400 naming the limit; the rest is written', async () => {

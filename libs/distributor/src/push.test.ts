@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
 import {
   compressBody,
-  decodeWriteRequest,
+  decodeRecordValue,
   encodeSymbolizedWriteRequestV2,
   encodeWriteRequest,
   encodeWriteRequestV2,
@@ -19,7 +19,7 @@ import {
   type WriteRequestV2Input,
 } from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson, type ExportRequestInput } from '@strata/otlp';
-import { KafkaUnavailableError } from '@strata/kafka';
+import { KafkaUnavailableError, type PartitionRecord } from '@strata/kafka';
 import { createHttpServer, createLogger } from '@strata/service';
 import { Distributor, registerPushRoutes, type RecordWriter } from './index.ts';
 
@@ -28,9 +28,9 @@ const V2 = 'application/x-protobuf;proto=io.prometheus.write.v2.Request';
 const WRITTEN = ['x-prometheus-remote-write-samples-written', 'x-prometheus-remote-write-histograms-written', 'x-prometheus-remote-write-exemplars-written'];
 
 class FakeWriter implements RecordWriter {
-  records: { tenant: string; partition: number; value: Buffer }[] = [];
+  records: (PartitionRecord & { tenant: string })[] = [];
   down = false;
-  async write(tenant: string, records: { partition: number; value: Buffer }[]): Promise<void> {
+  async write(tenant: string, records: PartitionRecord[]): Promise<void> {
     if (this.down) throw new KafkaUnavailableError('connection refused (fake)');
     for (const r of records) this.records.push({ tenant, ...r });
   }
@@ -38,7 +38,7 @@ class FakeWriter implements RecordWriter {
     return 3;
   }
   decoded(): DecodedWriteRequest[] {
-    return this.records.map((r) => decodeWriteRequest(r.value));
+    return this.records.map((r) => decodeRecordValue(r.value, r.format));
   }
   series() {
     return this.decoded().flatMap((d) => d.timeseries);

@@ -8,7 +8,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { join } from 'node:path';
 import { StrataError } from '@strata/errors';
-import { decodeWriteRequest, validateHistogram, type DecodedSeries } from '@strata/remote-write';
+import { SymbolizedDecoder, decodeWriteRequest, validateHistogram, type DecodedSeries, type SymbolizedRecord } from '@strata/remote-write';
 import { DecodedSamplesCache, Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
 import {
   QueryAbortedError,
@@ -38,11 +38,25 @@ import { SpanStatusCode, defaultTracer, extractTraceContext, inSpanSync, type Tr
 export interface IngestRecord {
   tenant: string;
   value: Buffer;
+  /** Default 'write-request' (a remote-write 1.0 WriteRequest); 'symbolized': record format 3 (SymbolizedDecoder). */
+  format?: 'write-request' | 'symbolized';
   offset: bigint;
   /** Kafka record headers; `traceparent` makes the append span a child of the distributor's push span. */
   headers?: Record<string, string>;
   /** When Kafka received the record (ms since the epoch), for the receive delay. */
   timestamp?: number;
+}
+
+/** One record's append, as it goes. */
+interface RecordAppend {
+  stats: AppendStats;
+  maxTime: number;
+  /** Samples (floats and histograms) the record held. */
+  samples: number;
+  /** Samples of series the tenant's series limit kept out. */
+  seriesLimited: number;
+  /** The tenant's series limit in this ingester (0: none). */
+  maxSeries: number;
 }
 
 /** What the ingester needs from Kafka (a PartitionReader in production). */
@@ -141,6 +155,8 @@ const DEFAULT_LIMITS: IngesterLimits = { outOfOrderTimeWindowMs: () => 0, maxExe
 export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly dbs = new Map<string, TenantDB>();
   private readonly consumed = new ConsumedOffset();
+  /** Decodes format-3 records (one at a time, into arrays it reuses). */
+  private readonly symbolized = new SymbolizedDecoder();
   private readonly source: RecordSource;
   private readonly tracker: OffsetTracker;
   private readonly cutter: BlockCutter | undefined;
@@ -572,9 +588,9 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
 
   /** Appends one record's series and metadata to its tenant's head; undefined for a record that cannot be decoded. */
   private append(record: IngestRecord, now: number): AppendStats | undefined {
-    let req: ReturnType<typeof decodeWriteRequest>;
+    let req: ReturnType<typeof decodeWriteRequest> | SymbolizedRecord;
     try {
-      req = decodeWriteRequest(record.value);
+      req = record.format === 'symbolized' ? this.symbolized.decode(record.value) : decodeWriteRequest(record.value);
     } catch (err) {
       // A record the distributor would never write; skip it rather than stall the partition.
       this.samplesRejected.inc({ tenant: record.tenant, reason: 'corrupt-record' });
@@ -582,33 +598,51 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       this.tracker.add(record.offset, record.tenant, -Infinity);
       return undefined;
     }
-    const stats = emptyAppendStats();
     const db = this.db(record.tenant);
-    const head = db.head;
-    let maxTime = -Infinity;
-    const maxSeries = this.limits.maxSeries?.(record.tenant) ?? 0;
-    let seriesLimited = 0;
-    let samples = 0;
+    const r: RecordAppend = { stats: emptyAppendStats(), maxTime: -Infinity, samples: 0, seriesLimited: 0, maxSeries: this.limits.maxSeries?.(record.tenant) ?? 0 };
+    if ('symbols' in req) this.appendSymbolized(db.head, req, r);
+    else this.appendWriteRequest(record.tenant, db.head, req, r);
+    if (r.seriesLimited > 0) this.seriesLimitReached(record.tenant, r.maxSeries, r.seriesLimited);
+    db.lastAppendAt = now;
+    this.tracker.add(record.offset, record.tenant, r.maxTime);
+    if (r.samples > 0) this.samplesConsumed.inc({ tenant: record.tenant }, r.samples);
+    this.count(record.tenant, r.stats);
+    this.logRejections(record, r.stats);
+    return r.stats;
+  }
+
+  private appendWriteRequest(tenant: string, head: Head, req: ReturnType<typeof decodeWriteRequest>, r: RecordAppend): void {
     for (const ts of req.timeseries) {
       const t = ts.timestamps;
-      samples += t.length + ts.histograms;
+      r.samples += t.length + ts.histograms;
       // Only a new series counts against the limit; the lookup runs only once the head is full.
-      if (maxSeries > 0 && head.numSeries >= maxSeries && !head.hasSeries(ts.labels)) {
-        seriesLimited += t.length + ts.histograms;
+      if (r.maxSeries > 0 && head.numSeries >= r.maxSeries && !head.hasSeries(ts.labels)) {
+        r.seriesLimited += t.length + ts.histograms;
         continue;
       }
-      for (let i = 0; i < t.length; i++) if (t[i] > maxTime) maxTime = t[i];
-      head.append(ts, t, ts.values, stats, ts.exemplars);
-      if (ts.histograms > 0) maxTime = Math.max(maxTime, this.appendHistograms(record.tenant, head, ts, stats));
+      for (let i = 0; i < t.length; i++) if (t[i] > r.maxTime) r.maxTime = t[i];
+      head.append(ts, t, ts.values, r.stats, ts.exemplars);
+      if (ts.histograms > 0) r.maxTime = Math.max(r.maxTime, this.appendHistograms(tenant, head, ts, r.stats));
     }
-    if (seriesLimited > 0) this.seriesLimitReached(record.tenant, maxSeries, seriesLimited);
     for (const m of req.metadata) head.appendMetadata(m);
-    db.lastAppendAt = now;
-    this.tracker.add(record.offset, record.tenant, maxTime);
-    if (samples > 0) this.samplesConsumed.inc({ tenant: record.tenant }, samples);
-    this.count(record.tenant, stats);
-    this.logRejections(record, stats);
-    return stats;
+  }
+
+  /** Record format 3: float series whose labels reference the record's symbols table. */
+  private appendSymbolized(head: Head, req: SymbolizedRecord, r: RecordAppend): void {
+    const symbols = head.symbols(req.symbols);
+    const { refs, refEnd, sampleEnd, timestamps: t } = req;
+    for (let i = 0, refFrom = 0, from = 0; i < req.series; refFrom = refEnd[i], from = sampleEnd[i], i++) {
+      const to = sampleEnd[i];
+      r.samples += to - from;
+      // Only a new series counts against the limit: once the head is full, absent series are not created.
+      const s = head.seriesBySymbols(symbols, refs, refFrom, refEnd[i], !(r.maxSeries > 0 && head.numSeries >= r.maxSeries));
+      if (s === undefined) {
+        r.seriesLimited += to - from;
+        continue;
+      }
+      for (let k = from; k < to; k++) if (t[k] > r.maxTime) r.maxTime = t[k];
+      head.appendSamples(s, t, req.values, from, to, r.stats);
+    }
   }
 
   /** Appends a series' valid native histograms (invalid ones are counted and dropped); returns their newest timestamp. */

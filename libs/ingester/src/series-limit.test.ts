@@ -6,17 +6,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { encodeWriteRequest } from '@strata/remote-write';
+import { encodeWriteRequest, parseWriteRequest, symbolizeSeries } from '@strata/remote-write';
 import { Ingester, type IngestRecord, type IngesterLimits } from './index.ts';
 
 const T0 = 1_700_000_000_000;
 
-function record(tenant: string, offset: number, names: string[], t: number): IngestRecord {
-  const timeseries = names.map((n) => ({ labels: [{ name: '__name__', value: n }], samples: [{ value: 1, timestamp: t }] }));
-  return { tenant, offset: BigInt(offset), value: encodeWriteRequest({ timeseries }) };
+for (const format of ['write-request', 'symbolized'] as const) {
+  test(`${format} records: new series beyond maxSeries are dropped and counted; existing series keep appending`, () => seriesLimit(format));
 }
 
-test('new series beyond maxSeries are dropped and counted; existing series keep appending', async () => {
+async function seriesLimit(format: 'write-request' | 'symbolized'): Promise<void> {
+  const record = (tenant: string, offset: number, names: string[], t: number): IngestRecord => {
+    const timeseries = names.map((n) => ({ labels: [{ name: '__name__', value: n }], samples: [{ value: 1, timestamp: t }] }));
+    const value = encodeWriteRequest({ timeseries });
+    if (format === 'write-request') return { tenant, offset: BigInt(offset), value };
+    return { tenant, offset: BigInt(offset), value: symbolizeSeries(parseWriteRequest(value).series.map((s) => s.raw))!, format };
+  };
   const lines: { msg: string; tenant?: string }[] = [];
   const logger = pino({ level: 'info' }, { write: (s: string) => lines.push(JSON.parse(s) as { msg: string }) });
   const registry = new Registry();
@@ -55,4 +60,4 @@ test('new series beyond maxSeries are dropped and counted; existing series keep 
   await feed([record('small', 3, ['e'], T0 + 2000)]);
   assert.equal(small.numSeries, 3, 'a raised limit applies to the next record');
   await ingester.stop();
-});
+}

@@ -21,6 +21,9 @@ export const kafkaConfigShape = {
   'ingest-storage.kafka.producer-max-in-flight': z.coerce.number().int().min(1).default(DEFAULT_PRODUCER_MAX_IN_FLIGHT).describe(
     'Produce requests a distributor has out at once; pushes that come while that many are out go to Kafka together in the next request (one batch per partition). Does not cap throughput: more waiting pushes make larger requests.',
   ),
+  'ingest-storage.kafka.producer-record-version': z.coerce.number().int().min(2).max(3).default(3).describe(
+    'Record format the distributor writes: 3 sends float series with a symbols table (each label string once per record, so less Kafka traffic and less ingester CPU), 2 a remote-write 1.0 WriteRequest. Ingesters read both; set 2 while ingesters older than format 3 still run.',
+  ),
   'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES).describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
 };
 

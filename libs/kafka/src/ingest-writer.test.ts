@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader } from './partition-reader.ts';
 import { KafkaUnavailableError } from './errors.ts';
-import { RECORD_FORMAT_VERSION } from './record.ts';
+import { RECORD_FORMAT_WRITE_REQUEST } from './record.ts';
 import { Admin, ListOffsetTimestamps } from '@platformatic/kafka';
 import { Collector, sleep, startTestKafka, type TestKafka } from './test-kafka.ts';
 
@@ -76,7 +76,7 @@ describe('IngestWriter', () => {
       ['a1', 'b1'].map((v) => c.records.find((r) => r.value.toString() === v)?.tenant),
       ['tenant-a', 'tenant-b'],
     );
-    assert.ok(c.records.every((r) => r.headers.v === RECORD_FORMAT_VERSION));
+    assert.ok(c.records.every((r) => r.headers.v === RECORD_FORMAT_WRITE_REQUEST));
     assert.deepEqual(
       c.records.map((r) => r.offset),
       c.records.map((_, i) => BigInt(i)),
@@ -89,7 +89,7 @@ describe('IngestWriter', () => {
     const last = c.records[c.records.length - 1];
     assert.equal(last.value.toString(), 'h');
     assert.equal(last.headers.traceparent, '00-abc-def-01');
-    assert.equal(last.headers.v, RECORD_FORMAT_VERSION);
+    assert.equal(last.headers.v, RECORD_FORMAT_WRITE_REQUEST);
   });
 
   test('a write while the broker is down rejects with KafkaUnavailableError within the timeout', async () => {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compressSync } from 'snappy';
-import { RECORD_FORMAT_VERSION, fromMessage, toProduceMessage } from './record.ts';
+import { RECORD_FORMAT_SYMBOLIZED, RECORD_FORMAT_WRITE_REQUEST, fromMessage, toProduceMessage } from './record.ts';
 
 const text = (headers: Map<Buffer, Buffer>) => Object.fromEntries([...headers].map(([n, v]) => [n.toString(), v.toString()]));
 
@@ -13,16 +13,26 @@ test('toProduceMessage keys by tenant and sets the format version over any calle
     partition: 2,
     key: 'tenant-1',
     value: compressSync(Buffer.from('x')),
-    headers: { traceparent: 't', v: RECORD_FORMAT_VERSION },
+    headers: { traceparent: 't', v: RECORD_FORMAT_WRITE_REQUEST },
   });
+});
+
+test('a symbolized record is version 3, and read back as symbolized', () => {
+  const m = toProduceMessage('ingest', 't', { partition: 0, value: Buffer.from('symbols and refs'), format: 'symbolized' });
+  assert.equal(text(m.headers).v, RECORD_FORMAT_SYMBOLIZED);
+  const r = fromMessage({ key: m.key, value: m.value, offset: 0n, timestamp: 0n, headers: [...m.headers] });
+  assert.equal(r.format, 'symbolized');
+  assert.equal(r.value.toString(), 'symbols and refs');
+  const old = fromMessage({ key: m.key, value: Buffer.from('raw'), offset: 0n, timestamp: 0n, headers: [[Buffer.from('v'), Buffer.from('1')]] });
+  assert.equal(old.format, 'write-request', 'versions 1 and 2 are WriteRequests');
 });
 
 test('a version-2 value is decompressed; version 1 and unknown versions pass as they are', () => {
   const m = toProduceMessage('ingest', 't', { partition: 0, value: Buffer.from('series bytes') });
   const read = (value: Buffer, v: string) => fromMessage({ key: Buffer.from('t'), value, offset: 0n, timestamp: 0n, headers: [[Buffer.from('v'), Buffer.from(v)]] }).value.toString();
-  assert.equal(read(m.value, RECORD_FORMAT_VERSION), 'series bytes');
+  assert.equal(read(m.value, RECORD_FORMAT_WRITE_REQUEST), 'series bytes');
   assert.equal(read(Buffer.from('raw'), '1'), 'raw');
-  assert.equal(read(Buffer.from([0xff, 0xff, 0xff]), RECORD_FORMAT_VERSION), '\ufffd\ufffd\ufffd', 'corrupt: handed on for the decoder to reject');
+  assert.equal(read(Buffer.from([0xff, 0xff, 0xff]), RECORD_FORMAT_WRITE_REQUEST), '\ufffd\ufffd\ufffd', 'corrupt: handed on for the decoder to reject');
 });
 
 test('fromMessage decodes key, offset, timestamp and headers (last value wins)', () => {

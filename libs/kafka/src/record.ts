@@ -1,6 +1,7 @@
 // The ingest record contract shared by the distributor (writes) and ingesters (reads):
 // key = tenant id (utf8), header `v` = record format version, value = the caller's
-// bytes, snappy-compressed (block format) on the wire and handed back as they were.
+// bytes, snappy-compressed (block format) on the wire and handed back as they were,
+// with their format.
 
 import { compressSync, uncompressSync } from 'snappy';
 
@@ -13,12 +14,22 @@ const RECORD_FORMAT_UNCOMPRESSED = '1';
  * record, so this takes Kafka about a fifth of the bytes, and the broker, the
  * producer's CRC and the consumers' fetches with them.
  */
-export const RECORD_FORMAT_VERSION = '2';
+export const RECORD_FORMAT_WRITE_REQUEST = '2';
+/**
+ * Version 3: a remote-write 2.0 Request of float series (a symbols table, labels as
+ * references into it), snappy-compressed; see symbolizeSeries in @strata/remote-write.
+ */
+export const RECORD_FORMAT_SYMBOLIZED = '3';
+
+/** What a record value holds: a 1.0 WriteRequest, or float series as a symbolized 2.0 Request (version 3). */
+export type RecordFormat = 'write-request' | 'symbolized';
 
 /** A record the distributor produces to one partition (the ingester consumes it as a ConsumedRecord). */
 export interface PartitionRecord {
   partition: number;
   value: Buffer;
+  /** Default 'write-request'. */
+  format?: RecordFormat;
   /** Extra headers such as `traceparent`; `v` is always set by the writer. */
   headers?: Record<string, string>;
 }
@@ -26,6 +37,7 @@ export interface PartitionRecord {
 export interface ConsumedRecord {
   tenant: string;
   value: Buffer;
+  format: RecordFormat;
   offset: bigint;
   /** All record headers as utf8 strings (`v` included; a repeated header keeps its last value). */
   headers: Record<string, string>;
@@ -40,7 +52,8 @@ export function toProduceMessage(
   record: PartitionRecord,
 ): { topic: string; partition: number; key: Buffer; value: Buffer; headers: Map<Buffer, Buffer> } {
   const headers = new Map<Buffer, Buffer>();
-  for (const [name, value] of Object.entries({ ...record.headers, [RECORD_VERSION_HEADER]: RECORD_FORMAT_VERSION })) {
+  const version = record.format === 'symbolized' ? RECORD_FORMAT_SYMBOLIZED : RECORD_FORMAT_WRITE_REQUEST;
+  for (const [name, value] of Object.entries({ ...record.headers, [RECORD_VERSION_HEADER]: version })) {
     headers.set(Buffer.from(name), Buffer.from(value));
   }
   return { topic, partition: record.partition, key: Buffer.from(tenant, 'utf8'), value: compressSync(record.value), headers };
@@ -56,9 +69,11 @@ export function fromMessage(message: {
 }): ConsumedRecord {
   const headers: Record<string, string> = {};
   for (const [name, value] of message.headers) if (name !== null) headers[name.toString()] = value?.toString() ?? '';
+  const version = headers[RECORD_VERSION_HEADER];
   return {
     tenant: message.key?.toString('utf8') ?? '',
-    value: recordValue(message.value ?? Buffer.alloc(0), headers[RECORD_VERSION_HEADER]),
+    value: recordValue(message.value ?? Buffer.alloc(0), version),
+    format: version === RECORD_FORMAT_SYMBOLIZED ? 'symbolized' : 'write-request',
     offset: message.offset,
     headers,
     timestamp: Number(message.timestamp),
@@ -71,7 +86,7 @@ export function fromMessage(message: {
  * counts it, rather than the reader stalling the partition.
  */
 function recordValue(value: Buffer, version: string | undefined): Buffer {
-  if (version !== RECORD_FORMAT_VERSION) return value;
+  if (version !== RECORD_FORMAT_WRITE_REQUEST && version !== RECORD_FORMAT_SYMBOLIZED) return value;
   try {
     return uncompressSync(value, { asBuffer: true }) as Buffer;
   } catch {

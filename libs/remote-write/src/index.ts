@@ -8,6 +8,8 @@ export { ParsedSeries } from './parse.ts';
 export type { ParsedWriteRequest, ParsedMetadata } from './parse.ts';
 export { countSeries } from './count.ts';
 export { decodeWriteRequest, DecodedSeries } from './decode.ts';
+export { symbolizeSeries, decodeRecordValue, SymbolizedDecoder } from './symbolized.ts';
+export type { SymbolizedRecord } from './symbolized.ts';
 export type { DecodedWriteRequest, DecodedExemplar } from './decode.ts';
 export { readHistogram, validateHistogram, encodeHistogram, reduceResolution, histogramBucketCount, checkSeriesHistograms } from './histogram.ts';
 export type { SeriesHistogramLimits, SeriesHistogramOutcome } from './histogram.ts';

@@ -15,7 +15,7 @@ import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-se
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import type { OooInsert } from './ooo-samples.ts';
 import { Postings } from './postings.ts';
-import { flatEquals, flatEqualsBytes, flatToLabels, hashLabelBytes, hashLabels } from './series-hash.ts';
+import { SERIES_HASH_SEED, flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, foldHash, hashLabelBytes, hashLabels, seriesKey, stringHash } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
 
 export interface AppendStats {
@@ -54,6 +54,17 @@ export interface HeadOptions {
   decodedSamples?: DecodedSamplesCache;
   /** Directory for closed chunks (emptied now, see HeadChunks); absent: they stay in memory. */
   chunksDir?: string;
+}
+
+/** A series of the head, as seriesBySymbols finds it: only for handing back to appendSamples. */
+export type SeriesRef = MemorySeries;
+
+/** A record's symbols table as one head sees them (Head.symbols). */
+export interface HeadSymbols {
+  /** Each symbol, as the head's own copy of the string where it holds one (compared by identity first). */
+  strings: string[];
+  /** Each symbol's stringHash. */
+  hashes: Int32Array;
 }
 
 /** One series of a block being cut from the head. */
@@ -144,13 +155,19 @@ export class Head {
    */
   append(labels: Labels | EncodedLabels, timestamps: Float64Array, values: Float64Array, stats: AppendStats, exemplars?: readonly ExemplarInput[]): void {
     const s = Array.isArray(labels) ? this.getOrCreate(labels) : this.getOrCreateEncoded(labels);
+    this.appendSamples(s, timestamps, values, 0, timestamps.length, stats);
+    if (exemplars !== undefined && exemplars.length > 0) this.appendExemplars(s, exemplars, stats);
+  }
+
+  /** Appends samples [from, to) of `timestamps` and `values` to a series found by seriesBySymbols, as append does. */
+  appendSamples(s: SeriesRef, timestamps: Float64Array, values: Float64Array, from: number, to: number, stats: AppendStats): void {
     if (values.buffer !== this.wordsBuffer) {
       this.wordsBuffer = values.buffer;
       this.words = new Int32Array(values.buffer, 0, values.buffer.byteLength >>> 2);
     }
     const words = this.words;
     const base = values.byteOffset >>> 2;
-    for (let i = 0; i < timestamps.length; i++) {
+    for (let i = from; i < to; i++) {
       const t = timestamps[i];
       const hi = words[base + 2 * i + HI_WORD];
       const lo = words[base + 2 * i + LO_WORD];
@@ -174,7 +191,47 @@ export class Head {
         }
       }
     }
-    if (exemplars !== undefined && exemplars.length > 0) this.appendExemplars(s, exemplars, stats);
+  }
+
+  /**
+   * A record's symbols table bound to this head: each string hashed once, and replaced by
+   * the head's own copy where it has one, so that series compare by identity.
+   */
+  symbols(table: readonly string[]): HeadSymbols {
+    const strings = new Array<string>(table.length);
+    const hashes = new Int32Array(table.length);
+    for (let i = 0; i < table.length; i++) {
+      const str = table[i];
+      strings[i] = this.strings.get(str) ?? str;
+      hashes[i] = stringHash(str);
+    }
+    return { strings, hashes };
+  }
+
+  /**
+   * The series whose labels are refs[from..to) (name and value references into the
+   * record's symbols, in turn), created when absent; when `create` is false an absent
+   * series stays absent (undefined), for per-tenant series limits.
+   */
+  seriesBySymbols(sym: HeadSymbols, refs: Uint32Array, from: number, to: number, create: boolean): SeriesRef | undefined {
+    let h = SERIES_HASH_SEED;
+    for (let k = from; k < to; k++) h = foldHash(h, sym.hashes[refs[k]]);
+    h = seriesKey(h);
+    const found = this.byHash.get(h);
+    if (found !== undefined) {
+      if (!Array.isArray(found)) {
+        if (flatEqualsRefs(found.lbls, sym.strings, refs, from, to)) return found;
+      } else {
+        for (const s of found) if (flatEqualsRefs(s.lbls, sym.strings, refs, from, to)) return s;
+      }
+    }
+    if (!create) return undefined;
+    const labels: Labels = new Array<Labels[number]>((to - from) >>> 1);
+    for (let i = 0; i < labels.length; i++) labels[i] = { name: sym.strings[refs[from + 2 * i]], value: sym.strings[refs[from + 2 * i + 1]] };
+    const s = this.getOrCreate(labels, h);
+    // The new series' strings are the head's now: later records of this one compare by identity.
+    for (let k = from; k < to; k++) sym.strings[refs[k]] = this.strings.get(sym.strings[refs[k]]) ?? sym.strings[refs[k]];
+    return s;
   }
 
   /**

@@ -1,5 +1,5 @@
 export { Head, emptyAppendStats } from './head.ts';
-export type { AppendStats, HeadOptions, BlockSeries, SeriesExemplars } from './head.ts';
+export type { AppendStats, HeadOptions, HeadSymbols, SeriesRef, BlockSeries, SeriesExemplars } from './head.ts';
 export { RangeHead } from './range-head.ts';
 export { DecodedSamplesCache, SampleArena } from './decoded-samples.ts';
 export type { EncodedChunk } from './memory-series.ts';

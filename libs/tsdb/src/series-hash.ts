@@ -1,34 +1,42 @@
-// A 30-bit hash of a label set (FNV-1a over names and values with separators),
-// small enough to be a V8 small integer so the head's series map never boxes
-// its keys. Collisions are resolved by comparing labels.
+// A 30-bit hash of a label set, small enough to be a V8 small integer so the head's
+// series map never boxes its keys. It folds one FNV-1a hash per name and per value, so
+// labels given as strings, as bytes or as references into a record's symbols table
+// (each symbol hashed once per record) all hash alike. Collisions are resolved by
+// comparing labels.
 
 import type { EncodedLabels, Labels } from '@strata/model';
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-function mix(h: number, s: string): number {
+/** FNV-1a over a string's UTF-16 code units (over an ASCII string's bytes alike). */
+export function stringHash(s: string): number {
+  let h = FNV_OFFSET;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
   return h;
 }
 
-export function hashLabels(labels: Labels): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < labels.length; i++) {
-    h = Math.imul(mix(h, labels[i].name) ^ 0xff, FNV_PRIME);
-    h = Math.imul(mix(h, labels[i].value) ^ 0xfe, FNV_PRIME);
-  }
+/** Folds the next name's or value's stringHash into a label set's hash. */
+export function foldHash(h: number, x: number): number {
+  h = Math.imul(h ^ x, 0x9e3779b1);
+  return h ^ (h >>> 15);
+}
+
+/** The hash foldHash starts from. */
+export const SERIES_HASH_SEED = 0x2545f491;
+
+/** The head's key of a folded hash. */
+export function seriesKey(h: number): number {
   return h & 0x3fffffff;
 }
 
-/** Same hash over a flat [name0, value0, name1, value1, ...] array. */
-function hashFlatLabels(flat: readonly string[]): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < flat.length; i += 2) {
-    h = Math.imul(mix(h, flat[i]) ^ 0xff, FNV_PRIME);
-    h = Math.imul(mix(h, flat[i + 1]) ^ 0xfe, FNV_PRIME);
+export function hashLabels(labels: Labels): number {
+  let h = SERIES_HASH_SEED;
+  for (let i = 0; i < labels.length; i++) {
+    h = foldHash(h, stringHash(labels[i].name));
+    h = foldHash(h, stringHash(labels[i].value));
   }
-  return h & 0x3fffffff;
+  return seriesKey(h);
 }
 
 export function flatEquals(flat: readonly string[], labels: Labels): boolean {
@@ -52,21 +60,17 @@ export function flatToLabels(flat: readonly string[]): Labels {
 export function hashLabelBytes(l: EncodedLabels): number {
   const b = l.bytes;
   const a = l.ranges;
-  let h = FNV_OFFSET;
+  let h = SERIES_HASH_SEED;
   let bits = 0;
-  for (let k = l.firstLabel * 4, end = k + l.labelCount * 4; k < end; k += 4) {
+  for (let k = l.firstLabel * 4, end = k + l.labelCount * 4; k < end; k += 2) {
+    let x = FNV_OFFSET;
     for (let i = a[k], e = a[k + 1]; i < e; i++) {
       bits |= b[i];
-      h = Math.imul(h ^ b[i], FNV_PRIME);
+      x = Math.imul(x ^ b[i], FNV_PRIME);
     }
-    h = Math.imul(h ^ 0xff, FNV_PRIME);
-    for (let i = a[k + 2], e = a[k + 3]; i < e; i++) {
-      bits |= b[i];
-      h = Math.imul(h ^ b[i], FNV_PRIME);
-    }
-    h = Math.imul(h ^ 0xfe, FNV_PRIME);
+    h = foldHash(h, x);
   }
-  return bits < 0x80 ? h & 0x3fffffff : -1;
+  return bits < 0x80 ? seriesKey(h) : -1;
 }
 
 /** flatEquals against ASCII label bytes. */
@@ -80,5 +84,12 @@ export function flatEqualsBytes(flat: readonly string[], l: EncodedLabels): bool
     if (s.length !== a[k + 1] - start) return false;
     for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== b[start + i]) return false;
   }
+  return true;
+}
+
+/** flatEquals against labels as pairs of references refs[from..to) into a record's symbols. */
+export function flatEqualsRefs(flat: readonly string[], strings: readonly string[], refs: Uint32Array, from: number, to: number): boolean {
+  if (flat.length !== to - from) return false;
+  for (let j = 0; j < flat.length; j++) if (flat[j] !== strings[refs[from + j]]) return false;
   return true;
 }

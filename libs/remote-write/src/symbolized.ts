@@ -1,0 +1,420 @@
+// Kafka record format 3: one partition's float series as a remote write 2.0 Request
+// (`io.prometheus.write.v2.Request`: a symbols table, each series' labels as pairs of
+// references into it), as Mimir's record format v2. Label names repeat in every series
+// and values repeat across a target's series (job, instance, cpu, mode), so each string
+// crosses Kafka once per record and each ingester decodes, hashes and compares it once
+// per record instead of once per series.
+//
+// Only series of labels and float samples are symbolized (`symbolizeSeries` answers
+// undefined otherwise): a record with exemplars, native histograms or metadata stays a
+// 1.0 WriteRequest (format 2), which ingesters keep reading.
+
+import { decodeWriteRequest, type DecodedWriteRequest } from './decode.ts';
+import { badProtobuf } from './errors.ts';
+import { TAG_LABEL_NAME, TAG_LABEL_VALUE, TAG_TIMESERIES_LABELS, TAG_TIMESERIES_SAMPLES, TAG_SAMPLE_TIMESTAMP, TAG_SAMPLE_VALUE, WT_SAMPLE } from './messages.ts';
+import { TAG_V2_REQUEST_SYMBOLS, TAG_V2_REQUEST_TIMESERIES, TAG_V2_TS_LABELS_REFS_PACKED, TAG_V2_TS_LABELS_REFS_VARINT, TAG_V2_TS_SAMPLES, WT_V2_REQUEST, WT_V2_TIMESERIES } from './v2-messages.ts';
+import { LITTLE_ENDIAN, ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
+
+/** Where a double's high and low 32 bits sit when its bytes are read as two Int32 words. */
+const HI_WORD = LITTLE_ENDIAN ? 1 : 0;
+const LO_WORD = 1 - HI_WORD;
+
+/** Distinct byte strings, each with an id in the order first seen. */
+class ByteStrings {
+  count = 0;
+  /** Whether the last id() added its string. */
+  added = false;
+  private pool = new Uint8Array(16 * 1024);
+  private poolLen = 0;
+  private starts = new Int32Array(1024);
+  private ends = new Int32Array(1024);
+  private hashes = new Int32Array(1024);
+  /** Open addressing: id + 1, 0 = empty. */
+  private slots = new Int32Array(2048);
+
+  reset(): void {
+    this.slots.fill(0);
+    this.count = 0;
+    this.poolLen = 0;
+  }
+
+  /** The id of bytes [start, end) of `b`, added when new. */
+  id(b: Uint8Array, start: number, end: number): number {
+    const h = hashBytes(b, start, end);
+    const len = end - start;
+    const mask = this.slots.length - 1;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const s = this.slots[slot];
+      if (s === 0) break;
+      const r = s - 1;
+      if (this.hashes[r] !== h) continue;
+      const from = this.starts[r];
+      if (this.ends[r] - from !== len) continue;
+      const pool = this.pool;
+      let i = 0;
+      while (i < len && pool[from + i] === b[start + i]) i++;
+      if (i === len) {
+        this.added = false;
+        return r;
+      }
+    }
+    this.added = true;
+    return this.add(b, start, end, h);
+  }
+
+  /** The bytes of string `id`. */
+  bytes(id: number): Uint8Array {
+    return this.pool.subarray(this.starts[id], this.ends[id]);
+  }
+
+  private add(b: Uint8Array, start: number, end: number, h: number): number {
+    const len = end - start;
+    if (this.poolLen + len > this.pool.length) this.pool = grown(this.pool, this.poolLen + len);
+    this.pool.set(b.subarray(start, end), this.poolLen);
+    const r = this.count++;
+    if (r === this.starts.length) {
+      this.starts = grown(this.starts, r + 1);
+      this.ends = grown(this.ends, r + 1);
+      this.hashes = grown(this.hashes, r + 1);
+    }
+    this.starts[r] = this.poolLen;
+    this.ends[r] = this.poolLen + len;
+    this.hashes[r] = h;
+    this.poolLen += len;
+    if (this.count * 2 > this.slots.length) this.rehash();
+    else this.place(r);
+    return r;
+  }
+
+  private place(r: number): void {
+    const mask = this.slots.length - 1;
+    let slot = this.hashes[r] & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = r + 1;
+  }
+
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    for (let r = 0; r < this.count; r++) this.place(r);
+  }
+}
+
+/** A 32-bit hash of bytes [start, end), four bytes a step (only for finding equal strings: any collision is compared). */
+function hashBytes(b: Uint8Array, start: number, end: number): number {
+  let h = (end - start) ^ 0x9747b28c;
+  let i = start;
+  for (; i + 4 <= end; i += 4) h = Math.imul(h ^ (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)), 0x5bd1e995) ^ (h >>> 13);
+  for (; i < end; i++) h = Math.imul(h ^ b[i], 0x01000193);
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  return h ^ (h >>> 13);
+}
+
+function grown<T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(a: T, atLeast: number): T {
+  let n = a.length * 2;
+  while (n < atLeast) n *= 2;
+  const b = new (a.constructor as new (n: number) => T)(n);
+  b.set(a);
+  return b;
+}
+
+// Scratch for symbolizeSeries: the distributor encodes one record at a time.
+const symbols = new ByteStrings();
+/** Label messages as sent (a series' labels repeat across series), each with its two symbol references. */
+const pairs = new ByteStrings();
+let pairName = new Int32Array(1024);
+let pairValue = new Int32Array(1024);
+let body = new Uint8Array(64 * 1024);
+let labelRefs = new Int32Array(64);
+let sampleSpans = new Int32Array(64);
+
+/**
+ * One record value in format 3 from 1.0 TimeSeries message bodies (as the distributor
+ * routes them), or undefined when a series holds anything but labels and float samples
+ * (exemplars, native histograms, unknown fields): such a record is written as a 1.0
+ * WriteRequest. Samples are copied byte for byte (2.0's Sample has 1.0's field numbers).
+ */
+export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefined {
+  symbols.reset();
+  pairs.reset();
+  symbols.id(new Uint8Array(0), 0, 0);
+  let len = 0;
+  for (const ts of series) {
+    const n = ts.length;
+    let labels = 0;
+    let spans = 0;
+    let samplesBytes = 0;
+    let pos = 0;
+    while (pos < n) {
+      const tag = ts[pos];
+      const fieldStart = pos;
+      const fieldLen = readLength(ts, pos + 1, n);
+      if (fieldLen < 0) return undefined;
+      const end = readAt + fieldLen;
+      if (tag === TAG_TIMESERIES_LABELS) {
+        if (labels + 2 > labelRefs.length) labelRefs = grown(labelRefs, labels + 2);
+        const p = pairs.id(ts, readAt, end);
+        if (pairs.added) {
+          if (p === pairName.length) {
+            pairName = grown(pairName, p + 1);
+            pairValue = grown(pairValue, p + 1);
+          }
+          if (!labelPair(ts, readAt, end, p)) return undefined;
+        }
+        labelRefs[labels++] = pairName[p];
+        labelRefs[labels++] = pairValue[p];
+      } else if (tag === TAG_TIMESERIES_SAMPLES) {
+        if (spans + 2 > sampleSpans.length) sampleSpans = grown(sampleSpans, spans + 2);
+        sampleSpans[spans++] = fieldStart;
+        sampleSpans[spans++] = end;
+        samplesBytes += end - fieldStart;
+      } else {
+        return undefined;
+      }
+      pos = end;
+    }
+    let refsBytes = 0;
+    for (let i = 0; i < labels; i++) refsBytes += varintSize(labelRefs[i]);
+    const tsLen = (labels > 0 ? 1 + varintSize(refsBytes) + refsBytes : 0) + samplesBytes;
+    const need = len + 1 + varintSize(tsLen) + tsLen;
+    if (need > body.length) body = grown(body, need);
+    body[len++] = TAG_V2_REQUEST_TIMESERIES;
+    len = putVarint(body, len, tsLen);
+    if (labels > 0) {
+      body[len++] = TAG_V2_TS_LABELS_REFS_PACKED;
+      len = putVarint(body, len, refsBytes);
+      for (let i = 0; i < labels; i++) len = putVarint(body, len, labelRefs[i]);
+    }
+    for (let i = 0; i < spans; i += 2) {
+      body.set(ts.subarray(sampleSpans[i], sampleSpans[i + 1]), len);
+      len += sampleSpans[i + 1] - sampleSpans[i];
+    }
+  }
+  // The symbols go first so a reader resolves references as it meets them.
+  let symbolsLen = 0;
+  for (let r = 0; r < symbols.count; r++) {
+    const n = symbols.bytes(r).length;
+    symbolsLen += 1 + varintSize(n) + n;
+  }
+  const out = Buffer.allocUnsafe(symbolsLen + len);
+  let pos = 0;
+  for (let r = 0; r < symbols.count; r++) {
+    const b = symbols.bytes(r);
+    out[pos++] = TAG_V2_REQUEST_SYMBOLS;
+    pos = putVarint(out, pos, b.length);
+    out.set(b, pos);
+    pos += b.length;
+  }
+  out.set(body.subarray(0, len), pos);
+  return out;
+}
+
+/** Bytes of a varint below 2^31 (lengths and references). */
+function varintSize(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/** Writes a varint below 2^31; returns the position after it. */
+function putVarint(b: Uint8Array, pos: number, v: number): number {
+  while (v >= 0x80) {
+    b[pos++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  b[pos++] = v;
+  return pos;
+}
+
+/** Where the bytes after the last length readLength read start. */
+let readAt = 0;
+
+/** A length (varint) at `pos` that fits before `end` (readAt: the position after it), or -1. */
+function readLength(b: Uint8Array, pos: number, end: number): number {
+  let v = 0;
+  for (let shift = 0; shift < 28 && pos < end; shift += 7) {
+    const x = b[pos++];
+    v |= (x & 0x7f) << shift;
+    if (x < 0x80) {
+      readAt = pos;
+      return v <= end - pos ? v : -1;
+    }
+  }
+  return -1;
+}
+
+/** Sets pair `p` to the name and value references of a 1.0 Label message at [pos, end); false when it holds another field. */
+function labelPair(b: Uint8Array, pos: number, end: number, p: number): boolean {
+  let name = 0;
+  let value = 0;
+  while (pos < end) {
+    const tag = b[pos];
+    const len = readLength(b, pos + 1, end);
+    if (len < 0) return false;
+    if (tag === TAG_LABEL_NAME) name = symbols.id(b, readAt, readAt + len);
+    else if (tag === TAG_LABEL_VALUE) value = symbols.id(b, readAt, readAt + len);
+    else return false;
+    pos = readAt + len;
+  }
+  pairName[p] = name;
+  pairValue[p] = value;
+  return true;
+}
+
+/**
+ * A decoded format-3 record. Series i's labels are refs[refEnd[i-1] .. refEnd[i]) (0 for
+ * i = 0), name and value references into `symbols` in turn; its samples are
+ * [sampleEnd[i-1], sampleEnd[i]) of `timestamps` and `values` (value bits as sent).
+ * Valid until the decoder's next decode.
+ */
+export interface SymbolizedRecord {
+  symbols: string[];
+  series: number;
+  refs: Uint32Array;
+  refEnd: Int32Array;
+  timestamps: Float64Array;
+  values: Float64Array;
+  sampleEnd: Int32Array;
+}
+
+const MSG_REQUEST = 'Request';
+const MSG_SERIES = 'TimeSeries';
+const MSG_SAMPLE = 'Sample';
+
+/** Decodes format-3 records into arrays it reuses (one decoder per consumer, one record at a time). */
+export class SymbolizedDecoder {
+  private refs = new Uint32Array(16 * 1024);
+  private refEnd = new Int32Array(1024);
+  private sampleEnd = new Int32Array(1024);
+  private timestamps = new Float64Array(1024);
+  private words = new Int32Array(2048);
+  private bounds = new Int32Array(2048);
+
+  /** Throws RemoteWriteError 'bad-protobuf' on malformed input or a reference outside the table. */
+  decode(buf: Uint8Array): SymbolizedRecord {
+    const r = new ProtoReader(buf);
+    const end = buf.length;
+    const symbols: string[] = [];
+    let series = 0;
+    while (r.pos < end) {
+      const tag = r.tag(end, MSG_REQUEST);
+      if (tag === TAG_V2_REQUEST_SYMBOLS) {
+        const e = r.len(end, 4, MSG_REQUEST);
+        symbols.push(r.string(r.pos, e));
+        r.pos = e;
+      } else if (tag === TAG_V2_REQUEST_TIMESERIES) {
+        const e = r.len(end, 5, MSG_REQUEST);
+        if (2 * series + 2 > this.bounds.length) this.bounds = grown(this.bounds, 2 * series + 2);
+        this.bounds[2 * series] = r.pos;
+        this.bounds[2 * series + 1] = e;
+        series++;
+        r.pos = e;
+      } else {
+        r.skip(tag, end, MSG_REQUEST, WT_V2_REQUEST);
+      }
+    }
+    if (series > this.refEnd.length) {
+      this.refEnd = grown(this.refEnd, series);
+      this.sampleEnd = grown(this.sampleEnd, series);
+    }
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let refs = 0;
+    let samples = 0;
+    for (let i = 0; i < series; i++) {
+      r.pos = this.bounds[2 * i];
+      const seriesEnd = this.bounds[2 * i + 1];
+      while (r.pos < seriesEnd) {
+        const tag = r.tag(seriesEnd, MSG_SERIES);
+        if (tag === TAG_V2_TS_LABELS_REFS_PACKED) {
+          const e = r.len(seriesEnd, 1, MSG_SERIES);
+          while (r.pos < e) {
+            if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
+            this.refs[refs++] = symbolRef(r.uvarint(e, 1, MSG_SERIES), symbols.length, r);
+          }
+        } else if (tag === TAG_V2_TS_LABELS_REFS_VARINT) {
+          if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
+          this.refs[refs++] = symbolRef(r.uvarint(seriesEnd, 1, MSG_SERIES), symbols.length, r);
+        } else if (tag === TAG_V2_TS_SAMPLES) {
+          const e = r.len(seriesEnd, 2, MSG_SERIES);
+          if (samples === this.timestamps.length) {
+            this.timestamps = grown(this.timestamps, samples + 1);
+            this.words = grown(this.words, 2 * samples + 2);
+          }
+          let t = 0;
+          let hi = 0;
+          let lo = 0;
+          while (r.pos < e) {
+            const st = r.tag(e, MSG_SAMPLE);
+            if (st === TAG_SAMPLE_VALUE) {
+              if (e - r.pos < 8) throw badProtobuf(`truncated fixed64 field 1 of ${MSG_SAMPLE} at byte ${r.pos}`);
+              // As two words, never a JS number: NaN payloads such as the stale marker survive.
+              lo = view.getInt32(r.pos, true);
+              hi = view.getInt32(r.pos + 4, true);
+              r.pos += 8;
+            } else if (st === TAG_SAMPLE_TIMESTAMP) {
+              t = r.int64(e, 2, MSG_SAMPLE);
+            } else {
+              r.skip(st, e, MSG_SAMPLE, WT_SAMPLE);
+            }
+          }
+          this.timestamps[samples] = t;
+          this.words[2 * samples + HI_WORD] = hi;
+          this.words[2 * samples + LO_WORD] = lo;
+          samples++;
+        } else {
+          // Exemplars, histograms and metadata never reach format 3 (symbolizeSeries refuses them).
+          if ((tag >>> 3) >= 3 && (tag >>> 3) <= 5) throw badProtobuf(`field ${tag >>> 3} of ${MSG_SERIES} in a format-3 record at byte ${r.fieldStart}`);
+          r.skip(tag, seriesEnd, MSG_SERIES, WT_V2_TIMESERIES);
+        }
+      }
+      if ((refs - (i === 0 ? 0 : this.refEnd[i - 1])) % 2 !== 0) throw badProtobuf(`odd number of label references in series ${i} of a format-3 record`);
+      this.refEnd[i] = refs;
+      this.sampleEnd[i] = samples;
+    }
+    return {
+      symbols,
+      series,
+      refs: this.refs,
+      refEnd: this.refEnd,
+      timestamps: this.timestamps,
+      values: new Float64Array(this.words.buffer, 0, this.words.length >>> 1),
+      sampleEnd: this.sampleEnd,
+    };
+  }
+}
+
+function symbolRef(ref: number, count: number, r: ProtoReader): number {
+  if (ref >= count) throw badProtobuf(`label reference ${ref} outside the ${count} symbols of a format-3 record at byte ${r.fieldStart}`);
+  return ref;
+}
+
+/**
+ * A record value of either format decoded as a 1.0 WriteRequest: for tools and tests that
+ * read records (ingesters read format 3 as it is, with SymbolizedDecoder).
+ */
+export function decodeRecordValue(value: Uint8Array, format: 'write-request' | 'symbolized' = 'write-request'): DecodedWriteRequest {
+  return decodeWriteRequest(format === 'symbolized' ? symbolizedToWriteRequest(value) : value);
+}
+
+/** A format-3 record value as a 1.0 WriteRequest of the same series, labels and value bits. */
+function symbolizedToWriteRequest(buf: Uint8Array): Buffer {
+  const r = new SymbolizedDecoder().decode(buf);
+  const bytes = new Uint8Array(r.values.buffer, r.values.byteOffset, r.values.byteLength);
+  const w = new ProtoWriter(buf.length * 4);
+  for (let i = 0, refFrom = 0, from = 0; i < r.series; refFrom = r.refEnd[i], from = r.sampleEnd[i], i++) {
+    const series = w.begin(1);
+    for (let k = refFrom; k < r.refEnd[i]; k += 2) {
+      const label = w.begin(1);
+      w.string(1, r.symbols[r.refs[k]]);
+      w.string(2, r.symbols[r.refs[k + 1]]);
+      w.end(label);
+    }
+    for (let k = from; k < r.sampleEnd[i]; k++) {
+      const sample = w.begin(2);
+      w.tag(1, WIRE_FIXED64);
+      w.bytes8(bytes, 8 * k, LITTLE_ENDIAN);
+      w.tag(2, WIRE_VARINT);
+      w.int64(r.timestamps[k]);
+      w.end(sample);
+    }
+    w.end(series);
+  }
+  return w.finish();
+}
