@@ -4,7 +4,8 @@
 // format 2 (a 1.0 WriteRequest) and format 3 (symbolized), with what turning
 // the 1.0 series into format 3 costs the distributor and the bytes each takes.
 //
-//   node --import tsx test/bench/ingest-append.ts [--series 100000] [--rounds 20] [--samples-per-record 500]
+//   node --import tsx test/bench/ingest-append.ts [--series 100000] [--rounds 20] [--samples-per-record 500] [--shards 1]
+//   (--shards 64: each record holds series of one of 64 sender shards, as a busy Prometheus sends)
 
 import { compressSync } from 'snappy';
 import { SymbolizedDecoder, decodeWriteRequest, parseWriteRequest, symbolizeSeries } from '@strata/remote-write';
@@ -22,7 +23,7 @@ const PER_RECORD = opt('samples-per-record', 500);
 const SCRAPE_MS = 15_000;
 
 // Records as the distributor writes them: about 500 series of one scrape each.
-const encoder = new WindowEncoder({ protocol: 'v1', series: SERIES, shards: 1, samplesPerRequest: PER_RECORD, uncompressed: true });
+const encoder = new WindowEncoder({ protocol: 'v1', series: SERIES, shards: opt('shards', 1), samplesPerRequest: PER_RECORD, uncompressed: true });
 const w = encoder.encode({ firstRound: 0, rounds: ROUNDS + 1, tsStart: 1_700_000_000_000, roundMs: SCRAPE_MS });
 const records: Uint8Array[] = [];
 for (let i = 0; i < w.offsets.length; i++) records.push(new Uint8Array(w.data.buffer, w.offsets[i], w.lengths[i]));
@@ -42,7 +43,7 @@ console.log(
     `format 3 ${bytes(symbolized, (r) => compressSync(Buffer.from(r)).length)} (${bytes(symbolized, (r) => r.length)} before snappy)`,
 );
 
-for (const format of ['2', '3'] as const) {
+for (const format of (process.env.FORMATS ?? '2,3').split(',') as ('2' | '3')[]) {
   const head = new Head({ chunkRangeMs: 2 * 3_600_000 });
   const stats = emptyAppendStats();
   const decoder = new SymbolizedDecoder();

@@ -48,6 +48,15 @@ test('float series come back with their labels, timestamps and value bits, each 
   assert.deepEqual(parseWriteRequestV2(value).series.map((s) => s.labels), input.map((s) => s.labels));
 });
 
+test('records numbered anew: each carries only its own strings, whatever earlier records held', () => {
+  const d = new SymbolizedDecoder();
+  const a = d.decode(symbolizeSeries(bodies([{ labels: [l('__name__', 'a'), l('job', 'one')], samples: [{ value: 1, timestamp: 1 }] }]))!);
+  assert.deepEqual(a.symbols, ['', '__name__', 'a', 'job', 'one']);
+  const b = d.decode(symbolizeSeries(bodies([{ labels: [l('__name__', 'b'), l('job', 'one')], samples: [{ value: 2, timestamp: 2 }] }]))!);
+  assert.deepEqual(b.symbols, ['', '__name__', 'b', 'job', 'one']);
+  assert.deepEqual(read(b)[0].labels, [l('__name__', 'b'), l('job', 'one')]);
+});
+
 test('a decoder reused across records returns each record as written', () => {
   const d = new SymbolizedDecoder();
   const many: SeriesInput[] = Array.from({ length: 3000 }, (_, i) => ({ labels: [l('__name__', `m${i % 7}`), l('i', String(i))], samples: [{ value: i, timestamp: i }] }));
@@ -66,7 +75,13 @@ test('series with exemplars or native histograms are not symbolized (the record 
     symbolizeSeries(bodies([{ labels: [l('__name__', 'h')], samples: [], histograms: [new Uint8Array([0x78, 1])] }])),
     undefined,
   );
-  assert.ok(symbolizeSeries(bodies([plain])) !== undefined);
+  // A label message with a field 1.0 does not define leaves the pair unresolved: the next record must not reuse it.
+  const odd = bodies([plain])[0].slice();
+  assert.equal(odd[0], 0x0a);
+  const withUnknown = Buffer.concat([Buffer.from([0x0a, odd[1] + 2]), odd.subarray(2, 2 + odd[1]), Buffer.from([0x18, 0x01]), odd.subarray(2 + odd[1])]);
+  assert.equal(symbolizeSeries([withUnknown]), undefined);
+  assert.equal(symbolizeSeries([withUnknown]), undefined, 'refused again, not read with ids it never got');
+  assert.deepEqual(read(new SymbolizedDecoder().decode(symbolizeSeries(bodies([plain, { labels: [l('__name__', 'up'), l('job', 'x')], samples: [] }]))!)).map((s) => s.labels), [plain.labels, [l('__name__', 'up'), l('job', 'x')]]);
 });
 
 test('a reference outside the symbols table, an odd label count or a histogram field is refused, never misread', () => {

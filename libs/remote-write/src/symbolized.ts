@@ -62,6 +62,10 @@ class ByteStrings {
     return this.add(b, start, end, h);
   }
 
+  get bytesUsed(): number {
+    return this.poolLen;
+  }
+
   /** The bytes of string `id`. */
   bytes(id: number): Uint8Array {
     return this.pool.subarray(this.starts[id], this.ends[id]);
@@ -117,12 +121,38 @@ function grown<T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(a
   return b;
 }
 
-// Scratch for symbolizeSeries: the distributor encodes one record at a time.
+// symbolizeSeries' state (the distributor encodes one record at a time). The strings and
+// label pairs it has met stay known across records, up to a bound, so a record mostly
+// finds its pairs rather than adding them; each record numbers the strings it uses anew.
+/** Pairs and bytes known at most; past either both tables start over (before a record). */
+const MAX_PAIRS = 1 << 18;
+const MAX_BYTES = 32 << 20;
+/** Label names and values met, by global id (0 is ""). */
 const symbols = new ByteStrings();
-/** Label messages as sent (a series' labels repeat across series), each with its two symbol references. */
+/** Label messages as sent (a series' labels repeat across series), each with the global ids of its name and value. */
 const pairs = new ByteStrings();
 let pairName = new Int32Array(1024);
 let pairValue = new Int32Array(1024);
+/** The record a global id was last numbered in, its number there, and the record's ids in number order. */
+let epoch = 0;
+let idEpoch = new Int32Array(1024);
+let idRef = new Int32Array(1024);
+let recordIds = new Int32Array(1024);
+let recordSymbols = 0;
+
+/** The record's reference of global symbol id `g`, numbered on first use in the record. */
+function recordRef(g: number): number {
+  if (g >= idEpoch.length) {
+    idEpoch = grown(idEpoch, g + 1);
+    idRef = grown(idRef, g + 1);
+  }
+  if (idEpoch[g] === epoch) return idRef[g];
+  if (recordSymbols === recordIds.length) recordIds = grown(recordIds, recordSymbols + 1);
+  idEpoch[g] = epoch;
+  idRef[g] = recordSymbols;
+  recordIds[recordSymbols] = g;
+  return recordSymbols++;
+}
 let body = new Uint8Array(64 * 1024);
 let labelRefs = new Int32Array(64);
 let sampleSpans = new Int32Array(64);
@@ -134,9 +164,16 @@ let sampleSpans = new Int32Array(64);
  * WriteRequest. Samples are copied byte for byte (2.0's Sample has 1.0's field numbers).
  */
 export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefined {
-  symbols.reset();
-  pairs.reset();
-  symbols.id(new Uint8Array(0), 0, 0);
+  if (pairs.count === 0 || pairs.count > MAX_PAIRS || pairs.bytesUsed + symbols.bytesUsed > MAX_BYTES || epoch === 0x7fffffff) {
+    symbols.reset();
+    pairs.reset();
+    symbols.id(new Uint8Array(0), 0, 0);
+    idEpoch.fill(0);
+    epoch = 0;
+  }
+  epoch++;
+  recordSymbols = 0;
+  recordRef(0);
   let len = 0;
   for (const ts of series) {
     const n = ts.length;
@@ -158,10 +195,14 @@ export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefin
             pairName = grown(pairName, p + 1);
             pairValue = grown(pairValue, p + 1);
           }
-          if (!labelPair(ts, readAt, end, p)) return undefined;
+          if (!labelPair(ts, readAt, end, p)) {
+            // The pair is in the table without its ids: start over at the next record.
+            pairs.reset();
+            return undefined;
+          }
         }
-        labelRefs[labels++] = pairName[p];
-        labelRefs[labels++] = pairValue[p];
+        labelRefs[labels++] = recordRef(pairName[p]);
+        labelRefs[labels++] = recordRef(pairValue[p]);
       } else if (tag === TAG_TIMESERIES_SAMPLES) {
         if (spans + 2 > sampleSpans.length) sampleSpans = grown(sampleSpans, spans + 2);
         sampleSpans[spans++] = fieldStart;
@@ -191,14 +232,14 @@ export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefin
   }
   // The symbols go first so a reader resolves references as it meets them.
   let symbolsLen = 0;
-  for (let r = 0; r < symbols.count; r++) {
-    const n = symbols.bytes(r).length;
+  for (let r = 0; r < recordSymbols; r++) {
+    const n = symbols.bytes(recordIds[r]).length;
     symbolsLen += 1 + varintSize(n) + n;
   }
   const out = Buffer.allocUnsafe(symbolsLen + len);
   let pos = 0;
-  for (let r = 0; r < symbols.count; r++) {
-    const b = symbols.bytes(r);
+  for (let r = 0; r < recordSymbols; r++) {
+    const b = symbols.bytes(recordIds[r]);
     out[pos++] = TAG_V2_REQUEST_SYMBOLS;
     pos = putVarint(out, pos, b.length);
     out.set(b, pos);
