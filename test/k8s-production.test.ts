@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EvictionRefused, PodRunner, renderOverlay } from './support/pod-runner/index.ts';
-import { api, push, waitFor, type MatrixSeries, type VectorSample } from './support/client.ts';
+import { api, fetchRetryingClosed, push, waitFor, type MatrixSeries, type VectorSample } from './support/client.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TENANT = 'k8s-e2e';
@@ -134,7 +134,7 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
   async function flushAll(): Promise<void> {
     for (const p of ['ingester-zone-a-0', 'ingester-zone-a-1', 'ingester-zone-b-0', 'ingester-zone-b-1']) {
       const url = await runner.forward(p, 8080);
-      const res = await fetch(`${url}/ingester/flush?wait=true`, { method: 'POST', signal: AbortSignal.timeout(120_000) });
+      const res = await fetchRetryingClosed(`${url}/ingester/flush?wait=true`, { method: 'POST', signal: AbortSignal.timeout(120_000) });
       assert.equal(res.status, 204, `${p}: ${await res.text()}`);
     }
   }

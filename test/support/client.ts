@@ -3,6 +3,21 @@
 
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 
+/**
+ * fetch, sent once more when the connection closed before any answer came: a kept-alive socket
+ * that the server (or a port-forward relay) closed just as it was reused. Any HTTP client, and
+ * Prometheus' remote write, retries that; the requests here are idempotent (a resent push is a
+ * duplicate the ingesters drop).
+ */
+export async function fetchRetryingClosed(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw err;
+    return await fetch(url, init);
+  }
+}
+
 export interface PushResponse {
   status: number;
   body: string;
@@ -13,7 +28,7 @@ export async function push(url: string, timeseries: SeriesInput[], headers: Reco
 }
 
 export async function pushRaw(url: string, body: Uint8Array, headers: Record<string, string> = {}): Promise<PushResponse> {
-  const res = await fetch(`${url}/api/v1/push`, {
+  const res = await fetchRetryingClosed(`${url}/api/v1/push`, {
     method: 'POST',
     body,
     headers: {
@@ -44,7 +59,7 @@ export async function api<T = unknown>(
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
   const method = init.method ?? 'GET';
-  const res = await fetch(method === 'GET' ? `${url}${path}?${qs}` : `${url}${path}`, {
+  const res = await fetchRetryingClosed(method === 'GET' ? `${url}${path}?${qs}` : `${url}${path}`, {
     method,
     headers: { ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...init.headers },
     body: method === 'POST' ? qs.toString() : undefined,
