@@ -3,6 +3,7 @@
 //
 //   npm run bench:distributor -- [--series 20000] [--seconds 20] [--concurrency 16]
 //                                [--samples-per-request 2000] [--partitions 4] [--no-kafka] [--protocol v1|v2]
+//                                [--shards 1]  (the sender's shards: with 64 every request holds series of every target)
 //                                [--max-in-flight 5]  (-ingest-storage.kafka.producer-max-in-flight; a large value: no batching)
 //
 // Bodies are node-exporter-like remote-write requests, snappy-compressed before
@@ -34,6 +35,7 @@ const SECONDS = opt('seconds', 20);
 const CONCURRENCY = opt('concurrency', 16);
 const SAMPLES_PER_REQUEST = opt('samples-per-request', 2000);
 const PARTITIONS = opt('partitions', 4);
+const SHARDS = opt('shards', 1);
 const NO_KAFKA = args.includes('--no-kafka');
 const MAX_IN_FLIGHT = opt('max-in-flight', DEFAULT_PRODUCER_MAX_IN_FLIGHT);
 const PROTOCOL: Protocol = args.includes('--protocol') && args[args.indexOf('--protocol') + 1] === 'v2' ? 'v2' : 'v1';
@@ -42,7 +44,7 @@ const SCRAPE_MS = 15_000;
 /** Enough scrape rounds that the bodies are not resent within one run at the expected rate. */
 function encodeBodies(): { bodies: Buffer[]; samples: number[]; total: number } {
   const rounds = 20;
-  const encoder = new WindowEncoder({ protocol: PROTOCOL, series: SERIES, shards: 1, samplesPerRequest: SAMPLES_PER_REQUEST });
+  const encoder = new WindowEncoder({ protocol: PROTOCOL, series: SERIES, shards: SHARDS, samplesPerRequest: SAMPLES_PER_REQUEST });
   const w = encoder.encode({ firstRound: 0, rounds, tsStart: Date.now() - rounds * SCRAPE_MS, roundMs: SCRAPE_MS });
   const bodies: Buffer[] = [];
   const samples: number[] = [];
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
   const bytes = bodies.reduce((n, b) => n + b.length, 0);
   console.log(
     `distributor bench: ${bodies.length} pre-encoded ${PROTOCOL} requests, ${total} samples (${SAMPLES_PER_REQUEST} per request, ` +
-      `${SERIES} series), ${(bytes / total).toFixed(2)} compressed bytes/sample; ${CONCURRENCY} concurrent pushes for ${SECONDS}s, ` +
+      `${SERIES} series, ${SHARDS} sender shards), ${(bytes / total).toFixed(2)} compressed bytes/sample; ${CONCURRENCY} concurrent pushes for ${SECONDS}s, ` +
       (NO_KAFKA ? 'Kafka replaced by an instant ack' : `real Kafka, ${PARTITIONS} partitions, acks=all, at most ${MAX_IN_FLIGHT} produce requests in flight`),
   );
   let kafka: LocalKafka | undefined;

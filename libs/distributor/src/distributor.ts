@@ -7,6 +7,7 @@ import type { Label } from '@strata/model';
 import {
   countSeries,
   decompressBody,
+  BodyBuffers,
   encodeMetricMetadata,
   encodeRecordValue,
   encodeWriteRequest,
@@ -153,6 +154,7 @@ export class Distributor {
   private readonly ha: HaDedupe | undefined;
   private readonly inflight: InflightLimiter;
   private readonly tracer: Tracer;
+  private readonly bodyBuffers = new BodyBuffers();
 
   private readonly opts: DistributorOptions;
 
@@ -216,15 +218,20 @@ export class Distributor {
   }
 
   private async pushRemoteWrite(req: PushRequest, version: RemoteWriteVersion): Promise<PushResult> {
-    const body = decompressBody(req.body, this.opts.maxRecvMsgSize);
-    this.checkSeriesCount(countSeries(body, version), 'series');
-    if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
-    const parsed = parseWriteRequest(body);
-    const o = await this.route(req.tenant, parsed.series, {
-      body: v1Body,
-      metadata: () => parsed.metadata,
-    });
-    return { status: o.rejection === undefined ? 200 : 400, message: o.rejection, samples: o.samples, series: o.series };
+    const body = decompressBody(req.body, this.opts.maxRecvMsgSize, this.bodyBuffers);
+    // Everything read from the body is copied into records or strings before the push is answered.
+    try {
+      this.checkSeriesCount(countSeries(body, version), 'series');
+      if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
+      const parsed = parseWriteRequest(body);
+      const o = await this.route(req.tenant, parsed.series, {
+        body: v1Body,
+        metadata: () => parsed.metadata,
+      });
+      return { status: o.rejection === undefined ? 200 : 400, message: o.rejection, samples: o.samples, series: o.series };
+    } finally {
+      this.bodyBuffers.give(body);
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 export { RemoteWriteError } from './errors.ts';
 export type { RemoteWriteErrorCode } from './errors.ts';
-export { decompressBody, compressBody } from './snappy.ts';
+export { decompressBody, compressBody, BodyBuffers } from './snappy.ts';
 export { parseContentType, checkContentEncoding } from './content-type.ts';
 export type { RemoteWriteVersion } from './content-type.ts';
 export { parseWriteRequest } from './parse.ts';

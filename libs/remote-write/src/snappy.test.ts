@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compressBody, decompressBody, RemoteWriteError } from './index.ts';
+import { BodyBuffers, compressBody, decompressBody, RemoteWriteError } from './index.ts';
 
 function isError(reason: string, kind: string, re: RegExp) {
   return (err: unknown) => {
@@ -42,4 +42,13 @@ test('corrupt input is bad-snappy 400 with a one-line reason', () => {
   // Framed snappy (the streaming format) is not what remote write sends.
   const framed = Buffer.from([0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59]);
   assert.throws(() => decompressBody(framed, 1 << 20), (err: unknown) => err instanceof RemoteWriteError && !err.retriable);
+});
+
+test('a borrowed buffer given back is lent again, and a body never sees a previous body past its own length', () => {
+  const buffers = new BodyBuffers();
+  const long = decompressBody(compressBody(Buffer.alloc(5000, 1)), 5000, buffers);
+  buffers.give(long);
+  const short = decompressBody(compressBody(Buffer.from('short')), 100, buffers);
+  assert.equal(short.buffer, long.buffer);
+  assert.equal(short.toString(), 'short');
 });

@@ -66,9 +66,16 @@ class ByteStrings {
     return this.poolLen;
   }
 
-  /** The bytes of string `id`. */
-  bytes(id: number): Uint8Array {
-    return this.pool.subarray(this.starts[id], this.ends[id]);
+  /** The length of string `id`. */
+  length(id: number): number {
+    return this.ends[id] - this.starts[id];
+  }
+
+  /** Copies string `id` into `out` at `pos`; returns the position after it. */
+  copy(id: number, out: Uint8Array, pos: number): number {
+    const pool = this.pool;
+    for (let i = this.starts[id], end = this.ends[id]; i < end; i++) out[pos++] = pool[i];
+    return pos;
   }
 
   private add(b: Uint8Array, start: number, end: number, h: number): number {
@@ -233,17 +240,16 @@ export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefin
   // The symbols go first so a reader resolves references as it meets them.
   let symbolsLen = 0;
   for (let r = 0; r < recordSymbols; r++) {
-    const n = symbols.bytes(recordIds[r]).length;
+    const n = symbols.length(recordIds[r]);
     symbolsLen += 1 + varintSize(n) + n;
   }
   const out = Buffer.allocUnsafe(symbolsLen + len);
   let pos = 0;
   for (let r = 0; r < recordSymbols; r++) {
-    const b = symbols.bytes(recordIds[r]);
+    const id = recordIds[r];
     out[pos++] = TAG_V2_REQUEST_SYMBOLS;
-    pos = putVarint(out, pos, b.length);
-    out.set(b, pos);
-    pos += b.length;
+    pos = putVarint(out, pos, symbols.length(id));
+    pos = symbols.copy(id, out, pos);
   }
   out.set(body.subarray(0, len), pos);
   return out;

@@ -1,0 +1,1 @@
+export { compress, maxCompressedLength, uncompress, uncompressedLength } from './snappy.ts';
