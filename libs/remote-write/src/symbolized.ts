@@ -384,9 +384,10 @@ export class SymbolizedDecoder {
             this.timestamps = grown(this.timestamps, samples + 1);
             this.words = grown(this.words, 2 * samples + 2);
           }
-          let t = 0;
           let hi = 0;
           let lo = 0;
+          // Written in place: a timestamp returned from a call that is not inlined is boxed, once per sample.
+          this.timestamps[samples] = 0;
           while (r.pos < e) {
             const st = r.tag(e, MSG_SAMPLE);
             if (st === TAG_SAMPLE_VALUE) {
@@ -396,12 +397,11 @@ export class SymbolizedDecoder {
               hi = view.getInt32(r.pos + 4, true);
               r.pos += 8;
             } else if (st === TAG_SAMPLE_TIMESTAMP) {
-              t = r.int64(e, 2, MSG_SAMPLE);
+              r.int64Into(this.timestamps, samples, e, 2, MSG_SAMPLE);
             } else {
               r.skip(st, e, MSG_SAMPLE, WT_SAMPLE);
             }
           }
-          this.timestamps[samples] = t;
           this.words[2 * samples + HI_WORD] = hi;
           this.words[2 * samples + LO_WORD] = lo;
           samples++;

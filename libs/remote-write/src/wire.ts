@@ -123,6 +123,29 @@ export class ProtoReader {
     return this.int64Slow(end, field, msg);
   }
 
+  /**
+   * int64(), written to out[index]: a hot loop that stores a timestamp this way allocates
+   * nothing, where a double returned from a call that is not inlined is boxed on the heap.
+   */
+  int64Into(out: Float64Array, index: number, end: number, field: number, msg: string): void {
+    const buf = this.buf;
+    let pos = this.pos;
+    const fastEnd = end < pos + 7 ? end : pos + 7;
+    let v = 0;
+    let mul = 1;
+    while (pos < fastEnd) {
+      const b = buf[pos++];
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) {
+        this.pos = pos;
+        out[index] = v;
+        return;
+      }
+      mul *= 128;
+    }
+    out[index] = this.int64Slow(end, field, msg);
+  }
+
   private int64Slow(end: number, field: number, msg: string): number {
     const buf = this.buf;
     let pos = this.pos;

@@ -159,7 +159,12 @@ export class Head {
     if (exemplars !== undefined && exemplars.length > 0) this.appendExemplars(s, exemplars, stats);
   }
 
-  /** Appends samples [from, to) of `timestamps` and `values` to a series found by seriesBySymbols, as append does. */
+  /**
+   * Appends samples [from, to) of `timestamps` and `values` to a series found by seriesBySymbols, as
+   * append does. The in-order path hands the series arrays and indexes, never a time or value word:
+   * a double (or an int32 outside the small-integer range) passed to a call that is not inlined is
+   * boxed on the heap, once per sample.
+   */
   appendSamples(s: SeriesRef, timestamps: Float64Array, values: Float64Array, from: number, to: number, stats: AppendStats): void {
     if (values.buffer !== this.wordsBuffer) {
       this.wordsBuffer = values.buffer;
@@ -167,24 +172,35 @@ export class Head {
     }
     const words = this.words;
     const base = values.byteOffset >>> 2;
+    const half = this.chunkRange / 2;
     for (let i = from; i < to; i++) {
       const t = timestamps[i];
-      const hi = words[base + 2 * i + HI_WORD];
-      const lo = words[base + 2 * i + LO_WORD];
-      const when = this.judge(t, s.lastT);
-      if (when === OUT_OF_BOUNDS) {
+      const w = base + 2 * i;
+      // judge(), inline.
+      if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) {
         stats.outOfBounds++;
-      } else if (when === IN_ORDER) {
-        s.appendInOrder(t, hi, lo);
+        continue;
+      }
+      const order = s.orderAt(timestamps, i);
+      if (order > 0) {
+        if (half > 0 && t < this.maxT - half) {
+          stats.outOfBounds++;
+          continue;
+        }
+        s.appendInOrderAt(timestamps, i, words, w);
         if (t > this.maxT) this.maxT = t;
         if (t < this.minT) this.minT = t;
         stats.appended++;
-      } else if (when === SAME_TIME) {
+        continue;
+      }
+      const hi = words[w + HI_WORD];
+      const lo = words[w + LO_WORD];
+      if (order === 0) {
         if (!s.lastIsHistogram && s.lastHi === hi && s.lastLo === lo) stats.duplicates++;
         else stats.conflicting++;
       } else {
-        const w = this.oooWindow();
-        if (w > 0 && t >= this.maxT - w) {
+        const win = this.oooWindow();
+        if (win > 0 && t >= this.maxT - win) {
           this.countOoo(s.insertOoo(t, hi, lo), t, stats);
         } else {
           stats.outOfOrder++;

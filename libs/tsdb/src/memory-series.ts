@@ -207,8 +207,16 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     return i < ts.length && ts[i] === t ? i : -1;
   }
 
-  /** Appends a sample with t > lastT. */
-  appendInOrder(t: number, hi: number, lo: number): void {
+  /** Where timestamps[i] stands against lastT: 1 after it, 0 at it, -1 before it (an array and index: see Head.appendSamples). */
+  orderAt(timestamps: Float64Array, i: number): number {
+    const t = timestamps[i];
+    const last = this.hist !== null && this.hist.lastT > this.t ? this.hist.lastT : this.t;
+    return t > last ? 1 : t === last ? 0 : -1;
+  }
+
+  /** Appends timestamps[i] (> lastT), its value the two words at words[w] (in HI_WORD, LO_WORD order). */
+  appendInOrderAt(timestamps: Float64Array, i: number, words: Int32Array, w: number): void {
+    const t = timestamps[i];
     if (this.lastIsHistogram) {
       (this.hist as HistogramSeries).closeOpen();
       this.lastIsHistogram = false;
@@ -220,7 +228,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       if (n >= this.ctx.samplesPerChunk || (r > 0 && t >= (Math.floor(this.openMinT / r) + 1) * r)) this.closeOpen(true);
     }
     if (this.numSamples === 0) this.openMinT = t;
-    this.appendBits(t, hi, lo);
+    this.appendBits(t, words[w + HI_WORD], words[w + LO_WORD]);
   }
 
   /**
