@@ -6,14 +6,16 @@
 //   npm run bench -- [--quick] [--series 100000] [--targets strata,prometheus,victoria]
 //   npm run bench -- --soak 30m            (Strata, ½ max rate with churn, RSS and p99 per minute)
 //   npm run bench -- --strata-args '-blocks-storage.tsdb.block-ranges-period=10m' ...  (extra Strata flags)
-//   npm run bench -- --profile [--rate N]  (Strata under node --cpu-prof, heap snapshot of one ingester)
+//   npm run bench -- --profile [--rate N]  (Strata under node --cpu-prof, heap snapshot of one ingester,
+//                                          what lived into the old generation and the GCs per process)
 //   npm run bench -- --reshard false      (½ max at the search's shard count, not at the one Prometheus settles at)
 
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { formatSummary, summariseProfile, type CpuProfile } from './cpuprofile.ts';
+import { formatAllocations, summariseAllocations, type GcCounts } from './alloc-profile.ts';
 import type { Protocol } from './encode.ts';
 import { formatHeap, formatHeapGrowth, summariseHeapFile } from './heap-snapshot.ts';
 import { LoadGenerator, formatPhase, parseChurn, parseDuration } from './loadgen.ts';
@@ -268,6 +270,8 @@ async function profileStrata(o: Options): Promise<void> {
       rate = Math.max(5000, s.maxRate * 0.7);
     }
     log(`profiling under ${Math.round(rate)}/s for ${o.profileMs / 1000}s`);
+    // The old-generation view (see profiler-preload.mjs) covers the steady phase only.
+    for (const [pid, name] of names) if (!name.startsWith('kafka')) process.kill(pid, 'SIGURG');
     const fromUs = Number(process.hrtime.bigint() / 1000n);
     const steady = await steadyPhase(target, gen, acked, rate, o.profileMs, 0, o.maxSamplesPerWindow, false, log);
     const toUs = Number(process.hrtime.bigint() / 1000n);
@@ -287,6 +291,15 @@ async function profileStrata(o: Options): Promise<void> {
       // Only the steady phase counts: startup (module loading, JIT) and the search are left out.
       const summary = summariseProfile(JSON.parse(readFileSync(join(profDir, f), 'utf8')) as CpuProfile, name === 'querier' ? 5 : 15, { fromUs, toUs });
       log('\n' + formatSummary(`${name} (${f})`, summary));
+    }
+    for (const f of readdirSync(profDir).filter((x) => x.startsWith('Alloc.')).sort()) {
+      const pid = Number(f.split('.')[1]);
+      const name = names.get(pid);
+      if (!name) continue;
+      const gcFile = join(profDir, `GC.${pid}.json`);
+      const gc = existsSync(gcFile) ? (JSON.parse(readFileSync(gcFile, 'utf8')) as GcCounts) : undefined;
+      const allocations = summariseAllocations((JSON.parse(readFileSync(join(profDir, f), 'utf8')) as { head: Parameters<typeof summariseAllocations>[0] }).head, 8);
+      log('\n' + formatAllocations(name, allocations, (toUs - fromUs) / 1e6, gc));
     }
     if (heapFile) {
       try {

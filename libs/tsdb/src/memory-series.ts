@@ -228,7 +228,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       if (n >= this.ctx.samplesPerChunk || (r > 0 && t >= (Math.floor(this.openMinT / r) + 1) * r)) this.closeOpen(true);
     }
     if (this.numSamples === 0) this.openMinT = t;
-    this.appendBits(t, words[w + HI_WORD], words[w + LO_WORD]);
+    this.appendAt(timestamps, i, words, w);
   }
 
   /**
@@ -591,7 +591,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       const from = lowerBound(timestamps, mint);
       this.reset();
       const words = new Int32Array(values.buffer);
-      for (let i = from; i < timestamps.length; i++) this.appendBits(timestamps[i], words[2 * i + HI_WORD], words[2 * i + LO_WORD]);
+      for (let i = from; i < timestamps.length; i++) this.appendAt(timestamps, i, words, 2 * i);
       if (from < timestamps.length) this.openMinT = timestamps[from];
     }
     if (this.ooo !== null) {

@@ -19,6 +19,9 @@ export const LO_WORD = LITTLE_ENDIAN ? 0 : 1;
 const EMPTY = new Uint8Array(0);
 const scratchF64 = new Float64Array(1);
 const scratchI32 = new Int32Array(scratchF64.buffer);
+/** appendBits' time and value words, handed to appendAt. */
+const scratchT = new Float64Array(1);
+const scratchW = new Int32Array(2);
 
 function ctz32(x: number): number {
   return 31 - Math.clz32(x & -x);
@@ -89,8 +92,19 @@ export class XorChunkEncoder {
 
   /** Appends (t, value) with the value given as its raw 64 bits in two 32-bit halves (int32 or uint32). */
   appendBits(t: number, hi: number, lo: number): void {
-    hi |= 0;
-    lo |= 0;
+    scratchT[0] = t;
+    scratchW[HI_WORD] = hi;
+    scratchW[LO_WORD] = lo;
+    this.appendAt(scratchT, 0, scratchW, 0);
+  }
+
+  /**
+   * Appends timestamps[i] with the value whose two words are at words[w] (HI_WORD, LO_WORD order).
+   * The hot paths append this way: a double (or an int32 outside the small-integer range) passed
+   * to a call that is not inlined is boxed on the heap, so times and value words stay in arrays.
+   */
+  appendAt(timestamps: Float64Array, i: number, words: Int32Array, w: number): void {
+    const t = timestamps[i];
     if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t) {
       throw new RangeError(`timestamp ${t} is not an integer within ±2^51 ms`);
     }
@@ -114,21 +128,21 @@ export class XorChunkEncoder {
         this.put(int64Lo(dod), 32);
       }
       this.tDelta = d;
-      this.putValue(hi, lo);
+      this.putValue(words, w);
     } else if (n === 0) {
       writeVarintNumber(this, t);
-      this.put(hi, 32);
-      this.put(lo, 32);
+      this.put(words[w + HI_WORD], 32);
+      this.put(words[w + LO_WORD], 32);
       this.endsWithByte = true;
     } else {
       const d = t - this.t;
       writeUvarintNumber(this, d);
       this.tDelta = d;
-      this.putValue(hi, lo);
+      this.putValue(words, w);
     }
     this.t = t;
-    this.vHi = hi;
-    this.vLo = lo;
+    this.vHi = words[w + HI_WORD];
+    this.vLo = words[w + LO_WORD];
     this.n = n + 1;
   }
 
@@ -145,7 +159,7 @@ export class XorChunkEncoder {
   /** Appends samples [from, to) of typed arrays, copying value bits exactly. */
   appendRange(timestamps: Float64Array, values: Float64Array, from: number, to: number): void {
     const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
-    for (let i = from; i < to; i++) this.appendBits(timestamps[i], words[2 * i + HI_WORD], words[2 * i + LO_WORD]);
+    for (let i = from; i < to; i++) this.appendAt(timestamps, i, words, 2 * i);
   }
 
   /** The chunk bytes including the 2-byte sample count (a view valid until the next append or reset). */
@@ -212,9 +226,10 @@ export class XorChunkEncoder {
     this.limit = limit;
   }
 
-  private putValue(hi: number, lo: number): void {
-    const xh = hi ^ this.vHi;
-    const xl = lo ^ this.vLo;
+  /** The XOR of the value at words[w] with the last one (see appendAt). */
+  private putValue(words: Int32Array, w: number): void {
+    const xh = words[w + HI_WORD] ^ this.vHi;
+    const xl = words[w + LO_WORD] ^ this.vLo;
     if (xh === 0 && xl === 0) {
       this.put(0, 1);
       this.endsWithByte = false;
