@@ -38,6 +38,8 @@ const utf8Slice: Utf8Slice =
 const INTERN_MAX_BYTES = 64;
 const INTERN_MASK = (1 << 14) - 1;
 const internTable: string[] = new Array<string>(INTERN_MASK + 1).fill('');
+/** int64()'s result, read back from int64Into. */
+const int64Scratch = new Float64Array(1);
 
 /** Reads protobuf fields from one buffer; one instance per request, positions are absolute. */
 export class ProtoReader {
@@ -100,32 +102,17 @@ export class ProtoReader {
     throw this.fail(`varint overflows 64 bits in field ${field} of ${msg}`, this.fieldStart);
   }
 
-  /**
-   * int64 varint as a number, exact for |v| < 2^53. Negative values are
-   * sign-extended to 10 bytes on the wire, so they take the split 32-bit path.
-   */
+  /** int64 varint as a number (see int64Into). */
   int64(end: number, field: number, msg: string): number {
-    const buf = this.buf;
-    let pos = this.pos;
-    // Up to 7 bytes hold 49 bits: non-negative and exact in a double.
-    const fastEnd = end < pos + 7 ? end : pos + 7;
-    let v = 0;
-    let mul = 1;
-    while (pos < fastEnd) {
-      const b = buf[pos++];
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) {
-        this.pos = pos;
-        return v;
-      }
-      mul *= 128;
-    }
-    return this.int64Slow(end, field, msg);
+    this.int64Into(int64Scratch, 0, end, field, msg);
+    return int64Scratch[0];
   }
 
   /**
-   * int64(), written to out[index]: a hot loop that stores a timestamp this way allocates
-   * nothing, where a double returned from a call that is not inlined is boxed on the heap.
+   * int64 varint as a number, exact for |v| < 2^53, written to out[index]. Negative values are
+   * sign-extended to 10 bytes on the wire, so they take the split 32-bit path. A hot loop that
+   * stores a timestamp this way allocates nothing, where a double returned from a call that is
+   * not inlined is boxed on the heap.
    */
   int64Into(out: Float64Array, index: number, end: number, field: number, msg: string): void {
     const buf = this.buf;
