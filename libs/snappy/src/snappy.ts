@@ -1,6 +1,6 @@
 // The snappy *block* format (not the framed one): a varint of the uncompressed length,
 // then elements, each a literal (tag 00) or a back-reference with a 1-, 2- or 4-byte
-// offset (tags 01, 10, 11). Remote write bodies and Kafka record values use it.
+// offset (tags 01, 10, 11), as remote write bodies use it.
 //
 // Remote-write bodies are decompressed here rather than by the native `snappy` package:
 // its call measured 455 ns a sample on node-exporter-like bodies of 64-shard senders, this

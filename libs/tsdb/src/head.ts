@@ -81,6 +81,8 @@ export interface SeriesExemplars {
 const DEFAULT_SAMPLES_PER_CHUNK = 120;
 const EMPTY_F64 = new Float64Array(0);
 const NO_OOO = () => 0;
+/** appendHistograms' sample time, handed to judge. */
+const histogramTime = new Float64Array(1);
 
 const OUT_OF_BOUNDS = 0;
 const IN_ORDER = 1;
@@ -172,36 +174,24 @@ export class Head {
     }
     const words = this.words;
     const base = values.byteOffset >>> 2;
-    const half = this.chunkRange / 2;
     for (let i = from; i < to; i++) {
+      const when = this.judge(timestamps, i, s);
       const t = timestamps[i];
       const w = base + 2 * i;
-      // judge(), inline.
-      if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) {
+      if (when === OUT_OF_BOUNDS) {
         stats.outOfBounds++;
-        continue;
-      }
-      const order = s.orderAt(timestamps, i);
-      if (order > 0) {
-        if (half > 0 && t < this.maxT - half) {
-          stats.outOfBounds++;
-          continue;
-        }
+      } else if (when === IN_ORDER) {
         s.appendInOrderAt(timestamps, i, words, w);
         if (t > this.maxT) this.maxT = t;
         if (t < this.minT) this.minT = t;
         stats.appended++;
-        continue;
-      }
-      const hi = words[w + HI_WORD];
-      const lo = words[w + LO_WORD];
-      if (order === 0) {
-        if (!s.lastIsHistogram && s.lastHi === hi && s.lastLo === lo) stats.duplicates++;
+      } else if (when === SAME_TIME) {
+        if (!s.lastIsHistogram && s.lastHi === words[w + HI_WORD] && s.lastLo === words[w + LO_WORD]) stats.duplicates++;
         else stats.conflicting++;
       } else {
         const win = this.oooWindow();
         if (win > 0 && t >= this.maxT - win) {
-          this.countOoo(s.insertOoo(t, hi, lo), t, stats);
+          this.countOoo(s.insertOoo(t, words[w + HI_WORD], words[w + LO_WORD]), t, stats);
         } else {
           stats.outOfOrder++;
         }
@@ -262,7 +252,8 @@ export class Head {
     if (samples.length === 0) return;
     const s = Array.isArray(labels) ? this.getOrCreate(labels) : this.getOrCreateEncoded(labels);
     for (const { timestamp: t, histogram: h, float } of samples) {
-      const when = this.judge(t, s.lastT);
+      histogramTime[0] = t;
+      const when = this.judge(histogramTime, 0, s);
       if (when === OUT_OF_BOUNDS) {
         stats.outOfBounds++;
       } else if (when === IN_ORDER) {
@@ -291,18 +282,20 @@ export class Head {
   }
 
   /**
-   * Where a sample at `t` stands, for floats and histograms alike: outside the
-   * head's bounds (not an integer, below the min valid time, or more than half a
-   * chunk range behind the newest sample, as Prometheus), after the series' last
-   * sample, at its time, or before it.
+   * Where the sample at timestamps[i] stands in series `s`, for floats and histograms alike:
+   * outside the head's bounds (not an integer, below the min valid time, or more than half a
+   * chunk range behind the newest sample, as Prometheus), after the series' last sample, at its
+   * time, or before it. An array and index, not the time: see appendSamples.
    */
-  private judge(t: number, lastT: number): Verdict {
+  private judge(timestamps: Float64Array, i: number, s: MemorySeries): Verdict {
+    const t = timestamps[i];
     if (!(t >= -MAX_ABS_TIMESTAMP && t <= MAX_ABS_TIMESTAMP) || Math.floor(t) !== t || t < this.minValid) return OUT_OF_BOUNDS;
-    if (t > lastT) {
+    const order = s.orderAt(timestamps, i);
+    if (order > 0) {
       const half = this.chunkRange / 2;
       return half > 0 && t < this.maxT - half ? OUT_OF_BOUNDS : IN_ORDER;
     }
-    return t === lastT ? SAME_TIME : OLDER;
+    return order === 0 ? SAME_TIME : OLDER;
   }
 
   /** Whether a series with exactly these labels is in the head (never creates one); for per-tenant series limits. */

@@ -210,7 +210,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   /** Where timestamps[i] stands against lastT: 1 after it, 0 at it, -1 before it (an array and index: see Head.appendSamples). */
   orderAt(timestamps: Float64Array, i: number): number {
     const t = timestamps[i];
-    const last = this.hist !== null && this.hist.lastT > this.t ? this.hist.lastT : this.t;
+    const last = this.lastT;
     return t > last ? 1 : t === last ? 0 : -1;
   }
 
