@@ -4,19 +4,23 @@
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 
 /**
- * fetch, sent once more when the connection closed before any answer came: a kept-alive socket
- * that the server (or a port-forward relay) closed just as it was reused. Any HTTP client, and
+ * fetch, sent again when the connection closed before any answer came: a kept-alive socket that
+ * the server (or a port-forward relay) closed just as it was reused. Any HTTP client, and
  * Prometheus' remote write, retries that; the requests here are idempotent (a resent push is a
- * duplicate the ingesters drop).
+ * duplicate the ingesters drop). Each failed try drops its socket, but after pods restart the pool
+ * may hold several stale ones: up to CLOSED_RETRIES more tries.
  */
 export async function fetchRetryingClosed(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (err) {
-    if ((err as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw err;
-    return await fetch(url, init);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      if ((err as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET' || attempt === CLOSED_RETRIES) throw err;
+    }
   }
 }
+
+const CLOSED_RETRIES = 4;
 
 export interface PushResponse {
   status: number;
