@@ -54,7 +54,7 @@ for (const format of (process.env.FORMATS ?? '2,3').split(',') as ('2' | '3')[])
         continue;
       }
       const r = decoder.decode(symbolized[i]);
-      const symbols = head.symbols(r.symbols);
+      const symbols = head.symbols(r.bytes, r.symbolStart, r.symbolEnd, r.symbols);
       for (let k = 0, refFrom = 0, from = 0; k < r.series; refFrom = r.refEnd[k], from = r.sampleEnd[k], k++) {
         head.appendSamples(head.seriesBySymbols(symbols, r.refs, refFrom, r.refEnd[k], true)!, r.timestamps, r.values, from, r.sampleEnd[k], stats);
       }

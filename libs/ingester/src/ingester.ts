@@ -629,7 +629,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
 
   /** Record format 3: float series whose labels reference the record's symbols table. */
   private appendSymbolized(head: Head, req: SymbolizedRecord, r: RecordAppend): void {
-    const symbols = head.symbols(req.symbols);
+    const symbols = head.symbols(req.bytes, req.symbolStart, req.symbolEnd, req.symbols);
     const { refs, refEnd, sampleEnd, timestamps: t } = req;
     for (let i = 0, refFrom = 0, from = 0; i < req.series; refFrom = refEnd[i], from = sampleEnd[i], i++) {
       const to = sampleEnd[i];

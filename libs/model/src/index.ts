@@ -41,3 +41,4 @@ export { estimatedSeriesBytes, seriesFloatSamples, queryBudgetExceeded, queryBud
 export type { QueryBudget } from './query-budget.ts';
 export type { Tombstone } from './tombstones.ts';
 export { applyTombstones, applyTombstonesAll, tombstoneIntervals } from './tombstones.ts';
+export { ByteStrings, grown } from './byte-strings.ts';

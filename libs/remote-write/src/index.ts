@@ -8,7 +8,7 @@ export { ParsedSeries } from './parse.ts';
 export type { ParsedWriteRequest, ParsedMetadata } from './parse.ts';
 export { countSeries } from './count.ts';
 export { decodeWriteRequest, DecodedSeries } from './decode.ts';
-export { symbolizeSeries, decodeRecordValue, SymbolizedDecoder } from './symbolized.ts';
+export { symbolizeSeries, decodeRecordValue, symbolString, SymbolizedDecoder } from './symbolized.ts';
 export type { SymbolizedRecord } from './symbolized.ts';
 export type { DecodedWriteRequest, DecodedExemplar } from './decode.ts';
 export { readHistogram, validateHistogram, encodeHistogram, reduceResolution, histogramBucketCount, checkSeriesHistograms } from './histogram.ts';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Label } from '@strata/model';
-import { STALE_NAN_BITS, SymbolizedDecoder, encodeWriteRequest, parseWriteRequest, parseWriteRequestV2, symbolizeSeries, type SeriesInput, type SymbolizedRecord } from './index.ts';
+import { STALE_NAN_BITS, SymbolizedDecoder, encodeWriteRequest, symbolString, parseWriteRequest, parseWriteRequestV2, symbolizeSeries, type SeriesInput, type SymbolizedRecord } from './index.ts';
 import { ProtoWriter } from './wire.ts';
 
 const l = (name: string, value: string): Label => ({ name, value });
@@ -12,13 +12,16 @@ function bodies(timeseries: SeriesInput[]): Uint8Array[] {
   return parseWriteRequest(encodeWriteRequest({ timeseries })).series.map((s) => s.raw);
 }
 
+/** A decoded record's symbols table as strings. */
+const symbolsOf = (r: SymbolizedRecord): string[] => Array.from({ length: r.symbols }, (_, i) => symbolString(r, i));
+
 /** Each series of a decoded record as labels, timestamps and value bits. */
 function read(r: SymbolizedRecord): { labels: Label[]; timestamps: number[]; bits: bigint[] }[] {
   const bits = new BigUint64Array(r.values.buffer, r.values.byteOffset, r.values.length);
   const out = [];
   for (let i = 0, refFrom = 0, from = 0; i < r.series; refFrom = r.refEnd[i], from = r.sampleEnd[i], i++) {
     const labels: Label[] = [];
-    for (let k = refFrom; k < r.refEnd[i]; k += 2) labels.push(l(r.symbols[r.refs[k]], r.symbols[r.refs[k + 1]]));
+    for (let k = refFrom; k < r.refEnd[i]; k += 2) labels.push(l(symbolString(r, r.refs[k]), symbolString(r, r.refs[k + 1])));
     out.push({ labels, timestamps: [...r.timestamps.subarray(from, r.sampleEnd[i])], bits: [...bits.subarray(from, r.sampleEnd[i])] });
   }
   return out;
@@ -36,9 +39,10 @@ test('float series come back with their labels, timestamps and value bits, each 
   const value = symbolizeSeries(bodies(input));
   assert.ok(value !== undefined);
   const r = new SymbolizedDecoder().decode(value);
-  assert.equal(r.symbols[0], '', 'symbol 0 is the empty string, as remote write 2.0 requires');
-  assert.equal(new Set(r.symbols).size, r.symbols.length, 'no string twice in the table');
-  assert.equal(r.symbols.filter((s) => s === 'host-1:9100').length, 1);
+  const symbols = symbolsOf(r);
+  assert.equal(symbols[0], '', 'symbol 0 is the empty string, as remote write 2.0 requires');
+  assert.equal(new Set(symbols).size, symbols.length, 'no string twice in the table');
+  assert.equal(symbols.filter((s) => s === 'host-1:9100').length, 1);
   assert.deepEqual(
     read(r),
     input.map((s) => ({ labels: s.labels, timestamps: s.samples.map((x) => x.timestamp), bits: s.samples.map((x) => (x.stale ? STALE_NAN_BITS : bitsOf(x.value))) })),
@@ -51,9 +55,9 @@ test('float series come back with their labels, timestamps and value bits, each 
 test('records numbered anew: each carries only its own strings, whatever earlier records held', () => {
   const d = new SymbolizedDecoder();
   const a = d.decode(symbolizeSeries(bodies([{ labels: [l('__name__', 'a'), l('job', 'one')], samples: [{ value: 1, timestamp: 1 }] }]))!);
-  assert.deepEqual(a.symbols, ['', '__name__', 'a', 'job', 'one']);
+  assert.deepEqual(symbolsOf(a), ['', '__name__', 'a', 'job', 'one']);
   const b = d.decode(symbolizeSeries(bodies([{ labels: [l('__name__', 'b'), l('job', 'one')], samples: [{ value: 2, timestamp: 2 }] }]))!);
-  assert.deepEqual(b.symbols, ['', '__name__', 'b', 'job', 'one']);
+  assert.deepEqual(symbolsOf(b), ['', '__name__', 'b', 'job', 'one']);
   assert.deepEqual(read(b)[0].labels, [l('__name__', 'b'), l('job', 'one')]);
 });
 

@@ -10,6 +10,7 @@
 // 1.0 WriteRequest (format 2), which ingesters keep reading.
 
 import { decodeWriteRequest, type DecodedWriteRequest } from './decode.ts';
+import { ByteStrings, grown } from '@strata/model';
 import { badProtobuf } from './errors.ts';
 import { TAG_LABEL_NAME, TAG_LABEL_VALUE, TAG_TIMESERIES_LABELS, TAG_TIMESERIES_SAMPLES, TAG_SAMPLE_TIMESTAMP, TAG_SAMPLE_VALUE, WT_SAMPLE } from './messages.ts';
 import { TAG_V2_REQUEST_SYMBOLS, TAG_V2_REQUEST_TIMESERIES, TAG_V2_TS_LABELS_REFS_PACKED, TAG_V2_TS_LABELS_REFS_VARINT, TAG_V2_TS_SAMPLES, WT_V2_REQUEST, WT_V2_TIMESERIES } from './v2-messages.ts';
@@ -18,115 +19,6 @@ import { LITTLE_ENDIAN, ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } fr
 /** Where a double's high and low 32 bits sit when its bytes are read as two Int32 words. */
 const HI_WORD = LITTLE_ENDIAN ? 1 : 0;
 const LO_WORD = 1 - HI_WORD;
-
-/** Distinct byte strings, each with an id in the order first seen. */
-class ByteStrings {
-  count = 0;
-  /** Whether the last id() added its string. */
-  added = false;
-  private pool = new Uint8Array(16 * 1024);
-  private poolLen = 0;
-  private starts = new Int32Array(1024);
-  private ends = new Int32Array(1024);
-  private hashes = new Int32Array(1024);
-  /** Open addressing: id + 1, 0 = empty. */
-  private slots = new Int32Array(2048);
-
-  reset(): void {
-    this.slots.fill(0);
-    this.count = 0;
-    this.poolLen = 0;
-  }
-
-  /** The id of bytes [start, end) of `b`, added when new. */
-  id(b: Uint8Array, start: number, end: number): number {
-    const h = hashBytes(b, start, end);
-    const len = end - start;
-    const mask = this.slots.length - 1;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const s = this.slots[slot];
-      if (s === 0) break;
-      const r = s - 1;
-      if (this.hashes[r] !== h) continue;
-      const from = this.starts[r];
-      if (this.ends[r] - from !== len) continue;
-      const pool = this.pool;
-      let i = 0;
-      while (i < len && pool[from + i] === b[start + i]) i++;
-      if (i === len) {
-        this.added = false;
-        return r;
-      }
-    }
-    this.added = true;
-    return this.add(b, start, end, h);
-  }
-
-  get bytesUsed(): number {
-    return this.poolLen;
-  }
-
-  /** The length of string `id`. */
-  length(id: number): number {
-    return this.ends[id] - this.starts[id];
-  }
-
-  /** Copies string `id` into `out` at `pos`; returns the position after it. */
-  copy(id: number, out: Uint8Array, pos: number): number {
-    const pool = this.pool;
-    for (let i = this.starts[id], end = this.ends[id]; i < end; i++) out[pos++] = pool[i];
-    return pos;
-  }
-
-  private add(b: Uint8Array, start: number, end: number, h: number): number {
-    const len = end - start;
-    if (this.poolLen + len > this.pool.length) this.pool = grown(this.pool, this.poolLen + len);
-    this.pool.set(b.subarray(start, end), this.poolLen);
-    const r = this.count++;
-    if (r === this.starts.length) {
-      this.starts = grown(this.starts, r + 1);
-      this.ends = grown(this.ends, r + 1);
-      this.hashes = grown(this.hashes, r + 1);
-    }
-    this.starts[r] = this.poolLen;
-    this.ends[r] = this.poolLen + len;
-    this.hashes[r] = h;
-    this.poolLen += len;
-    if (this.count * 2 > this.slots.length) this.rehash();
-    else this.place(r);
-    return r;
-  }
-
-  private place(r: number): void {
-    const mask = this.slots.length - 1;
-    let slot = this.hashes[r] & mask;
-    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
-    this.slots[slot] = r + 1;
-  }
-
-  private rehash(): void {
-    this.slots = new Int32Array(this.slots.length * 2);
-    for (let r = 0; r < this.count; r++) this.place(r);
-  }
-}
-
-/** A 32-bit hash of bytes [start, end), four bytes a step (only for finding equal strings: any collision is compared). */
-function hashBytes(b: Uint8Array, start: number, end: number): number {
-  let h = (end - start) ^ 0x9747b28c;
-  let i = start;
-  for (; i + 4 <= end; i += 4) h = Math.imul(h ^ (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)), 0x5bd1e995) ^ (h >>> 13);
-  for (; i < end; i++) h = Math.imul(h ^ b[i], 0x01000193);
-  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
-  return h ^ (h >>> 13);
-}
-
-function grown<T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(a: T, atLeast: number): T {
-  let n = a.length * 2;
-  while (n < atLeast) n *= 2;
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  return b;
-}
 
 // symbolizeSeries' state (the distributor encodes one record at a time). The strings and
 // label pairs it has met stay known across records, up to a bound, so a record mostly
@@ -306,13 +198,17 @@ function labelPair(b: Uint8Array, pos: number, end: number, p: number): boolean 
 }
 
 /**
- * A decoded format-3 record. Series i's labels are refs[refEnd[i-1] .. refEnd[i]) (0 for
- * i = 0), name and value references into `symbols` in turn; its samples are
- * [sampleEnd[i-1], sampleEnd[i]) of `timestamps` and `values` (value bits as sent).
- * Valid until the decoder's next decode.
+ * A decoded format-3 record. Symbol i is bytes [symbolStart[i], symbolEnd[i]) of `bytes`
+ * (UTF-8; symbolString makes it a string). Series i's labels are refs[refEnd[i-1] ..
+ * refEnd[i]) (0 for i = 0), name and value references into the symbols in turn; its
+ * samples are [sampleEnd[i-1], sampleEnd[i]) of `timestamps` and `values` (value bits as
+ * sent). The record and its arrays are the decoder's own, valid until its next decode.
  */
 export interface SymbolizedRecord {
-  symbols: string[];
+  bytes: Uint8Array;
+  symbols: number;
+  symbolStart: Int32Array;
+  symbolEnd: Int32Array;
   series: number;
   refs: Uint32Array;
   refEnd: Int32Array;
@@ -321,30 +217,61 @@ export interface SymbolizedRecord {
   sampleEnd: Int32Array;
 }
 
+const utf8 = new TextDecoder();
+
+/** Symbol `i` of a decoded record as a string. */
+export function symbolString(r: SymbolizedRecord, i: number): string {
+  return utf8.decode(r.bytes.subarray(r.symbolStart[i], r.symbolEnd[i]));
+}
+
 const MSG_REQUEST = 'Request';
 const MSG_SERIES = 'TimeSeries';
 const MSG_SAMPLE = 'Sample';
 
-/** Decodes format-3 records into arrays it reuses (one decoder per consumer, one record at a time). */
+/**
+ * Decodes format-3 records into arrays it reuses (one decoder per consumer, one record at a
+ * time): nothing is allocated per record once the arrays have grown to the records' size.
+ */
 export class SymbolizedDecoder {
   private refs = new Uint32Array(16 * 1024);
   private refEnd = new Int32Array(1024);
   private sampleEnd = new Int32Array(1024);
+  private symbolStart = new Int32Array(1024);
+  private symbolEnd = new Int32Array(1024);
   private timestamps = new Float64Array(1024);
   private words = new Int32Array(2048);
+  private values = new Float64Array(this.words.buffer);
   private bounds = new Int32Array(2048);
+  private readonly record: SymbolizedRecord = {
+    bytes: new Uint8Array(0),
+    symbols: 0,
+    symbolStart: this.symbolStart,
+    symbolEnd: this.symbolEnd,
+    series: 0,
+    refs: this.refs,
+    refEnd: this.refEnd,
+    timestamps: this.timestamps,
+    values: this.values,
+    sampleEnd: this.sampleEnd,
+  };
 
   /** Throws RemoteWriteError 'bad-protobuf' on malformed input or a reference outside the table. */
   decode(buf: Uint8Array): SymbolizedRecord {
     const r = new ProtoReader(buf);
     const end = buf.length;
-    const symbols: string[] = [];
+    let symbols = 0;
     let series = 0;
     while (r.pos < end) {
       const tag = r.tag(end, MSG_REQUEST);
       if (tag === TAG_V2_REQUEST_SYMBOLS) {
         const e = r.len(end, 4, MSG_REQUEST);
-        symbols.push(r.string(r.pos, e));
+        if (symbols === this.symbolStart.length) {
+          this.symbolStart = grown(this.symbolStart, symbols + 1);
+          this.symbolEnd = grown(this.symbolEnd, symbols + 1);
+        }
+        this.symbolStart[symbols] = r.pos;
+        this.symbolEnd[symbols] = e;
+        symbols++;
         r.pos = e;
       } else if (tag === TAG_V2_REQUEST_TIMESERIES) {
         const e = r.len(end, 5, MSG_REQUEST);
@@ -373,16 +300,17 @@ export class SymbolizedDecoder {
           const e = r.len(seriesEnd, 1, MSG_SERIES);
           while (r.pos < e) {
             if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
-            this.refs[refs++] = symbolRef(r.uvarint(e, 1, MSG_SERIES), symbols.length, r);
+            this.refs[refs++] = symbolRef(r.uvarint(e, 1, MSG_SERIES), symbols, r);
           }
         } else if (tag === TAG_V2_TS_LABELS_REFS_VARINT) {
           if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
-          this.refs[refs++] = symbolRef(r.uvarint(seriesEnd, 1, MSG_SERIES), symbols.length, r);
+          this.refs[refs++] = symbolRef(r.uvarint(seriesEnd, 1, MSG_SERIES), symbols, r);
         } else if (tag === TAG_V2_TS_SAMPLES) {
           const e = r.len(seriesEnd, 2, MSG_SERIES);
           if (samples === this.timestamps.length) {
             this.timestamps = grown(this.timestamps, samples + 1);
             this.words = grown(this.words, 2 * samples + 2);
+            this.values = new Float64Array(this.words.buffer);
           }
           let hi = 0;
           let lo = 0;
@@ -415,15 +343,18 @@ export class SymbolizedDecoder {
       this.refEnd[i] = refs;
       this.sampleEnd[i] = samples;
     }
-    return {
-      symbols,
-      series,
-      refs: this.refs,
-      refEnd: this.refEnd,
-      timestamps: this.timestamps,
-      values: new Float64Array(this.words.buffer, 0, this.words.length >>> 1),
-      sampleEnd: this.sampleEnd,
-    };
+    const out = this.record;
+    out.bytes = buf;
+    out.symbols = symbols;
+    out.symbolStart = this.symbolStart;
+    out.symbolEnd = this.symbolEnd;
+    out.series = series;
+    out.refs = this.refs;
+    out.refEnd = this.refEnd;
+    out.timestamps = this.timestamps;
+    out.values = this.values;
+    out.sampleEnd = this.sampleEnd;
+    return out;
   }
 }
 
@@ -449,8 +380,8 @@ function symbolizedToWriteRequest(buf: Uint8Array): Buffer {
     const series = w.begin(1);
     for (let k = refFrom; k < r.refEnd[i]; k += 2) {
       const label = w.begin(1);
-      w.string(1, r.symbols[r.refs[k]]);
-      w.string(2, r.symbols[r.refs[k + 1]]);
+      w.string(1, symbolString(r, r.refs[k]));
+      w.string(2, symbolString(r, r.refs[k + 1]));
       w.end(label);
     }
     for (let k = from; k < r.sampleEnd[i]; k++) {

@@ -15,6 +15,7 @@ import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-se
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import type { OooInsert } from './ooo-samples.ts';
 import { Postings } from './postings.ts';
+import { RecordSymbols, type HeadSymbols } from './record-symbols.ts';
 import { SERIES_HASH_SEED, flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, foldHash, hashLabelBytes, hashLabels, seriesKey, stringHash } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
 
@@ -59,14 +60,6 @@ export interface HeadOptions {
 /** A series of the head, as seriesBySymbols finds it: only for handing back to appendSamples. */
 export type SeriesRef = MemorySeries;
 
-/** A record's symbols table as one head sees them (Head.symbols). */
-export interface HeadSymbols {
-  /** Each symbol, as the head's own copy of the string where it holds one (compared by identity first). */
-  strings: string[];
-  /** Each symbol's stringHash. */
-  hashes: Int32Array;
-}
-
 /** One series of a block being cut from the head. */
 export interface BlockSeries {
   labels: Labels;
@@ -95,6 +88,9 @@ export class Head {
   private series: MemorySeries[] = [];
   private postings = new Postings();
   private strings = new Map<string, string>();
+  private readonly recordSymbols = new RecordSymbols();
+  /** The series seriesBySymbols last found in the current record. */
+  private previous: MemorySeries | null = null;
   /** Label fields as records encode them, one copy per series (see sameEncoded). */
   private readonly rawLabels = new ChunkArena<Buffer>(64 * 1024, (n) => Buffer.allocUnsafeSlow(n));
   private readonly ctx: SeriesContext;
@@ -200,26 +196,33 @@ export class Head {
   }
 
   /**
-   * A record's symbols table bound to this head: each string hashed once, and replaced by
-   * the head's own copy where it has one, so that series compare by identity.
+   * A format-3 record's symbols table bound to this head (symbol i is bytes [start[i], end[i])
+   * of `bytes`): each symbol as the head's own string where it has one, with its hash. Valid
+   * until the next call.
    */
-  symbols(table: readonly string[]): HeadSymbols {
-    const strings = new Array<string>(table.length);
-    const hashes = new Int32Array(table.length);
-    for (let i = 0; i < table.length; i++) {
-      const str = table[i];
-      strings[i] = this.strings.get(str) ?? str;
-      hashes[i] = stringHash(str);
-    }
-    return { strings, hashes };
+  symbols(bytes: Uint8Array, start: Int32Array, end: Int32Array, count: number): HeadSymbols {
+    this.previous = null;
+    return this.recordSymbols.bind(bytes, start, end, count, this.strings);
   }
 
   /**
    * The series whose labels are refs[from..to) (name and value references into the
    * record's symbols, in turn), created when absent; when `create` is false an absent
-   * series stays absent (undefined), for per-tenant series limits.
+   * series stays absent (undefined), for per-tenant series limits. A sender sends its
+   * series in much the same order every time, so the series that followed the previous
+   * one last time is tried first: its labels compared, without hashing or a map probe.
    */
   seriesBySymbols(sym: HeadSymbols, refs: Uint32Array, from: number, to: number, create: boolean): SeriesRef | undefined {
+    const previous = this.previous;
+    const guess = previous?.next;
+    if (guess != null && guess.id >= 0 && flatEqualsRefs(guess.lbls, sym.strings, refs, from, to)) return (this.previous = guess);
+    const s = this.lookupBySymbols(sym, refs, from, to, create);
+    if (s === undefined) return undefined;
+    if (previous !== null) previous.next = s;
+    return (this.previous = s);
+  }
+
+  private lookupBySymbols(sym: HeadSymbols, refs: Uint32Array, from: number, to: number, create: boolean): MemorySeries | undefined {
     let h = SERIES_HASH_SEED;
     for (let k = from; k < to; k++) h = foldHash(h, sym.hashes[refs[k]]);
     h = seriesKey(h);
@@ -236,7 +239,7 @@ export class Head {
     for (let i = 0; i < labels.length; i++) labels[i] = { name: sym.strings[refs[from + 2 * i]], value: sym.strings[refs[from + 2 * i + 1]] };
     const s = this.getOrCreate(labels, h);
     // The new series' strings are the head's now: later records of this one compare by identity.
-    for (let k = from; k < to; k++) sym.strings[refs[k]] = this.strings.get(sym.strings[refs[k]]) ?? sym.strings[refs[k]];
+    for (let k = from; k < to; k++) this.recordSymbols.adopt(refs[k], s.lbls[k - from]);
     return s;
   }
 
@@ -528,6 +531,7 @@ export class Head {
     const postings = new Postings();
     for (const s of this.series) {
       if (s.isEmpty()) {
+        s.id = -1;
         const e = this.byHash.get(s.hash);
         if (e === s) this.byHash.delete(s.hash);
         else if (Array.isArray(e)) {
@@ -544,6 +548,10 @@ export class Head {
     }
     this.series = live;
     this.strings = strings;
+    this.recordSymbols.forget();
+    this.previous = null;
+    // A dropped series is never a guess again, nor kept alive by one.
+    for (const s of live) if (s.next !== null && s.next.id < 0) s.next = null;
     this.postings = postings;
   }
 

@@ -1,5 +1,6 @@
 export { Head, emptyAppendStats } from './head.ts';
-export type { AppendStats, HeadOptions, HeadSymbols, SeriesRef, BlockSeries, SeriesExemplars } from './head.ts';
+export type { AppendStats, HeadOptions, SeriesRef, BlockSeries, SeriesExemplars } from './head.ts';
+export type { HeadSymbols } from './record-symbols.ts';
 export { RangeHead } from './range-head.ts';
 export { DecodedSamplesCache, SampleArena } from './decoded-samples.ts';
 export type { EncodedChunk } from './memory-series.ts';

@@ -71,6 +71,8 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   rawSlab: Buffer | null = null;
   rawOff = 0;
   rawLen = 0;
+  /** The series that followed this one in the last format-3 record that held it (Head.seriesBySymbols' first guess). */
+  next: MemorySeries | null = null;
 
   public id: number;
   readonly lbls: string[];
@@ -78,7 +80,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   private readonly ctx: SeriesContext;
 
   constructor(
-    /** Position in the head's series list; reassigned when the head drops dead series. */
+    /** Position in the head's series list; reassigned when the head drops dead series, -1 once dropped. */
     id: number,
     /** Interned names and values, flat: [name0, value0, name1, value1, ...]. */
     lbls: string[],
