@@ -129,6 +129,13 @@ interface RouteOutcome {
   rejection?: string;
 }
 
+/** A request checked and packed into Kafka records, nothing of it written yet. */
+interface Prepared {
+  records: PartitionRecord[];
+  partitions: number;
+  outcome: RouteOutcome;
+}
+
 interface RouteSteps<S> {
   /** A protocol-specific rejection, checked before label validation. */
   reject?: (s: S) => { code: string; message: string } | undefined;
@@ -219,19 +226,30 @@ export class Distributor {
 
   private async pushRemoteWrite(req: PushRequest, version: RemoteWriteVersion): Promise<PushResult> {
     const body = decompressBody(req.body, this.opts.maxRecvMsgSize, this.bodyBuffers);
-    // Everything read from the body is copied into records or strings before the push is answered.
+    let prepared: Prepared;
+    // Everything read from the body is copied into records or strings before it is given back.
     try {
       this.checkSeriesCount(countSeries(body, version), 'series');
       if (version === 'v2') return await this.pushV2(req.tenant, parseWriteRequestV2(body));
-      const parsed = parseWriteRequest(body);
-      const o = await this.route(req.tenant, parsed.series, {
-        body: v1Body,
-        metadata: () => parsed.metadata,
-      });
-      return { status: o.rejection === undefined ? 200 : 400, message: o.rejection, samples: o.samples, series: o.series };
+      prepared = await this.prepareV1(req.tenant, body);
     } finally {
       this.bodyBuffers.give(body);
     }
+    const o = await this.send(req.tenant, prepared);
+    return { status: o.rejection === undefined ? 200 : 400, message: o.rejection, samples: o.samples, series: o.series };
+  }
+
+  /**
+   * A 1.0 request parsed, checked and packed into records. Without an HA check nothing
+   * awaits between the parse and the records, so its object per series dies young
+   * instead of living through the Kafka round trip into the old generation.
+   */
+  private async prepareV1(tenant: string, body: Uint8Array): Promise<Prepared> {
+    let partitions = this.ha === undefined ? await this.partitions() : undefined;
+    const { series, metadata } = parseWriteRequest(body);
+    const haReplicaLabel = this.ha === undefined ? undefined : await this.ha.check(tenant, this.limits.forTenant(tenant), series);
+    partitions ??= await this.partitions();
+    return this.prepare(tenant, series, { body: v1Body, metadata: () => metadata }, partitions, haReplicaLabel);
   }
 
   /**
@@ -291,13 +309,25 @@ export class Distributor {
     };
   }
 
-  /**
-   * Validates against the tenant's limits (read now), shards, rate-limits and
-   * produces; returns what was written once Kafka acknowledged it all. A series
-   * or metadata entry that fails is left out and named in `rejection`; a rate
-   * limit hit rejects the whole request before anything is written.
-   */
+  /** HA dedup (Mimir's order: a non-elected replica's request stops here with 202), then prepare and send. */
   private async route<S extends Routable & TimeBounds>(tenant: string, all: readonly S[], steps: RouteSteps<S>): Promise<RouteOutcome> {
+    const haReplicaLabel = this.ha === undefined ? undefined : await this.ha.check(tenant, this.limits.forTenant(tenant), all);
+    const partitions = await this.partitions();
+    return await this.send(tenant, this.prepare(tenant, all, steps, partitions, haReplicaLabel));
+  }
+
+  /**
+   * Validates against the tenant's limits (read now), shards, rate-limits and packs
+   * the records to produce. A series or metadata entry that fails is left out and
+   * named in `rejection`; a rate limit hit rejects the whole request.
+   */
+  private prepare<S extends Routable & TimeBounds>(
+    tenant: string,
+    all: readonly S[],
+    steps: RouteSteps<S>,
+    partitions: PartitionLookup,
+    haReplicaLabel: string | undefined,
+  ): Prepared {
     const limits = this.limits.forTenant(tenant);
     const labelLimits = {
       nameValidationScheme: limits.nameValidationScheme,
@@ -308,9 +338,6 @@ export class Distributor {
     const now = this.now();
     const exemplarsEnabled = limits.maxGlobalExemplarsPerUser > 0;
     const histogramLimits = { enabled: limits.nativeHistogramsIngestionEnabled, maxBuckets: limits.maxNativeHistogramBuckets };
-    // HA dedup first (Mimir's order): a non-elected replica's request stops here with 202.
-    const haReplicaLabel = await this.ha?.check(tenant, limits, all);
-    const partitions = await this.partitions();
     const byPartition = new Map<number, Uint8Array[]>();
     const out: RouteOutcome = { series: 0, samples: 0, histograms: 0, exemplars: 0 };
     let firstRejection: string | undefined;
@@ -386,8 +413,7 @@ export class Distributor {
     this.checkRate(tenant, limits, out.samples + out.histograms, out.exemplars, metadata.length);
     // Metadata has no series to shard by; it travels with partition 0's record.
     if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, []);
-    await this.produce(tenant, byPartition, metadata);
-    this.received.inc({ tenant }, out.samples + out.histograms);
+    const records = this.records(byPartition, metadata);
     if (firstRejection !== undefined) {
       out.rejection =
         rejectedSeries > 1 ? `${firstRejection} (${rejectedSeries} of ${all.length} series rejected, ${rejectedSamples} samples)` : firstRejection;
@@ -396,7 +422,7 @@ export class Distributor {
       if (rejectedMetadata > 1) metadataRejection += ` (${rejectedMetadata} of ${allMetadata.length} metadata rejected)`;
       out.rejection = out.rejection === undefined ? metadataRejection : `${out.rejection}; ${metadataRejection}`;
     }
-    return out;
+    return { records, partitions: byPartition.size, outcome: out };
   }
 
   /** Mimir counts samples, exemplars and metadata against the ingestion rate; a refusal writes nothing. */
@@ -413,8 +439,8 @@ export class Distributor {
       : errors.rateLimited(tenant, items, limits.ingestionRate, limits.ingestionBurstSize);
   }
 
-  private async produce(tenant: string, byPartition: Map<number, Uint8Array[]>, metadata: Uint8Array[]): Promise<void> {
-    if (byPartition.size === 0) return;
+  /** Each partition's series (and partition 0's metadata) as record values of at most the max record size. */
+  private records(byPartition: Map<number, Uint8Array[]>, metadata: Uint8Array[]): PartitionRecord[] {
     // The caller's span (the push), not the produce span, is what ingesters continue from.
     const headers = traceContextHeaders();
     const records: PartitionRecord[] = [];
@@ -426,16 +452,25 @@ export class Distributor {
         else records.push({ partition, value: encodeRecordValue(r.series, r.metadata), headers });
       }
     }
-    await inSpan(this.tracer, 'distributor.produce', { attributes: { tenant, 'kafka.records': records.length, 'kafka.partitions': byPartition.size } }, undefined, async () => {
-      const end = this.produceLatency.startTimer({}, {});
-      try {
-        await this.opts.writer.write(tenant, records);
-      } catch (err) {
-        // The sender reads this: say that nothing was acknowledged and that retrying loses nothing.
-        throw err instanceof KafkaUnavailableError ? errors.kafkaUnavailable(err) : err;
-      }
-      end({}, exemplarLabels());
-    });
+    return records;
+  }
+
+  /** Produces the records; returns what was written once Kafka acknowledged it all. */
+  private async send(tenant: string, p: Prepared): Promise<RouteOutcome> {
+    if (p.records.length > 0) {
+      await inSpan(this.tracer, 'distributor.produce', { attributes: { tenant, 'kafka.records': p.records.length, 'kafka.partitions': p.partitions } }, undefined, async () => {
+        const end = this.produceLatency.startTimer({}, {});
+        try {
+          await this.opts.writer.write(tenant, p.records);
+        } catch (err) {
+          // The sender reads this: say that nothing was acknowledged and that retrying loses nothing.
+          throw err instanceof KafkaUnavailableError ? errors.kafkaUnavailable(err) : err;
+        }
+        end({}, exemplarLabels());
+      });
+    }
+    this.received.inc({ tenant }, p.outcome.samples + p.outcome.histograms);
+    return p.outcome;
   }
 
   private partitions(): Promise<PartitionLookup> {
