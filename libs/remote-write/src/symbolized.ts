@@ -124,10 +124,8 @@ export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefin
       len = putVarint(body, len, refsBytes);
       for (let i = 0; i < labels; i++) len = putVarint(body, len, labelRefs[i]);
     }
-    for (let i = 0; i < spans; i += 2) {
-      body.set(ts.subarray(sampleSpans[i], sampleSpans[i + 1]), len);
-      len += sampleSpans[i + 1] - sampleSpans[i];
-    }
+    // Copied a byte at a time: a sample is a dozen bytes, less than a subarray view costs.
+    for (let i = 0; i < spans; i += 2) for (let k = sampleSpans[i], e = sampleSpans[i + 1]; k < e; k++) body[len++] = ts[k];
   }
   // The symbols go first so a reader resolves references as it meets them.
   let symbolsLen = 0;
