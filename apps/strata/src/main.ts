@@ -2,7 +2,7 @@
 // process `npm start` runs); each is built once from the one parsed config,
 // then its services start in dependency order and stop in reverse.
 
-import { ServiceManager, parseFlags, renderHelp, resolveModules, type Service } from '@strata/service';
+import { ServiceManager, keepGcHeadroom, parseFlags, renderHelp, resolveModules, type Service } from '@strata/service';
 import { FLAG_GROUPS, limitsLine, parseConfig } from './config.ts';
 import { MODULES } from './modules.ts';
 import { Strata } from './strata.ts';
@@ -23,6 +23,7 @@ try {
   const parsed = parseConfig(parseFlags(argv));
   t = new Strata(parsed, resolveModules(MODULES, parsed.targets));
   t.logger.info(limitsLine(parsed));
+  t.logger.info(keepGcHeadroom());
 } catch (err) {
   // A bad flag, value, config file or target: one line that names it, no stack trace.
   console.error(`strata: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);

@@ -21,6 +21,7 @@ export { tenantFromHeader, validateTenantId, TenantError, ANONYMOUS_TENANT } fro
 export { configFileShape, logConfigShape, serverConfigShape } from './config.ts';
 export type { LogConfig, ServerConfig } from './config.ts';
 export { ReloadingYamlFile } from './reloading-file.ts';
+export { keepGcHeadroom, heapGrowingPercent } from './gc-headroom.ts';
 export { redactConfig, isSecretFlag, REDACTED } from './redact.ts';
 export type { ReloadingYamlFileOptions } from './reloading-file.ts';
 export { authConfigShape, createAuthenticator, tokensFileSchema, TokensAuthenticator, TokensFileAuthenticator } from './auth.ts';
