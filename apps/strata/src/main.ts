@@ -23,12 +23,12 @@ try {
   const parsed = parseConfig(parseFlags(argv));
   t = new Strata(parsed, resolveModules(MODULES, parsed.targets));
   t.logger.info(limitsLine(parsed));
-  t.logger.info(keepGcHeadroom());
 } catch (err) {
   // A bad flag, value, config file or target: one line that names it, no stack trace.
   console.error(`strata: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   process.exit(2);
 }
+t.logger.info(keepGcHeadroom());
 const services: Service[] = [];
 for (const name of t.modules) services.push(...((await MODULES[name].init?.(t)) ?? []));
 const manager = new ServiceManager(services, t.logger);

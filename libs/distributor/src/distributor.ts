@@ -245,11 +245,9 @@ export class Distributor {
    * instead of living through the Kafka round trip into the old generation.
    */
   private async prepareV1(tenant: string, body: Uint8Array): Promise<Prepared> {
-    let partitions = this.ha === undefined ? await this.partitions() : undefined;
+    const partitions = this.ha === undefined ? await this.partitions() : undefined;
     const { series, metadata } = parseWriteRequest(body);
-    const haReplicaLabel = this.ha === undefined ? undefined : await this.ha.check(tenant, this.limits.forTenant(tenant), series);
-    partitions ??= await this.partitions();
-    return this.prepare(tenant, series, { body: v1Body, metadata: () => metadata }, partitions, haReplicaLabel);
+    return this.checkAndPrepare(tenant, series, { body: v1Body, metadata: () => metadata }, partitions);
   }
 
   /**
@@ -309,11 +307,18 @@ export class Distributor {
     };
   }
 
-  /** HA dedup (Mimir's order: a non-elected replica's request stops here with 202), then prepare and send. */
   private async route<S extends Routable & TimeBounds>(tenant: string, all: readonly S[], steps: RouteSteps<S>): Promise<RouteOutcome> {
+    return await this.send(tenant, await this.checkAndPrepare(tenant, all, steps));
+  }
+
+  /**
+   * HA dedup first (Mimir's order: a non-elected replica's request stops here with 202), then
+   * prepare with `partitions` (looked up now when not given). With neither an HA check nor a
+   * lookup to wait for, nothing is awaited before the records exist.
+   */
+  private async checkAndPrepare<S extends Routable & TimeBounds>(tenant: string, all: readonly S[], steps: RouteSteps<S>, partitions?: PartitionLookup): Promise<Prepared> {
     const haReplicaLabel = this.ha === undefined ? undefined : await this.ha.check(tenant, this.limits.forTenant(tenant), all);
-    const partitions = await this.partitions();
-    return await this.send(tenant, this.prepare(tenant, all, steps, partitions, haReplicaLabel));
+    return this.prepare(tenant, all, steps, partitions ?? (await this.partitions()), haReplicaLabel);
   }
 
   /**

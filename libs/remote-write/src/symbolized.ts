@@ -200,7 +200,7 @@ function labelPair(b: Uint8Array, pos: number, end: number, p: number): boolean 
  * (UTF-8; symbolString makes it a string). Series i's labels are refs[refEnd[i-1] ..
  * refEnd[i]) (0 for i = 0), name and value references into the symbols in turn; its
  * samples are [sampleEnd[i-1], sampleEnd[i]) of `timestamps` and `values` (value bits as
- * sent). The record and its arrays are the decoder's own, valid until its next decode.
+ * sent). The arrays are the decoder's own, valid until its next decode.
  */
 export interface SymbolizedRecord {
   bytes: Uint8Array;
@@ -228,7 +228,7 @@ const MSG_SAMPLE = 'Sample';
 
 /**
  * Decodes format-3 records into arrays it reuses (one decoder per consumer, one record at a
- * time): nothing is allocated per record once the arrays have grown to the records' size.
+ * time): past the arrays' growth, a record costs one small object, never a string or array.
  */
 export class SymbolizedDecoder {
   private refs = new Uint32Array(16 * 1024);
@@ -240,18 +240,6 @@ export class SymbolizedDecoder {
   private words = new Int32Array(2048);
   private values = new Float64Array(this.words.buffer);
   private bounds = new Int32Array(2048);
-  private readonly record: SymbolizedRecord = {
-    bytes: new Uint8Array(0),
-    symbols: 0,
-    symbolStart: this.symbolStart,
-    symbolEnd: this.symbolEnd,
-    series: 0,
-    refs: this.refs,
-    refEnd: this.refEnd,
-    timestamps: this.timestamps,
-    values: this.values,
-    sampleEnd: this.sampleEnd,
-  };
 
   /** Throws RemoteWriteError 'bad-protobuf' on malformed input or a reference outside the table. */
   decode(buf: Uint8Array): SymbolizedRecord {
@@ -341,18 +329,18 @@ export class SymbolizedDecoder {
       this.refEnd[i] = refs;
       this.sampleEnd[i] = samples;
     }
-    const out = this.record;
-    out.bytes = buf;
-    out.symbols = symbols;
-    out.symbolStart = this.symbolStart;
-    out.symbolEnd = this.symbolEnd;
-    out.series = series;
-    out.refs = this.refs;
-    out.refEnd = this.refEnd;
-    out.timestamps = this.timestamps;
-    out.values = this.values;
-    out.sampleEnd = this.sampleEnd;
-    return out;
+    return {
+      bytes: buf,
+      symbols,
+      symbolStart: this.symbolStart,
+      symbolEnd: this.symbolEnd,
+      series,
+      refs: this.refs,
+      refEnd: this.refEnd,
+      timestamps: this.timestamps,
+      values: this.values,
+      sampleEnd: this.sampleEnd,
+    };
   }
 }
 

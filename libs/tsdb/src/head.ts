@@ -215,7 +215,7 @@ export class Head {
   seriesBySymbols(sym: HeadSymbols, refs: Uint32Array, from: number, to: number, create: boolean): SeriesRef | undefined {
     const previous = this.previous;
     const guess = previous?.next;
-    if (guess != null && guess.id >= 0 && flatEqualsRefs(guess.lbls, sym.strings, refs, from, to)) return (this.previous = guess);
+    if (guess != null && flatEqualsRefs(guess.lbls, sym.strings, refs, from, to)) return (this.previous = guess);
     const s = this.lookupBySymbols(sym, refs, from, to, create);
     if (s === undefined) return undefined;
     if (previous !== null) previous.next = s;
