@@ -18,12 +18,11 @@ import {
   replaceSeriesLabels,
   seriesV2ToV1,
   validateParsedSeries,
-  hasValidAsciiLabels,
   ParsedSeries,
   withoutEmptyLabelValues,
   withoutExemplars,
   checkSeriesHistograms,
-  symbolizeSeries,
+  Symbolizer,
   type MetricMetadata,
   type ParsedSeriesV2,
   type ParsedWriteRequestV2,
@@ -42,13 +41,20 @@ import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '
 import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
 import { errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
-import { seriesTokenFrom, seriesTokenFromBytes, tenantSeed } from './sharding.ts';
+import { seriesTokenFrom, tenantSeed } from './sharding.ts';
+import { KnownSeries } from './known-series.ts';
 import { HaDedupe } from './ha-dedupe.ts';
 import { WritePartitions, type PartitionLookup } from '@strata/ring';
 import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
 import { checkMetadata, checkSampleTimes } from './validate-limits.ts';
 import { InflightLimiter, type InstanceLimits } from './instance-limits.ts';
 import { defaultTracer, exemplarLabels, inSpan, traceContextHeaders, type Tracer } from '@strata/tracing';
+
+/** A partition's series bodies, each with its run of label pair ids (or -1: look its labels up). */
+interface PartitionSeries {
+  bodies: Uint8Array[];
+  runs: number[];
+}
 
 /** What the distributor needs from Kafka: acked writes and the partition count. */
 export interface RecordWriter {
@@ -162,6 +168,9 @@ export class Distributor {
   private readonly inflight: InflightLimiter;
   private readonly tracer: Tracer;
   private readonly bodyBuffers = new BodyBuffers();
+  /** Label pairs met, shared by the label check and the records' symbols tables. */
+  private readonly symbolizer = new Symbolizer();
+  private readonly known = new KnownSeries(this.symbolizer.pairs);
 
   private readonly opts: DistributorOptions;
 
@@ -343,15 +352,20 @@ export class Distributor {
     const now = this.now();
     const exemplarsEnabled = limits.maxGlobalExemplarsPerUser > 0;
     const histogramLimits = { enabled: limits.nativeHistogramsIngestionEnabled, maxBuckets: limits.maxNativeHistogramBuckets };
-    const byPartition = new Map<number, Uint8Array[]>();
+    const byPartition = new Map<number, PartitionSeries>();
+    // Nothing below awaits: the pair ids looked up from here on stay valid until the records exist.
+    const known = this.known;
+    known.begin();
     const out: RouteOutcome = { series: 0, samples: 0, histograms: 0, exemplars: 0 };
     let firstRejection: string | undefined;
     let rejectedSeries = 0;
     let rejectedSamples = 0;
     const seed = tenantSeed(tenant);
     for (const s of all) {
-      // Well-formed ASCII 1.0 series are validated and hashed on their bytes; the rest decode their labels.
-      const fast = s instanceof ParsedSeries && hasValidAsciiLabels(s, labelLimits);
+      // Well-formed ASCII 1.0 series are validated and hashed by their label pairs; the rest decode their labels.
+      const knownToken = s instanceof ParsedSeries ? known.token(s, seed, labelLimits) : -1;
+      const fast = knownToken >= 0;
+      const run = known.run;
       let failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries(s, labelLimits)) ?? checkSampleTimes(s, now, limits);
       let body: Uint8Array | undefined;
       let histograms = s.histograms;
@@ -386,14 +400,12 @@ export class Distributor {
         this.discarded.inc({ tenant, reason: f.code }, s.samples + s.histograms);
         continue;
       }
-      const token =
-        fast && labels === undefined
-          ? seriesTokenFromBytes(seed, s.bytes, s.ranges, s.firstLabel, s.labelCount)
-          : seriesTokenFrom(seed, labels ?? s.labels);
-      const p = partitions.partitionFor(token);
+      const asSent = fast && labels === undefined;
+      const p = partitions.partitionFor(asSent ? knownToken : seriesTokenFrom(seed, labels ?? s.labels));
       let list = byPartition.get(p);
-      if (!list) byPartition.set(p, (list = []));
-      list.push(body);
+      if (!list) byPartition.set(p, (list = { bodies: [], runs: [] }));
+      list.bodies.push(body);
+      list.runs.push(asSent ? run : -1);
       steps.accepted?.(s);
       out.series++;
       out.samples += s.samples;
@@ -417,7 +429,7 @@ export class Distributor {
     }
     this.checkRate(tenant, limits, out.samples + out.histograms, out.exemplars, metadata.length);
     // Metadata has no series to shard by; it travels with partition 0's record.
-    if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, []);
+    if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, { bodies: [], runs: [] });
     const records = this.records(byPartition, metadata);
     if (firstRejection !== undefined) {
       out.rejection =
@@ -445,13 +457,14 @@ export class Distributor {
   }
 
   /** Each partition's series (and partition 0's metadata) as record values of at most the max record size. */
-  private records(byPartition: Map<number, Uint8Array[]>, metadata: Uint8Array[]): PartitionRecord[] {
+  private records(byPartition: Map<number, PartitionSeries>, metadata: Uint8Array[]): PartitionRecord[] {
     // The caller's span (the push), not the produce span, is what ingesters continue from.
     const headers = traceContextHeaders();
     const records: PartitionRecord[] = [];
     for (const [partition, series] of byPartition) {
-      for (const r of packRecords(series, partition === 0 ? metadata : [], this.maxRecordSize)) {
-        const symbolized = this.symbolizeRecords && r.metadata.length === 0 ? symbolizeSeries(r.series) : undefined;
+      for (const r of packRecords(series.bodies, partition === 0 ? metadata : [], this.maxRecordSize, series.runs)) {
+        const symbolized =
+          this.symbolizeRecords && r.metadata.length === 0 ? this.symbolizer.symbolize(r.series, { runs: r.runs, ids: this.known.ids }) : undefined;
         // A symbols table may take a few bytes more than the labels it replaces when no string repeats.
         if (symbolized !== undefined && symbolized.length <= this.maxRecordSize) records.push({ partition, value: symbolized, format: 'symbolized', headers });
         else records.push({ partition, value: encodeRecordValue(r.series, r.metadata), headers });

@@ -4,6 +4,8 @@
 
 export interface RecordContent {
   series: Uint8Array[];
+  /** What packRecords was given for each series, in step with `series` (empty when it was given none). */
+  runs: number[];
   metadata: Uint8Array[];
 }
 
@@ -19,22 +21,28 @@ export function framedSize(n: number): number {
  * `maxBytes`. An item larger than `maxBytes` gets a record of its own (callers
  * reject such series before; metadata is bounded by its length limit).
  */
-export function packRecords(series: readonly Uint8Array[], metadata: readonly Uint8Array[], maxBytes: number): RecordContent[] {
+export function packRecords(series: readonly Uint8Array[], metadata: readonly Uint8Array[], maxBytes: number, runs?: readonly number[]): RecordContent[] {
   const out: RecordContent[] = [];
-  let current: RecordContent = { series: [], metadata: [] };
+  let current: RecordContent = { series: [], runs: [], metadata: [] };
   let size = 0;
-  const add = (item: Uint8Array, kind: 'series' | 'metadata') => {
+  const room = (item: Uint8Array) => {
     const n = framedSize(item.length);
     if (size > 0 && size + n > maxBytes) {
       out.push(current);
-      current = { series: [], metadata: [] };
+      current = { series: [], runs: [], metadata: [] };
       size = 0;
     }
-    current[kind].push(item);
     size += n;
   };
-  for (const s of series) add(s, 'series');
-  for (const m of metadata) add(m, 'metadata');
+  for (let i = 0; i < series.length; i++) {
+    room(series[i]);
+    current.series.push(series[i]);
+    if (runs !== undefined) current.runs.push(runs[i]);
+  }
+  for (const m of metadata) {
+    room(m);
+    current.metadata.push(m);
+  }
   if (size > 0 || out.length === 0) out.push(current);
   return out;
 }

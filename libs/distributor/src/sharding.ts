@@ -5,7 +5,7 @@ import type { Label } from '@strata/model';
 import { fmix32 } from '@strata/ring';
 
 const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
+export const FNV_PRIME = 0x01000193;
 
 function fnv1a(hash: number, s: string): number {
   for (let i = 0; i < s.length; i++) {
@@ -34,22 +34,6 @@ export function seriesTokenFrom(seed: number, labels: readonly Label[]): number 
   for (const l of labels) {
     h = fnv1a(h ^ 0xff, l.name);
     h = fnv1a(h ^ 0xfe, l.value);
-  }
-  return fmix32(h);
-}
-
-/**
- * The same token from a series' label bytes (per label: name start, name end,
- * value start, value end in `ranges`). Equal to seriesToken for ASCII labels,
- * the only ones the distributor hashes this way.
- */
-export function seriesTokenFromBytes(seed: number, bytes: Uint8Array, ranges: Int32Array, firstLabel: number, labelCount: number): number {
-  let h = seed;
-  for (let k = firstLabel * 4, end = k + labelCount * 4; k < end; k += 4) {
-    h ^= 0xff;
-    for (let i = ranges[k], e = ranges[k + 1]; i < e; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
-    h ^= 0xfe;
-    for (let i = ranges[k + 2], e = ranges[k + 3]; i < e; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
   }
   return fmix32(h);
 }

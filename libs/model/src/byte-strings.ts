@@ -14,6 +14,9 @@ export class ByteStrings {
   private hashes = new Int32Array(1024);
   /** Open addressing: id + 1, 0 = empty. */
   private slots = new Int32Array(2048);
+  /** Views for equals(): of the pool, and of the last input's buffer (request bodies reuse theirs). */
+  private poolView = new DataView(this.pool.buffer);
+  private inputView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
 
   reset(): void {
     this.slots.fill(0);
@@ -43,6 +46,23 @@ export class ByteStrings {
     }
     this.added = true;
     return this.add(b, start, end, h);
+  }
+
+  /** Whether string `id` is bytes [start, end) of `b`: compared four bytes a step. */
+  equals(id: number, b: Uint8Array, start: number, end: number): boolean {
+    const from = this.starts[id];
+    const len = end - start;
+    if (this.ends[id] - from !== len) return false;
+    if (this.poolView.buffer !== this.pool.buffer) this.poolView = new DataView(this.pool.buffer);
+    if (this.inputView.buffer !== b.buffer) this.inputView = new DataView(b.buffer);
+    const pv = this.poolView;
+    const iv = this.inputView;
+    const at = b.byteOffset + start;
+    let i = 0;
+    for (; i + 4 <= len; i += 4) if (pv.getInt32(from + i, true) !== iv.getInt32(at + i, true)) return false;
+    const pool = this.pool;
+    for (; i < len; i++) if (pool[from + i] !== b[start + i]) return false;
+    return true;
   }
 
   get bytesUsed(): number {

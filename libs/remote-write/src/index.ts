@@ -8,8 +8,9 @@ export { ParsedSeries } from './parse.ts';
 export type { ParsedWriteRequest, ParsedMetadata } from './parse.ts';
 export { countSeries } from './count.ts';
 export { decodeWriteRequest, DecodedSeries } from './decode.ts';
-export { symbolizeSeries, decodeRecordValue, symbolString, SymbolizedDecoder } from './symbolized.ts';
-export type { SymbolizedRecord } from './symbolized.ts';
+export { symbolizeSeries, decodeRecordValue, symbolString, Symbolizer, SymbolizedDecoder } from './symbolized.ts';
+export type { KnownPairs, SymbolizedRecord } from './symbolized.ts';
+export { LabelPairs, PAIR_ASCII_VALID, PAIR_METRIC_NAME, PAIR_PLAIN } from './label-pairs.ts';
 export type { DecodedWriteRequest, DecodedExemplar } from './decode.ts';
 export { readHistogram, validateHistogram, encodeHistogram, reduceResolution, histogramBucketCount, checkSeriesHistograms } from './histogram.ts';
 export type { SeriesHistogramLimits, SeriesHistogramOutcome } from './histogram.ts';
@@ -34,7 +35,6 @@ export { STALE_NAN_BITS, isStaleNaN } from './stale.ts';
 export {
   validateSeriesLabels,
   validateParsedSeries,
-  hasValidAsciiLabels,
   withoutEmptyLabelValues,
   formatSeries,
   DEFAULT_LABEL_LIMITS,

@@ -10,9 +10,10 @@
 // 1.0 WriteRequest (format 2), which ingesters keep reading.
 
 import { decodeWriteRequest, type DecodedWriteRequest } from './decode.ts';
-import { ByteStrings, grown } from '@strata/model';
+import { grown } from '@strata/model';
+import { LabelPairs, PAIR_PLAIN } from './label-pairs.ts';
 import { badProtobuf } from './errors.ts';
-import { TAG_LABEL_NAME, TAG_LABEL_VALUE, TAG_TIMESERIES_LABELS, TAG_TIMESERIES_SAMPLES, TAG_SAMPLE_TIMESTAMP, TAG_SAMPLE_VALUE, WT_SAMPLE } from './messages.ts';
+import { TAG_TIMESERIES_LABELS, TAG_TIMESERIES_SAMPLES, TAG_SAMPLE_TIMESTAMP, TAG_SAMPLE_VALUE, WT_SAMPLE } from './messages.ts';
 import { TAG_V2_REQUEST_SYMBOLS, TAG_V2_REQUEST_TIMESERIES, TAG_V2_TS_LABELS_REFS_PACKED, TAG_V2_TS_LABELS_REFS_VARINT, TAG_V2_TS_SAMPLES, WT_V2_REQUEST, WT_V2_TIMESERIES } from './v2-messages.ts';
 import { LITTLE_ENDIAN, ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 
@@ -20,129 +21,153 @@ import { LITTLE_ENDIAN, ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } fr
 const HI_WORD = LITTLE_ENDIAN ? 1 : 0;
 const LO_WORD = 1 - HI_WORD;
 
-// symbolizeSeries' state (the distributor encodes one record at a time). The strings and
-// label pairs it has met stay known across records, up to a bound, so a record mostly
-// finds its pairs rather than adding them; each record numbers the strings it uses anew.
-/** Pairs and bytes known at most; past either both tables start over (before a record). */
-const MAX_PAIRS = 1 << 18;
-const MAX_BYTES = 32 << 20;
-/** Label names and values met, by global id (0 is ""). */
-const symbols = new ByteStrings();
-/** Label messages as sent (a series' labels repeat across series), each with the global ids of its name and value. */
-const pairs = new ByteStrings();
-let pairName = new Int32Array(1024);
-let pairValue = new Int32Array(1024);
-/** The record a global id was last numbered in, its number there, and the record's ids in number order. */
-let epoch = 0;
-let idEpoch = new Int32Array(1024);
-let idRef = new Int32Array(1024);
-let recordIds = new Int32Array(1024);
-let recordSymbols = 0;
-
-/** The record's reference of global symbol id `g`, numbered on first use in the record. */
-function recordRef(g: number): number {
-  if (g >= idEpoch.length) {
-    idEpoch = grown(idEpoch, g + 1);
-    idRef = grown(idRef, g + 1);
-  }
-  if (idEpoch[g] === epoch) return idRef[g];
-  if (recordSymbols === recordIds.length) recordIds = grown(recordIds, recordSymbols + 1);
-  idEpoch[g] = epoch;
-  idRef[g] = recordSymbols;
-  recordIds[recordSymbols] = g;
-  return recordSymbols++;
+/**
+ * Series a Symbolizer already knows the label pairs of: series i's labels are pair ids
+ * ids[runs[i] + 1 .. runs[i] + 1 + ids[runs[i]]) of the table it was given (a count, then
+ * the ids), or runs[i] is -1 and its label fields are looked up.
+ */
+export interface KnownPairs {
+  runs: readonly number[];
+  ids: Int32Array;
 }
-let body = new Uint8Array(64 * 1024);
-let labelRefs = new Int32Array(64);
-let sampleSpans = new Int32Array(64);
 
 /**
- * One record value in format 3 from 1.0 TimeSeries message bodies (as the distributor
- * routes them), or undefined when a series holds anything but labels and float samples
- * (exemplars, native histograms, unknown fields): such a record is written as a 1.0
- * WriteRequest. Samples are copied byte for byte (2.0's Sample has 1.0's field numbers).
+ * Writes record format 3 from 1.0 TimeSeries message bodies, one record at a time. The
+ * label pairs it meets stay in `pairs` across records (up to their bound), so a record mostly
+ * finds its pairs rather than adding them; each record numbers the strings it uses anew.
  */
-export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefined {
-  if (pairs.count === 0 || pairs.count > MAX_PAIRS || pairs.bytesUsed + symbols.bytesUsed > MAX_BYTES || epoch === 0x7fffffff) {
-    symbols.reset();
-    pairs.reset();
-    symbols.id(new Uint8Array(0), 0, 0);
-    idEpoch.fill(0);
-    epoch = 0;
+export class Symbolizer {
+  readonly pairs: LabelPairs;
+  /** The record a string id was last numbered in, its number there, and the record's ids in number order. */
+  private epoch = 0;
+  private idEpoch = new Int32Array(1024);
+  private idRef = new Int32Array(1024);
+  private recordIds = new Int32Array(1024);
+  private recordSymbols = 0;
+  private body = new Uint8Array(64 * 1024);
+  private labelRefs = new Int32Array(64);
+  private sampleSpans = new Int32Array(64);
+
+  constructor(pairs = new LabelPairs()) {
+    this.pairs = pairs;
   }
-  epoch++;
-  recordSymbols = 0;
-  recordRef(0);
-  let len = 0;
-  for (const ts of series) {
-    const n = ts.length;
-    let labels = 0;
-    let spans = 0;
-    let samplesBytes = 0;
-    let pos = 0;
-    while (pos < n) {
-      const tag = ts[pos];
-      const fieldStart = pos;
-      const fieldLen = readLength(ts, pos + 1, n);
-      if (fieldLen < 0) return undefined;
-      const end = readAt + fieldLen;
-      if (tag === TAG_TIMESERIES_LABELS) {
-        if (labels + 2 > labelRefs.length) labelRefs = grown(labelRefs, labels + 2);
-        const p = pairs.id(ts, readAt, end);
-        if (pairs.added) {
-          if (p === pairName.length) {
-            pairName = grown(pairName, p + 1);
-            pairValue = grown(pairValue, p + 1);
-          }
-          if (!labelPair(ts, readAt, end, p)) {
-            // The pair is in the table without its ids: start over at the next record.
-            pairs.reset();
-            return undefined;
-          }
+
+  /**
+   * One record value in format 3, or undefined when a series holds anything but labels and
+   * float samples (exemplars, native histograms, unknown fields): such a record is written
+   * as a 1.0 WriteRequest. Samples are copied byte for byte (2.0's Sample has 1.0's field
+   * numbers). Without `known` the pair table may start over first; with it, it must not:
+   * the ids in `known` came from it.
+   */
+  symbolize(series: readonly Uint8Array[], known?: KnownPairs): Buffer | undefined {
+    if (known === undefined) this.pairs.trim();
+    if (this.epoch === 0x7fffffff) {
+      this.idEpoch.fill(0);
+      this.epoch = 0;
+    }
+    this.epoch++;
+    this.recordSymbols = 0;
+    this.recordRef(0);
+    const pairs = this.pairs;
+    let body = this.body;
+    let labelRefs = this.labelRefs;
+    let sampleSpans = this.sampleSpans;
+    let len = 0;
+    for (let si = 0; si < series.length; si++) {
+      const ts = series[si];
+      const n = ts.length;
+      const run = known === undefined ? -1 : known.runs[si];
+      let labels = 0;
+      let spans = 0;
+      let samplesBytes = 0;
+      let pos = 0;
+      if (run >= 0) {
+        const ids = known!.ids;
+        const count = ids[run];
+        if (2 * count > labelRefs.length) labelRefs = this.labelRefs = grown(labelRefs, 2 * count);
+        for (let k = run + 1; k <= run + count; k++) {
+          labelRefs[labels++] = this.recordRef(pairs.nameId[ids[k]]);
+          labelRefs[labels++] = this.recordRef(pairs.valueId[ids[k]]);
         }
-        labelRefs[labels++] = recordRef(pairName[p]);
-        labelRefs[labels++] = recordRef(pairValue[p]);
-      } else if (tag === TAG_TIMESERIES_SAMPLES) {
-        if (spans + 2 > sampleSpans.length) sampleSpans = grown(sampleSpans, spans + 2);
-        sampleSpans[spans++] = fieldStart;
-        sampleSpans[spans++] = end;
-        samplesBytes += end - fieldStart;
-      } else {
-        return undefined;
       }
-      pos = end;
+      while (pos < n) {
+        const tag = ts[pos];
+        const fieldStart = pos;
+        const fieldLen = readLength(ts, pos + 1, n);
+        if (fieldLen < 0) return undefined;
+        const end = readAt + fieldLen;
+        if (tag === TAG_TIMESERIES_LABELS) {
+          if (run < 0) {
+            if (labels + 2 > labelRefs.length) labelRefs = this.labelRefs = grown(labelRefs, labels + 2);
+            const p = pairs.id(ts, readAt, end);
+            if ((pairs.flags[p] & PAIR_PLAIN) === 0) return undefined;
+            labelRefs[labels++] = this.recordRef(pairs.nameId[p]);
+            labelRefs[labels++] = this.recordRef(pairs.valueId[p]);
+          }
+        } else if (tag === TAG_TIMESERIES_SAMPLES) {
+          if (spans + 2 > sampleSpans.length) sampleSpans = this.sampleSpans = grown(sampleSpans, spans + 2);
+          sampleSpans[spans++] = fieldStart;
+          sampleSpans[spans++] = end;
+          samplesBytes += end - fieldStart;
+        } else {
+          return undefined;
+        }
+        pos = end;
+      }
+      let refsBytes = 0;
+      for (let i = 0; i < labels; i++) refsBytes += varintSize(labelRefs[i]);
+      const tsLen = (labels > 0 ? 1 + varintSize(refsBytes) + refsBytes : 0) + samplesBytes;
+      const need = len + 1 + varintSize(tsLen) + tsLen;
+      if (need > body.length) body = this.body = grown(body, need);
+      body[len++] = TAG_V2_REQUEST_TIMESERIES;
+      len = putVarint(body, len, tsLen);
+      if (labels > 0) {
+        body[len++] = TAG_V2_TS_LABELS_REFS_PACKED;
+        len = putVarint(body, len, refsBytes);
+        for (let i = 0; i < labels; i++) len = putVarint(body, len, labelRefs[i]);
+      }
+      // Copied a byte at a time: a sample is a dozen bytes, less than a subarray view costs.
+      for (let i = 0; i < spans; i += 2) for (let k = sampleSpans[i], e = sampleSpans[i + 1]; k < e; k++) body[len++] = ts[k];
     }
-    let refsBytes = 0;
-    for (let i = 0; i < labels; i++) refsBytes += varintSize(labelRefs[i]);
-    const tsLen = (labels > 0 ? 1 + varintSize(refsBytes) + refsBytes : 0) + samplesBytes;
-    const need = len + 1 + varintSize(tsLen) + tsLen;
-    if (need > body.length) body = grown(body, need);
-    body[len++] = TAG_V2_REQUEST_TIMESERIES;
-    len = putVarint(body, len, tsLen);
-    if (labels > 0) {
-      body[len++] = TAG_V2_TS_LABELS_REFS_PACKED;
-      len = putVarint(body, len, refsBytes);
-      for (let i = 0; i < labels; i++) len = putVarint(body, len, labelRefs[i]);
+    // The symbols go first so a reader resolves references as it meets them.
+    const strings = pairs.strings;
+    let symbolsLen = 0;
+    for (let r = 0; r < this.recordSymbols; r++) {
+      const n = strings.length(this.recordIds[r]);
+      symbolsLen += 1 + varintSize(n) + n;
     }
-    // Copied a byte at a time: a sample is a dozen bytes, less than a subarray view costs.
-    for (let i = 0; i < spans; i += 2) for (let k = sampleSpans[i], e = sampleSpans[i + 1]; k < e; k++) body[len++] = ts[k];
+    const out = Buffer.allocUnsafe(symbolsLen + len);
+    let pos = 0;
+    for (let r = 0; r < this.recordSymbols; r++) {
+      const id = this.recordIds[r];
+      out[pos++] = TAG_V2_REQUEST_SYMBOLS;
+      pos = putVarint(out, pos, strings.length(id));
+      pos = strings.copy(id, out, pos);
+    }
+    out.set(body.subarray(0, len), pos);
+    return out;
   }
-  // The symbols go first so a reader resolves references as it meets them.
-  let symbolsLen = 0;
-  for (let r = 0; r < recordSymbols; r++) {
-    const n = symbols.length(recordIds[r]);
-    symbolsLen += 1 + varintSize(n) + n;
+
+  /** The record's reference of string id `g`, numbered on first use in the record. */
+  private recordRef(g: number): number {
+    if (g >= this.idEpoch.length) {
+      this.idEpoch = grown(this.idEpoch, g + 1);
+      this.idRef = grown(this.idRef, g + 1);
+    }
+    if (this.idEpoch[g] === this.epoch) return this.idRef[g];
+    if (this.recordSymbols === this.recordIds.length) this.recordIds = grown(this.recordIds, this.recordSymbols + 1);
+    this.idEpoch[g] = this.epoch;
+    this.idRef[g] = this.recordSymbols;
+    this.recordIds[this.recordSymbols] = g;
+    return this.recordSymbols++;
   }
-  const out = Buffer.allocUnsafe(symbolsLen + len);
-  let pos = 0;
-  for (let r = 0; r < recordSymbols; r++) {
-    const id = recordIds[r];
-    out[pos++] = TAG_V2_REQUEST_SYMBOLS;
-    pos = putVarint(out, pos, symbols.length(id));
-    pos = symbols.copy(id, out, pos);
-  }
-  out.set(body.subarray(0, len), pos);
-  return out;
+}
+
+const shared = new Symbolizer();
+
+/** Symbolizer.symbolize on a process-wide symbolizer, for tools and tests (the distributor has its own). */
+export function symbolizeSeries(series: readonly Uint8Array[]): Buffer | undefined {
+  return shared.symbolize(series);
 }
 
 /** Bytes of a varint below 2^31 (lengths and references). */
@@ -175,24 +200,6 @@ function readLength(b: Uint8Array, pos: number, end: number): number {
     }
   }
   return -1;
-}
-
-/** Sets pair `p` to the name and value references of a 1.0 Label message at [pos, end); false when it holds another field. */
-function labelPair(b: Uint8Array, pos: number, end: number, p: number): boolean {
-  let name = 0;
-  let value = 0;
-  while (pos < end) {
-    const tag = b[pos];
-    const len = readLength(b, pos + 1, end);
-    if (len < 0) return false;
-    if (tag === TAG_LABEL_NAME) name = symbols.id(b, readAt, readAt + len);
-    else if (tag === TAG_LABEL_VALUE) value = symbols.id(b, readAt, readAt + len);
-    else return false;
-    pos = readAt + len;
-  }
-  pairName[p] = name;
-  pairValue[p] = value;
-  return true;
 }
 
 /**
@@ -275,6 +282,7 @@ export class SymbolizedDecoder {
       this.sampleEnd = grown(this.sampleEnd, series);
     }
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const bytes = r.bytes;
     let refs = 0;
     let samples = 0;
     for (let i = 0; i < series; i++) {
@@ -284,10 +292,9 @@ export class SymbolizedDecoder {
         const tag = r.tag(seriesEnd, MSG_SERIES);
         if (tag === TAG_V2_TS_LABELS_REFS_PACKED) {
           const e = r.len(seriesEnd, 1, MSG_SERIES);
-          while (r.pos < e) {
-            if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
-            this.refs[refs++] = symbolRef(r.uvarint(e, 1, MSG_SERIES), symbols, r);
-          }
+          // A reference per byte at most: room for all of them before the loop.
+          if (refs + (e - r.pos) > this.refs.length) this.refs = grown(this.refs, refs + (e - r.pos));
+          refs = this.packedRefs(bytes, r, e, refs, symbols);
         } else if (tag === TAG_V2_TS_LABELS_REFS_VARINT) {
           if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
           this.refs[refs++] = symbolRef(r.uvarint(seriesEnd, 1, MSG_SERIES), symbols, r);
@@ -298,26 +305,8 @@ export class SymbolizedDecoder {
             this.words = grown(this.words, 2 * samples + 2);
             this.values = new Float64Array(this.words.buffer);
           }
-          let hi = 0;
-          let lo = 0;
-          // Written in place: a timestamp returned from a call that is not inlined is boxed, once per sample.
-          this.timestamps[samples] = 0;
-          while (r.pos < e) {
-            const st = r.tag(e, MSG_SAMPLE);
-            if (st === TAG_SAMPLE_VALUE) {
-              if (e - r.pos < 8) throw badProtobuf(`truncated fixed64 field 1 of ${MSG_SAMPLE} at byte ${r.pos}`);
-              // As two words, never a JS number: NaN payloads such as the stale marker survive.
-              lo = view.getInt32(r.pos, true);
-              hi = view.getInt32(r.pos + 4, true);
-              r.pos += 8;
-            } else if (st === TAG_SAMPLE_TIMESTAMP) {
-              r.int64Into(this.timestamps, samples, e, 2, MSG_SAMPLE);
-            } else {
-              r.skip(st, e, MSG_SAMPLE, WT_SAMPLE);
-            }
-          }
-          this.words[2 * samples + HI_WORD] = hi;
-          this.words[2 * samples + LO_WORD] = lo;
+          if (!this.plainSample(bytes, view, r.pos, e, samples)) this.sample(view, r, e, samples);
+          r.pos = e;
           samples++;
         } else {
           // Exemplars, histograms and metadata never reach format 3 (symbolizeSeries refuses them).
@@ -341,6 +330,101 @@ export class SymbolizedDecoder {
       values: this.values,
       sampleEnd: this.sampleEnd,
     };
+  }
+
+  /**
+   * The packed references in [r.pos, end) appended to this.refs from `n` (room made by the
+   * caller); returns the new count. Read a byte at a time here: a call per varint cost
+   * a third of the decoding.
+   */
+  private packedRefs(b: Uint8Array, r: ProtoReader, end: number, n: number, symbols: number): number {
+    const out = this.refs;
+    let p = r.pos;
+    while (p < end) {
+      // References below 2^14 (1 or 2 bytes) are the rule: a table that large is a large record.
+      const x = b[p++];
+      let v = x;
+      if (x >= 0x80) {
+        const y = b[p++];
+        v = (x & 0x7f) | (y << 7);
+        if (y >= 0x80) {
+          v = this.longRef(b, r, p - 2, end);
+          p = r.pos;
+        }
+      }
+      if (p > end) {
+        r.pos = end;
+        throw badProtobuf(`truncated label reference in ${MSG_SERIES} at byte ${end}`);
+      }
+      if (v >= symbols) {
+        r.pos = p;
+        throw badProtobuf(`label reference ${v} outside the ${symbols} symbols of a format-3 record at byte ${p}`);
+      }
+      out[n++] = v;
+    }
+    r.pos = p;
+    return n;
+  }
+
+  /** A reference of 3 to 5 varint bytes at `p` (r.pos: the byte after it). */
+  private longRef(b: Uint8Array, r: ProtoReader, p: number, end: number): number {
+    let v = 0;
+    for (let shift = 0; shift <= 28; shift += 7) {
+      if (p >= end) break;
+      const x = b[p++];
+      v += (x & 0x7f) * 2 ** shift;
+      if (x < 0x80) {
+        r.pos = p;
+        return v;
+      }
+    }
+    r.pos = p;
+    throw badProtobuf(`malformed label reference in ${MSG_SERIES} at byte ${p}`);
+  }
+
+  /**
+   * A Sample laid out as writers write it (value, then a timestamp of at most 7 varint bytes,
+   * nothing else) read into sample `k`; false for any other layout, which sample() reads.
+   */
+  private plainSample(b: Uint8Array, view: DataView, p: number, end: number, k: number): boolean {
+    if (end - p < 11 || b[p] !== TAG_SAMPLE_VALUE || b[p + 9] !== TAG_SAMPLE_TIMESTAMP) return false;
+    let q = p + 10;
+    let x = b[q++];
+    let t = x & 0x7f;
+    for (let mul = 128; x >= 0x80; mul *= 128) {
+      if (q >= end || q - p > 16) return false;
+      x = b[q++];
+      t += (x & 0x7f) * mul;
+    }
+    if (q !== end) return false;
+    this.timestamps[k] = t;
+    // As two words, never a JS number: NaN payloads such as the stale marker survive.
+    this.words[2 * k + LO_WORD] = view.getInt32(p + 1, true);
+    this.words[2 * k + HI_WORD] = view.getInt32(p + 5, true);
+    return true;
+  }
+
+  /** Sample `k` from the Sample message at [r.pos, end), any field order. */
+  private sample(view: DataView, r: ProtoReader, end: number, k: number): void {
+    let hi = 0;
+    let lo = 0;
+    // Written in place: a timestamp returned from a call that is not inlined is boxed, once per sample.
+    this.timestamps[k] = 0;
+    while (r.pos < end) {
+      const st = r.tag(end, MSG_SAMPLE);
+      if (st === TAG_SAMPLE_VALUE) {
+        if (end - r.pos < 8) throw badProtobuf(`truncated fixed64 field 1 of ${MSG_SAMPLE} at byte ${r.pos}`);
+        lo = view.getInt32(r.pos, true);
+        hi = view.getInt32(r.pos + 4, true);
+        r.pos += 8;
+      } else if (st === TAG_SAMPLE_TIMESTAMP) {
+        r.int64Into(this.timestamps, k, end, 2, MSG_SAMPLE);
+      } else {
+        r.skip(st, end, MSG_SAMPLE, WT_SAMPLE);
+      }
+    }
+    this.words[2 * k + HI_WORD] = hi;
+    this.words[2 * k + LO_WORD] = lo;
   }
 }
 

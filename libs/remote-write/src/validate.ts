@@ -160,68 +160,6 @@ export function validateParsedSeries(series: Pick<ParsedSeries, 'labels' | 'inva
   return undefined;
 }
 
-/**
- * The common case checked on the request's bytes, without decoding strings:
- * true when every label name is a valid ASCII name within its length limit,
- * names are strictly sorted, every value is non-empty ASCII within its limit,
- * and `__name__` is a valid metric name. False means "not sure": validate the
- * decoded labels (non-ASCII values, empty values and every failure go there).
- */
-export function hasValidAsciiLabels(series: ParsedSeries, limits?: LabelLimits): boolean {
-  const n = series.labelCount;
-  if (n === 0 || n > (limits?.maxLabelNamesPerSeries ?? DEFAULT_LABEL_LIMITS.maxLabelNamesPerSeries)) return false;
-  const maxNameLength = limits?.maxLabelNameLength ?? DEFAULT_LABEL_LIMITS.maxLabelNameLength;
-  const maxValueLength = limits?.maxLabelValueLength ?? DEFAULT_LABEL_LIMITS.maxLabelValueLength;
-  const b = series.bytes;
-  const a = series.ranges;
-  let sawName = false;
-  let prevStart = -1;
-  let prevEnd = -1;
-  for (let k = series.firstLabel * 4, last = k + n * 4; k < last; k += 4) {
-    const ns = a[k];
-    const ne = a[k + 1];
-    const vs = a[k + 2];
-    const ve = a[k + 3];
-    if (ne === ns || ne - ns > maxNameLength || ve === vs || ve - vs > maxValueLength) return false;
-    for (let i = ns; i < ne; i++) {
-      const c = b[i];
-      if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (i > ns && c >= 48 && c <= 57))) return false;
-    }
-    let bits = 0;
-    for (let i = vs; i < ve; i++) bits |= b[i];
-    if (bits >= 0x80) return false;
-    if (prevStart >= 0 && compareBytes(b, prevStart, prevEnd, ns, ne) >= 0) return false;
-    prevStart = ns;
-    prevEnd = ne;
-    if (isMetricNameLabel(b, ns, ne)) {
-      sawName = true;
-      for (let i = vs; i < ve; i++) {
-        const c = b[i];
-        if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58 || (i > vs && c >= 48 && c <= 57))) return false;
-      }
-    }
-  }
-  return sawName;
-}
-
-const METRIC_NAME_BYTES = Buffer.from(METRIC_NAME, 'latin1');
-
-function isMetricNameLabel(b: Uint8Array, start: number, end: number): boolean {
-  if (end - start !== METRIC_NAME_BYTES.length) return false;
-  for (let i = 0; i < METRIC_NAME_BYTES.length; i++) if (b[start + i] !== METRIC_NAME_BYTES[i]) return false;
-  return true;
-}
-
-/** Byte order of b[as..ae) and b[bs..be). */
-function compareBytes(b: Uint8Array, as: number, ae: number, bs: number, be: number): number {
-  const n = Math.min(ae - as, be - bs);
-  for (let i = 0; i < n; i++) {
-    const d = b[as + i] - b[bs + i];
-    if (d !== 0) return d;
-  }
-  return ae - as - (be - bs);
-}
-
 /** The labels without empty-valued ones; the same array when there are none (the common case). */
 export function withoutEmptyLabelValues(labels: Label[]): Label[] {
   let i = 0;
