@@ -3,9 +3,12 @@
 // offset (tags 01, 10, 11), as remote write bodies use it.
 //
 // Remote-write bodies are decompressed here rather than by the native `snappy` package:
-// its call measured 455 ns a sample on node-exporter-like bodies of 64-shard senders, this
-// loop 190 ns into a reused buffer. Kafka records (short elements) keep the native one,
-// which is faster there (docs/benchmarks.md, "Snappy").
+// its call measured 455 ns a sample on node-exporter-like bodies of 64-shard senders, the
+// JavaScript loop below 190–340 ns into a reused buffer, the same loop as WebAssembly
+// (wasm-uncompress.ts) 52 ns, copies in and out included. Kafka records keep the native
+// one (docs/benchmarks.md, "Snappy").
+
+import { WasmUncompress } from './wasm-uncompress.ts';
 
 /** Largest block the compressor matches within (offsets stay below 2^16). */
 const BLOCK = 1 << 16;
@@ -31,11 +34,22 @@ export function uncompressedLength(src: Uint8Array): { length: number; start: nu
   return undefined;
 }
 
+/** Sizes above this take the JavaScript loop, so the wasm memory (which never shrinks) stays below about twice it. */
+const WASM_MAX_BYTES = 16 << 20;
+let wasm: WasmUncompress | undefined;
+
 /**
  * Decodes the elements of `src` from `pos` into out[0, n) (n: the declared length, which
  * `out` must hold). Answers what was wrong, or undefined when exactly n bytes came out.
  */
 export function uncompress(src: Uint8Array, pos: number, out: Uint8Array, n: number): string | undefined {
+  if (n > WASM_MAX_BYTES || src.length - pos > WASM_MAX_BYTES) return uncompressScalar(src, pos, out, n);
+  wasm ??= new WasmUncompress();
+  return wasm.uncompress(src, pos, out, n);
+}
+
+/** uncompress as a JavaScript loop. */
+export function uncompressScalar(src: Uint8Array, pos: number, out: Uint8Array, n: number): string | undefined {
   const end = src.length;
   let d = 0;
   while (pos < end) {
