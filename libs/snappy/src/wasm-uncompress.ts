@@ -50,7 +50,7 @@ const FROM = 8;
 const I = 9;
 
 /** Error results (negative; a result >= 0 is the number of bytes decoded). */
-export const WASM_ERRORS: Record<number, string> = {
+const WASM_ERRORS: Record<number, string> = {
   [-1]: 'truncated literal length',
   [-2]: 'literal past the end of the input',
   [-3]: 'longer than its declared length',
