@@ -14,7 +14,7 @@ const TAG_TIMESERIES_LABELS = 0x0a;
 
 /** Series and label bytes known at most; past either the table starts over at the next begin(). */
 const MAX_SERIES = 1 << 20;
-const MAX_BYTES = 128 << 20;
+const MAX_BYTES = 64 << 20;
 
 export interface LabelCheckLimits {
   maxLabelNamesPerSeries: number;
