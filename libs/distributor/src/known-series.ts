@@ -5,10 +5,9 @@
 // time is worked out label pair by label pair (LabelPairs knows each pair's verdict from the
 // first time it met it). Everything not sure to be valid is validated on decoded labels.
 
-import { ByteStrings } from '@strata/model';
+import { ByteStrings, grown } from '@strata/model';
 import { PAIR_ASCII_VALID, PAIR_METRIC_NAME, type LabelPairs, type ParsedSeries } from '@strata/remote-write';
-import { fmix32 } from '@strata/ring';
-import { FNV_PRIME } from './sharding.ts';
+import { seriesTokenFromBytes } from './sharding.ts';
 
 const TAG_TIMESERIES_LABELS = 0x0a;
 
@@ -83,7 +82,7 @@ export class KnownSeries {
     if (this.ids[run] > limits.maxLabelNamesPerSeries || this.longestName[id] > limits.maxLabelNameLength || this.longestValue[id] > limits.maxLabelValueLength) return -1;
     if (this.seedOf[id] !== seed) {
       this.seedOf[id] = seed;
-      this.tokenOf[id] = tokenFromRanges(seed, s);
+      this.tokenOf[id] = seriesTokenFromBytes(seed, s);
     }
     this.run = run;
     return this.tokenOf[id];
@@ -92,19 +91,18 @@ export class KnownSeries {
   /** Works out a series met for the first time from its label pairs. */
   private learn(s: ParsedSeries, id: number, seed: number): void {
     if (id >= this.runOf.length) {
-      const n = Math.max(2 * this.runOf.length, id + 1);
-      this.runOf = resized(this.runOf, n);
-      this.next = resized(this.next, n);
-      this.seedOf = resized(this.seedOf, n);
-      this.tokenOf = resized(this.tokenOf, n);
-      this.longestName = resized(this.longestName, n);
-      this.longestValue = resized(this.longestValue, n);
+      this.runOf = grown(this.runOf, id + 1);
+      this.next = grown(this.next, id + 1);
+      this.seedOf = grown(this.seedOf, id + 1);
+      this.tokenOf = grown(this.tokenOf, id + 1);
+      this.longestName = grown(this.longestName, id + 1);
+      this.longestValue = grown(this.longestValue, id + 1);
     }
     this.next[id] = 0;
     this.runOf[id] = -1;
     const n = s.labelCount;
     const at = this.idsLength;
-    if (at + 1 + n > this.ids.length) this.ids = resized(this.ids, Math.max(2 * this.ids.length, at + 1 + n));
+    if (at + 1 + n > this.ids.length) this.ids = grown(this.ids, at + 1 + n);
     const ids = this.ids;
     const pairs = this.pairs;
     const b = s.bytes;
@@ -141,22 +139,8 @@ export class KnownSeries {
     this.longestName[id] = longestName;
     this.longestValue[id] = longestValue;
     this.seedOf[id] = seed;
-    this.tokenOf[id] = tokenFromRanges(seed, s);
+    this.tokenOf[id] = seriesTokenFromBytes(seed, s);
   }
-}
-
-/** seriesToken from the label bytes of a series of ASCII labels. */
-function tokenFromRanges(seed: number, s: ParsedSeries): number {
-  const b = s.bytes;
-  const ranges = s.ranges;
-  let h = seed;
-  for (let k = s.firstLabel * 4, end = k + s.labelCount * 4; k < end; k += 4) {
-    h ^= 0xff;
-    for (let i = ranges[k], e = ranges[k + 1]; i < e; i++) h = Math.imul(h ^ b[i], FNV_PRIME);
-    h ^= 0xfe;
-    for (let i = ranges[k + 2], e = ranges[k + 3]; i < e; i++) h = Math.imul(h ^ b[i], FNV_PRIME);
-  }
-  return fmix32(h);
 }
 
 /** Byte order of b[as..ae) and b[bs..be). */
@@ -167,10 +151,4 @@ function compareBytes(b: Uint8Array, as: number, ae: number, bs: number, be: num
     if (d !== 0) return d;
   }
   return ae - as - (be - bs);
-}
-
-function resized<T extends Int32Array | Float64Array>(a: T, n: number): T {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a.subarray(0, Math.min(a.length, n)));
-  return b;
 }
