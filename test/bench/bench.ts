@@ -96,11 +96,11 @@ function parseArgs(argv: string[]): Options {
     samplesPerRequest: num('samples-per-request', 2000),
     partitions: num('partitions', 1),
     search: {
-      startRate: num('start-rate', quick ? 20_000 : 25_000),
+      startRate: num('start-rate', quick ? 20_000 : 100_000),
       maxRate: num('max-rate', 3_000_000),
       stepMs: dur('step', quick ? '5s' : '20s'),
       maxSamplesPerStep: quick ? 2_000_000 : 6_000_000,
-      budgetMs: dur('search-budget', quick ? '35s' : '150s'),
+      budgetMs: dur('search-budget', quick ? '35s' : '240s'),
       latencyLimitMs: num('latency-limit', 2000),
       retries: num('step-retries', 1),
     },

@@ -112,7 +112,8 @@ export async function searchMaxRate(
     const rec: StepRecord = { rate: r.rate, ok, why: why.join('; '), result: r, cpuSeconds: sum(m.cpu.values()), ingestWaitMs: m.ingest.waitedMs, load: m.load };
     steps.push(rec);
     const settledNote = m.settled.waitedMs > 1500 ? ` | settled ${(m.settled.waitedMs / 1000).toFixed(1)}s before` : '';
-    log(`  step ${ok ? 'OK  ' : 'FAIL'} ${formatPhase(r)} | cpu ${rec.cpuSeconds.toFixed(1)}s | drain ${(m.ingest.waitedMs / 1000).toFixed(1)}s${settledNote} | load ${m.load}${ok ? '' : `\n    why: ${rec.why}`}`);
+    const split = m.cpu.size > 1 ? ` (${[...m.cpu].map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')})` : '';
+    log(`  step ${ok ? 'OK  ' : 'FAIL'} ${formatPhase(r)} | cpu ${rec.cpuSeconds.toFixed(1)}s${split} | drain ${(m.ingest.waitedMs / 1000).toFixed(1)}s${settledNote} | load ${m.load}${ok ? '' : `\n    why: ${rec.why}`}`);
     if (!ok && retried < c.retries) {
       retried++;
       log(`    running the same step again (${retried} of ${c.retries}) before calling it the limit`);
