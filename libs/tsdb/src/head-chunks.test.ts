@@ -114,7 +114,7 @@ test('reads through the block cache see chunks flushed after their block was fir
   };
   write(300); // 27,000 bytes: the first 16 KiB buffer went to the file
   assert.deepEqual(refs[0].seg.read(refs[0].off, 90), refs[0].bytes, 'first read caches the block as far as the file goes');
-  write(300); // more is flushed into the same 256 KiB block
+  write(300); // more is flushed into the blocks read before
   for (const [i, r] of refs.entries()) {
     assert.deepEqual(r.seg.read(r.off, 90), r.bytes, `chunk ${i} through the cache`);
     assert.deepEqual(r.seg.read(r.off, 90, false), r.bytes, `chunk ${i} read alone`);
@@ -139,4 +139,30 @@ test('the write buffer serves every flush and segment in turn without changing a
       assert.deepEqual(r.seg.read(r.off, r.bytes.length), r.bytes, `chunk ${i} read again`);
     }
     chunks.close();
+  }));
+
+test("a chunked read of a few series holds its own chunks, not the files' read blocks they sit in", () =>
+  withTempDir((dir) => {
+    // Series created in one order and sent in another: each wave of closed chunks lies in the
+    // files in sending order, so one series' chunks sit in blocks full of other series' chunks.
+    const head = new Head({ chunkRangeMs: 2 * HOUR, chunksDir: join(dir, 'chunks_head') });
+    const stats = emptyAppendStats();
+    const n = 4000;
+    const labels: Labels[] = Array.from({ length: n }, (_, i) => labelsFromRecord({ __name__: 'm', i: String(i) }));
+    const order = labels.map((_, i) => (i * 1237) % n);
+    for (const l of labels) head.append(l, new Float64Array([0]), new Float64Array([1]), stats);
+    for (let t = 15_000; t < 480 * 15_000; t += 15_000) {
+      for (const i of order) head.append(labels[i], new Float64Array([t]), new Float64Array([Math.sin(t / 1e6 + i) * 1000]), stats);
+    }
+    const files = head.chunkFiles;
+    assert.ok(files !== null && files.bytes > 1_000_000, `closed chunks are in files: ${JSON.stringify(files)}`);
+    const ids = head.seriesIds([{ type: '=', name: 'i', value: '7' }]);
+    const [s] = head.seriesOf(ids, 0, ids.length, 0, 2 * HOUR, 'chunks');
+    const chunks = s.chunks ?? [];
+    assert.equal(chunks.length, 4);
+    const own = chunks.reduce((sum, c) => sum + c.data.length, 0);
+    const held = [...new Set(chunks.map((c) => c.data.buffer))].reduce((sum, b) => sum + b.byteLength, 0);
+    // One slab of the query's arena (64 KiB) holds them all; views would hold four blocks of the files.
+    assert.ok(held <= 64 * 1024 + own, `the answer holds ${held} bytes for its ${own} bytes of chunks`);
+    head.close();
   }));

@@ -14,18 +14,22 @@ import { ChunkArena } from './chunk-arena.ts';
 const SEGMENT_BYTES = 128 * 1024 * 1024;
 const FIRST_BUFFER_BYTES = 16 * 1024;
 const MAX_BUFFER_BYTES = 1024 * 1024;
-const READ_BLOCK_BYTES = 256 * 1024;
+const READ_BLOCK_BYTES = 4 * 1024;
 /** Read blocks kept per process (all tenants): 64 MiB. */
-const MAX_READ_BLOCKS = 256;
+const MAX_READ_BLOCKS = (64 * 1024 * 1024) / READ_BLOCK_BYTES;
 const EMPTY = new Uint8Array(0);
 
 /**
- * Blocks of segment files read for queries. A query walks series in the order they were created,
- * which is the order their chunks were closed and written, so one block read serves the chunks of
- * hundreds of series. A hit is an array index (each segment holds its blocks); eviction is the
- * clock algorithm over the blocks in the order they were read: a block read again since its last
- * turn gets another turn. File bytes never change once written, so a view into a block stays right
- * after the block is evicted.
+ * Blocks of segment files read for queries. A query walks series in the order they were created;
+ * when that is the order their chunks were closed and written (a sender's order that never
+ * changed), one block read serves the chunks of a hundred series. When it is not (series created
+ * under one shard count and sent under another, scrape intervals that differ), a query over many
+ * series reads the blocks of every chunk wave in turn and more than the cache holds: blocks are
+ * small so such a miss costs a short read, and a query copies what it takes out of them (a view
+ * would keep an evicted block alive as long as the answer). A hit is an array index (each segment
+ * holds its blocks); eviction is the clock algorithm over the blocks in the order they were read:
+ * a block read again since its last turn gets another turn. File bytes never change once written,
+ * so a view into a block stays right after the block is evicted.
  */
 const readOrder: { seg: ChunkSegment; block: number }[] = [];
 let readHand = 0;

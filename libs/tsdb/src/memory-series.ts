@@ -452,8 +452,8 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
 
   /**
    * The float samples meeting [mint, maxt] as the XOR chunks that hold them, undecoded and not
-   * clipped (closed chunks as views: they never change; the open one copied into `arena`, as
-   * appends go on), or null when the series has samples that live outside chunks (out-of-order
+   * clipped (closed chunks in memory as views: they never change; those in files and the open one
+   * copied into `arena`), or null when the series has samples that live outside chunks (out-of-order
    * floats in the range, any histograms): then only samples() answers.
    */
   queryChunks(mint: number, maxt: number, arena: ChunkArena): SeriesChunk[] | null {
@@ -468,7 +468,13 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       const lo = (m as number[])[4 * k];
       const hi = (m as number[])[4 * k + 1];
       if (hi < mint || lo > maxt) continue;
-      const data = this.closedChunk(k);
+      let data = this.closedChunk(k);
+      if (!((this.cslabs as (Uint8Array | ChunkSegment)[])[k] instanceof Uint8Array)) {
+        // A view of a chunk read from a file would keep the file's whole read block alive as long as
+        // the answer: copied, the answer holds its own bytes whatever order the chunks were written in.
+        const off = arena.copy(data);
+        data = arena.slab.subarray(off, off + data.length);
+      }
       out.push({ minTime: lo, maxTime: hi, samples: xorChunkNumSamples(data), data });
     }
     if (this.numSamples > 0 && this.openMinT <= maxt && this.t >= mint) {
