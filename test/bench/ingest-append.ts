@@ -5,7 +5,9 @@
 // the 1.0 series into format 3 costs the distributor and the bytes each takes.
 //
 //   node --import tsx test/bench/ingest-append.ts [--series 100000] [--rounds 20] [--samples-per-record 500] [--shards 1]
-//   (--shards 64: each record holds series of one of 64 sender shards, as a busy Prometheus sends)
+//   (--shards 64: each record holds series of one of 64 sender shards, as a busy Prometheus sends;
+//    --create-shards 50: the first round, which creates the series, is sent over 50 shards, so the
+//    later rounds meet the series in another order than they were created in)
 
 import { compressSync } from 'snappy';
 import { SymbolizedDecoder, decodeWriteRequest, parseWriteRequest, symbolizeSeries } from '@strata/remote-write';
@@ -22,12 +24,20 @@ const ROUNDS = opt('rounds', 20);
 const PER_RECORD = opt('samples-per-record', 500);
 const SCRAPE_MS = 15_000;
 
+const SHARDS = opt('shards', 1);
+/** Shards of the first round, which creates the series: another count sends them in another order than they were created in. */
+const CREATE_SHARDS = opt('create-shards', SHARDS);
+const T0 = 1_700_000_000_000;
+
 // Records as the distributor writes them: about 500 series of one scrape each.
-const encoder = new WindowEncoder({ protocol: 'v1', series: SERIES, shards: opt('shards', 1), samplesPerRequest: PER_RECORD, uncompressed: true });
-const w = encoder.encode({ firstRound: 0, rounds: ROUNDS + 1, tsStart: 1_700_000_000_000, roundMs: SCRAPE_MS });
-const records: Uint8Array[] = [];
-for (let i = 0; i < w.offsets.length; i++) records.push(new Uint8Array(w.data.buffer, w.offsets[i], w.lengths[i]));
-const perRound = Math.ceil(records.length / (ROUNDS + 1));
+const encoder = new WindowEncoder({ protocol: 'v1', series: SERIES, shards: Math.max(SHARDS, CREATE_SHARDS), samplesPerRequest: PER_RECORD, uncompressed: true });
+const windows = [
+  encoder.encode({ firstRound: 0, rounds: 1, tsStart: T0, roundMs: SCRAPE_MS, shards: CREATE_SHARDS }),
+  encoder.encode({ firstRound: 1, rounds: ROUNDS, tsStart: T0 + SCRAPE_MS, roundMs: SCRAPE_MS, shards: SHARDS }),
+];
+const records = windows.flatMap((w) => Array.from(w.offsets, (o, i) => new Uint8Array(w.data.buffer, o, w.lengths[i])));
+/** Records of the first round (it creates every series). */
+const perRound = windows[0].offsets.length;
 
 const perSecond = (samples: number, cpu: NodeJS.CpuUsage) => Math.round(samples / ((cpu.user + cpu.system) / 1e6)).toLocaleString('en-US');
 

@@ -22,7 +22,7 @@ const EMPTY = new Uint8Array(0);
 /**
  * Blocks of segment files read for queries. A query walks series in the order they were created;
  * when that is the order their chunks were closed and written (a sender's order that never
- * changed), one block read serves the chunks of a hundred series. When it is not (series created
+ * changed), one block read serves the chunks of some twenty series. When it is not (series created
  * under one shard count and sent under another, scrape intervals that differ), a query over many
  * series reads the blocks of every chunk wave in turn and more than the cache holds: blocks are
  * small so such a miss costs a short read, and a query copies what it takes out of them (a view
