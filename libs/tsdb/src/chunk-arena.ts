@@ -42,6 +42,12 @@ export class ChunkArena<Slab extends Uint8Array = Uint8Array> {
     return off;
   }
 
+  /** Copies `bytes` into the arena; returns the copy. */
+  copyOf(bytes: Uint8Array): Uint8Array {
+    const off = this.copy(bytes);
+    return this.slab.subarray(off, off + bytes.length);
+  }
+
   /** Whether n bytes get a slab of their own rather than a range of a shared one. */
   protected dedicated(n: number): boolean {
     return n > this.slabSize >>> 3;

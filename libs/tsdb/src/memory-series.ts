@@ -468,19 +468,14 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       const lo = (m as number[])[4 * k];
       const hi = (m as number[])[4 * k + 1];
       if (hi < mint || lo > maxt) continue;
-      let data = this.closedChunk(k);
-      if (!((this.cslabs as (Uint8Array | ChunkSegment)[])[k] instanceof Uint8Array)) {
-        // A view of a chunk read from a file would keep the file's whole read block alive as long as
-        // the answer: copied, the answer holds its own bytes whatever order the chunks were written in.
-        const off = arena.copy(data);
-        data = arena.slab.subarray(off, off + data.length);
-      }
+      // A view of a chunk read from a file would keep the file's whole read block alive as long as
+      // the answer: copied, the answer holds its own bytes whatever order the chunks were written in.
+      const inFile = !((this.cslabs as (Uint8Array | ChunkSegment)[])[k] instanceof Uint8Array);
+      const data = inFile ? arena.copyOf(this.closedChunk(k)) : this.closedChunk(k);
       out.push({ minTime: lo, maxTime: hi, samples: xorChunkNumSamples(data), data });
     }
     if (this.numSamples > 0 && this.openMinT <= maxt && this.t >= mint) {
-      const open = this.bytes();
-      const off = arena.copy(open);
-      out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: arena.slab.subarray(off, off + open.length) });
+      out.push({ minTime: this.openMinT, maxTime: this.t, samples: this.numSamples, data: arena.copyOf(this.bytes()) });
     }
     return out;
   }
