@@ -306,3 +306,30 @@ test('after series are dropped the survivors keep their labels and are found aga
   assert.deepEqual(names(head, [{ type: '=', name: 'job', value: 'keep' }], 0, 10_000_000), [JSON.stringify(labelsToRecord(keep))]);
   assert.deepEqual(head.labelValues('zone', [{ type: '=', name: 'job', value: 'keep' }], 0, 10_000_000), ['eu-1']);
 });
+
+test('series idle at a cut, or switched to histograms and back, append floats again without touching any other series', () => {
+  // Each series' open chunk is a range of a shared slab; closing one gives its space back and the
+  // next sample takes new space. Many series and many samples, so later chunks land where the
+  // closed ones were and grow past their first space.
+  const H2 = 7_200_000;
+  const head = new Head({ chunkRangeMs: H2 });
+  const stats = emptyAppendStats();
+  const n = 50;
+  const name = (i: number) => labelsFromRecord({ __name__: 'm', i: String(i) });
+  const want: [number, number][][] = Array.from({ length: n }, () => []);
+  const push = (i: number, from: number, count: number) => {
+    const ts = Float64Array.from({ length: count }, (_, k) => from + k * 15_000);
+    const vs = Float64Array.from(ts, (t) => i * 1e9 + t / 1000 + 0.25);
+    head.append(name(i), ts, vs, stats);
+    for (let k = 0; k < count; k++) want[i].push([ts[k], vs[k]]);
+  };
+  for (let i = 0; i < n; i++) push(i, H2 - 30 * 15_000, 30);
+  head.snapshotForBlock(0, H2); // every series is idle at the cut: its open chunk is closed
+  const hist = { counterResetHint: 'unknown' as const, schema: 0, zeroThreshold: 0, zeroCount: 1, count: 1, sum: 1, positiveSpans: [], negativeSpans: [], positiveBuckets: [], negativeBuckets: [] };
+  for (let i = 0; i < n; i += 3) head.appendHistograms(name(i), [{ timestamp: H2 + 1000, histogram: hist, float: false }], stats);
+  for (let round = 0; round < 4; round++) for (let i = 0; i < n; i++) push(i, H2 + 15_000 + round * 200 * 15_000, 200);
+  for (let i = 0; i < n; i++) {
+    const [s] = head.select([{ type: '=', name: 'i', value: String(i) }], 0, 1e12);
+    assert.deepEqual(Array.from(s.timestamps, (t, k) => [t, s.values[k]]), want[i], `series ${i}`);
+  }
+});

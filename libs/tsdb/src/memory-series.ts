@@ -255,9 +255,7 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
       return;
     }
     this.ctx.openArena.release(this.buf, this.limit - this.base);
-    this.buf = EMPTY;
-    this.base = 0;
-    this.limit = 0;
+    this.detach();
   }
 
   /** Space for the open chunk: sized from the previous chunk at first, doubled when short. */

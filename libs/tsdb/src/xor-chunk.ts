@@ -226,6 +226,14 @@ export class XorChunkEncoder {
     this.limit = limit;
   }
 
+  /** Gives up the space of an empty chunk (just reset()): the next append calls grow() first. */
+  protected detach(): void {
+    this.buf = EMPTY;
+    this.pos -= this.base;
+    this.base = 0;
+    this.limit = 0;
+  }
+
   /** The XOR of the value at words[w] with the last one (see appendAt). */
   private putValue(words: Int32Array, w: number): void {
     const xh = words[w + HI_WORD] ^ this.vHi;
