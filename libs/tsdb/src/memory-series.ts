@@ -47,7 +47,6 @@ export interface SeriesContext {
 const FIRST_CHUNK_BYTES = 48;
 const LATEST_VALUE = new Float64Array(1);
 const LATEST_BITS = new Int32Array(LATEST_VALUE.buffer);
-const EMPTY = new Uint8Array(0);
 
 export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   /** Closed chunks, oldest first: the slab (or segment file) of chunk i, and [minT, maxT, offset, length] at cmeta[4i..]. */
