@@ -4,6 +4,8 @@
 //   npm run bench:distributor -- [--series 20000] [--seconds 20] [--concurrency 16]
 //                                [--samples-per-request 2000] [--partitions 4] [--no-kafka] [--protocol v1|v2]
 //                                [--shards 1]  (the sender's shards: with 64 every request holds series of every target)
+//                                [--create-shards N]  (the warm-up sends every series once over N shards: another count
+//                                 sends them in another order than the distributor met them in)
 //                                [--max-in-flight 5]  (-ingest-storage.kafka.producer-max-in-flight; a large value: no batching)
 //
 // Bodies are node-exporter-like remote-write requests, snappy-compressed before
@@ -36,23 +38,27 @@ const CONCURRENCY = opt('concurrency', 16);
 const SAMPLES_PER_REQUEST = opt('samples-per-request', 2000);
 const PARTITIONS = opt('partitions', 4);
 const SHARDS = opt('shards', 1);
+const CREATE_SHARDS = opt('create-shards', SHARDS);
 const NO_KAFKA = args.includes('--no-kafka');
 const MAX_IN_FLIGHT = opt('max-in-flight', DEFAULT_PRODUCER_MAX_IN_FLIGHT);
 const PROTOCOL: Protocol = args.includes('--protocol') && args[args.indexOf('--protocol') + 1] === 'v2' ? 'v2' : 'v1';
 const SCRAPE_MS = 15_000;
 
 /** Enough scrape rounds that the bodies are not resent within one run at the expected rate. */
-function encodeBodies(): { bodies: Buffer[]; samples: number[]; total: number } {
+function encodeBodies(): { first: Buffer[]; bodies: Buffer[]; samples: number[]; total: number } {
   const rounds = 20;
-  const encoder = new WindowEncoder({ protocol: PROTOCOL, series: SERIES, shards: SHARDS, samplesPerRequest: SAMPLES_PER_REQUEST });
-  const w = encoder.encode({ firstRound: 0, rounds, tsStart: Date.now() - rounds * SCRAPE_MS, roundMs: SCRAPE_MS });
+  const encoder = new WindowEncoder({ protocol: PROTOCOL, series: SERIES, shards: Math.max(SHARDS, CREATE_SHARDS), samplesPerRequest: SAMPLES_PER_REQUEST });
+  const tsStart = Date.now() - (rounds + 1) * SCRAPE_MS;
+  const created = encoder.encode({ firstRound: 0, rounds: 1, tsStart, roundMs: SCRAPE_MS, shards: CREATE_SHARDS });
+  const w = encoder.encode({ firstRound: 1, rounds, tsStart: tsStart + SCRAPE_MS, roundMs: SCRAPE_MS, shards: SHARDS });
+  const first = Array.from(created.offsets, (o, i) => Buffer.from(created.data.buffer, o, created.lengths[i]));
   const bodies: Buffer[] = [];
   const samples: number[] = [];
   for (let i = 0; i < w.offsets.length; i++) {
     bodies.push(Buffer.from(w.data.buffer, w.offsets[i], w.lengths[i]));
     samples.push(w.samples[i]);
   }
-  return { bodies, samples, total: w.totalSamples };
+  return { first, bodies, samples, total: w.totalSamples };
 }
 
 const instantWriter: RecordWriter = {
@@ -61,7 +67,7 @@ const instantWriter: RecordWriter = {
 };
 
 async function main(): Promise<void> {
-  const { bodies, samples, total } = encodeBodies();
+  const { first, bodies, samples, total } = encodeBodies();
   const bytes = bodies.reduce((n, b) => n + b.length, 0);
   console.log(
     `distributor bench: ${bodies.length} pre-encoded ${PROTOCOL} requests, ${total} samples (${SAMPLES_PER_REQUEST} per request, ` +
@@ -86,7 +92,8 @@ async function main(): Promise<void> {
     const distributor = new Distributor({ writer, limits, maxRecvMsgSize: 100 << 20, logger: pino({ level: 'warn' }), registry: new Registry() });
     const push = (i: number) => distributor.push({ tenant: 'bench', body: bodies[i % bodies.length] });
 
-    // Warm-up: let V8 optimise and the producer connect to every partition leader.
+    // Warm-up: every series met once (over --create-shards), V8 optimises, the producer connects to every partition leader.
+    for (const body of first) await distributor.push({ tenant: 'bench', body });
     for (let i = 0; i < Math.min(bodies.length, 50); i++) await push(i);
 
     const latencies: number[] = [];

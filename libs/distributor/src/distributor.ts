@@ -210,6 +210,16 @@ export class Distributor {
       labelNames: ['tenant', 'reason'],
       registers,
     });
+    const known = this.known;
+    new Counter({
+      name: 'strata_distributor_known_series_relearnings_total',
+      help: 'Times the table of known series started over to follow the order senders send their series in (a resharded or restarted sender); it waits longer after each that did not help.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(known.relearnings);
+      },
+    });
     this.produceLatency = new Histogram({
       name: 'strata_distributor_kafka_produce_duration_seconds',
       help: 'Time from produce to acknowledgement of all records of a push (acks=all).',

@@ -79,3 +79,38 @@ test('plain ASCII series are accepted within the limits of the tenant of each re
   ]);
   assert.equal(known.token(duplicate, tenantSeed('t'), DEFAULTS), -1, 'duplicate name');
 });
+
+test('a sender that changes its order is relearned in that order once; one that changes it every round less and less often', () => {
+  const series: Label[][] = Array.from({ length: 1000 }, (_, i) => [
+    { name: '__name__', value: 'm' },
+    { name: 'i', value: String(i) },
+  ]);
+  const shuffled = (seed: number): Label[][] => {
+    const out = [...series];
+    let rng = seed;
+    for (let i = out.length - 1; i > 0; i--) {
+      rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
+      const j = (rng >>> 8) % (i + 1);
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  };
+  const known = new KnownSeries(new LabelPairs());
+  // A round: every series once, in requests of 100 as a sender's shards send them; every token right.
+  const send = (order: Label[][]) => {
+    for (let r = 0; r < order.length; r += 100) {
+      const request = parseAll(order.slice(r, r + 100));
+      known.begin();
+      request.forEach((s, i) => assert.equal(known.token(s, tenantSeed('t'), DEFAULTS), seriesToken('t', order[r + i])));
+    }
+  };
+  for (let round = 0; round < 4; round++) send(series);
+  assert.equal(known.relearnings, 0, 'met in the order it learned them');
+  const other = shuffled(1);
+  for (let round = 0; round < 3; round++) send(other);
+  assert.equal(known.relearnings, 1, 'another order: relearned in it');
+  for (let round = 0; round < 6; round++) send(other);
+  assert.equal(known.relearnings, 1, 'then met in table order');
+  for (let round = 0; round < 16; round++) send(shuffled(round + 2));
+  assert.ok(known.relearnings >= 3 && known.relearnings <= 6, `a new order every round: relearned ${known.relearnings - 1} times in 16 rounds, after 1, 2, 4 … rounds`);
+});

@@ -4,6 +4,14 @@
 // bytes; then a table of every series met, by the same bytes. A series met for the first
 // time is worked out label pair by label pair (LabelPairs knows each pair's verdict from the
 // first time it met it). Everything not sure to be valid is validated on decoded labels.
+//
+// The table keeps series in the order it first met them, and a series met right after the one
+// before it in the table costs little: its bytes and entries are next to what was just read.
+// A sender that changes its order (Prometheus resharding, a restart) meets every series
+// somewhere else, a cache miss for its bytes and each of its entries: a third more CPU per
+// sample here. When most series of a round of the table are met out of table order, the table
+// starts over and is relearned in the sender's order; if the next round is just as scattered
+// (an order that changes every time), it waits twice as many rounds before it tries again.
 
 import { ByteStrings, grown } from '@strata/model';
 import { PAIR_ASCII_VALID, PAIR_METRIC_NAME, type LabelPairs, type ParsedSeries } from '@strata/remote-write';
@@ -14,6 +22,8 @@ const TAG_TIMESERIES_LABELS = 0x0a;
 /** Series and label bytes known at most; past either the table starts over at the next begin(). */
 const MAX_SERIES = 1 << 20;
 const MAX_BYTES = 64 << 20;
+/** Rounds skipped at most between two relearnings while each one leaves the order scattered. */
+const MAX_RELEARN_BACKOFF = 64;
 
 export interface LabelCheckLimits {
   maxLabelNamesPerSeries: number;
@@ -44,6 +54,14 @@ export class KnownSeries {
   private longestName = new Int32Array(1024);
   private longestValue = new Int32Array(1024);
   private previous = -1;
+  /** Known series met this round (after another one of the same request), and those of them not stored right after it. */
+  private met = 0;
+  private scattered = 0;
+  /** Scattered rounds to let pass before the next relearning, and the wait after the next one. */
+  private wait = 0;
+  private backoff = 1;
+  /** Times the table started over to follow the senders' order. */
+  relearnings = 0;
 
   constructor(pairs: LabelPairs) {
     this.pairs = pairs;
@@ -53,10 +71,35 @@ export class KnownSeries {
   begin(): void {
     this.previous = -1;
     const pairsReset = this.pairs.trim();
-    if (!pairsReset && this.series.count <= MAX_SERIES && this.series.bytesUsed + 4 * this.idsLength <= MAX_BYTES) return;
+    if (!pairsReset && this.series.count <= MAX_SERIES && this.series.bytesUsed + 4 * this.idsLength <= MAX_BYTES) {
+      if (this.met >= this.series.count && this.met > 0) this.endRound();
+      return;
+    }
     if (!pairsReset) this.pairs.reset();
+    this.startOver();
+  }
+
+  /** Once as many known series were met as the table holds: relearns them in the senders' order when most were met out of table order. */
+  private endRound(): void {
+    const scattered = this.scattered * 2 > this.met;
+    this.met = this.scattered = 0;
+    if (!scattered) {
+      this.wait = 0;
+      this.backoff = 1;
+    } else if (this.wait > 0) {
+      this.wait--;
+    } else {
+      this.wait = this.backoff;
+      this.backoff = Math.min(MAX_RELEARN_BACKOFF, 2 * this.backoff);
+      this.relearnings++;
+      this.startOver();
+    }
+  }
+
+  private startOver(): void {
     this.series.reset();
     this.idsLength = 0;
+    this.met = this.scattered = 0;
   }
 
   /**
@@ -69,12 +112,18 @@ export class KnownSeries {
     const b = s.bytes;
     const guess = this.previous >= 0 ? this.next[this.previous] - 1 : -1;
     let id: number;
+    let added = false;
     if (guess >= 0 && this.series.equals(guess, b, s.rawStart, s.rawEnd)) {
       id = guess;
     } else {
       id = this.series.id(b, s.rawStart, s.rawEnd);
-      if (this.series.added) this.learn(s, id, seed);
+      added = this.series.added;
+      if (added) this.learn(s, id, seed);
       if (this.previous >= 0) this.next[this.previous] = id + 1;
+    }
+    if (this.previous >= 0 && !added) {
+      this.met++;
+      if (id !== this.previous + 1) this.scattered++;
     }
     this.previous = id;
     const run = this.runOf[id];
