@@ -91,6 +91,22 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     assert.equal(runner.podsOf('kafka-create-topic')[0].phase, 'Succeeded');
   });
 
+  test('the distributor and the querier read the partition ring from the ring KV: 2 ACTIVE partitions, their owners healthy', async () => {
+    for (const url of [distributor, querier]) {
+      await waitFor(`the partition ring at ${url}`, async () => {
+        const lines = (await (await fetchRetryingClosed(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()).split('\n');
+        // The value of the sample of `name` whose labels include `label` (every sample has a component label).
+        const value = (name: string, label: string): number => {
+          const line = lines.find((l) => l.startsWith(`${name}{`) && l.includes(label));
+          return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+        };
+        const got = [value('strata_partition_ring_stale', ''), value('strata_partition_ring_partitions', 'state="ACTIVE"'), value('strata_partition_ring_owners', 'health="healthy"')];
+        if (got.join() !== '0,2,4') throw new Error(`stale, ACTIVE partitions, healthy owners: ${got.join(', ')}, not 0, 2, 4`);
+        return true;
+      }, 60_000);
+    }
+  });
+
   test('a real Prometheus remote-writes through the distributor Service and the querier Service answers', async () => {
     const headers = { 'X-Scope-OrgID': 'k8s-prometheus' };
     const up = await waitFor('up{job="strata"} from Prometheus', async () => {

@@ -104,8 +104,11 @@ export class Images {
           ],
         };
       case 'redis':
-        // docker-entrypoint.sh runs redis-server when the first argument is a flag.
-        return { entrypoint: ['redis-server'], cmd: [], workdir: '/data', env: { PATH }, user: 999, binds: [] };
+        // docker-entrypoint.sh runs redis-server when the first argument is a flag, and with
+        // --protected-mode no unless a config file sets it: without it a Redis with no password
+        // answers every client from another address DENIED ("no password is set"). A config file
+        // as the first argument is not supported here (the overlays pass flags).
+        return { entrypoint: ['redis-server', '--protected-mode', 'no'], cmd: [], workdir: '/data', env: { PATH }, user: 999, binds: [] };
       case 'prom/prometheus':
         // Debian's Prometheus 2.42 (the e2e tests' one); the image's defaults, USER nobody.
         return {
