@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EvictionRefused, PodRunner, renderOverlay } from './support/pod-runner/index.ts';
 import { api, fetchRetryingClosed, push, waitFor, type MatrixSeries, type VectorSample } from './support/client.ts';
+import { scrape } from './support/metrics.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TENANT = 'k8s-e2e';
@@ -94,13 +95,8 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
   test('the distributor and the querier read the partition ring from the ring KV: 2 ACTIVE partitions, their owners healthy', async () => {
     for (const url of [distributor, querier]) {
       await waitFor(`the partition ring at ${url}`, async () => {
-        const lines = (await (await fetchRetryingClosed(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()).split('\n');
-        // The value of the sample of `name` whose labels include `label` (every sample has a component label).
-        const value = (name: string, label: string): number => {
-          const line = lines.find((l) => l.startsWith(`${name}{`) && l.includes(label));
-          return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
-        };
-        const got = [value('strata_partition_ring_stale', ''), value('strata_partition_ring_partitions', 'state="ACTIVE"'), value('strata_partition_ring_owners', 'health="healthy"')];
+        const page = await scrape(url);
+        const got = [page.sum('strata_partition_ring_stale'), page.sum('strata_partition_ring_partitions', { state: 'ACTIVE' }), page.sum('strata_partition_ring_owners', { health: 'healthy' })];
         if (got.join() !== '0,2,4') throw new Error(`stale, ACTIVE partitions, healthy owners: ${got.join(', ')}, not 0, 2, 4`);
         return true;
       }, 60_000);
