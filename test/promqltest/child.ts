@@ -17,7 +17,10 @@ function send(msg: ChildMessage): void {
 }
 
 // The parent is gone (killed or finished): stop rather than run on unobserved.
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => {
+  process.stderr.write('the parent closed the IPC channel\n');
+  process.exit(0);
+});
 
 const [file, skip, queryTimeout] = process.argv.slice(2);
 const script = parseScript(readFileSync(file, 'utf8'));

@@ -44,6 +44,9 @@ async function runFileIsolated(path: string, opts: RunFilesOptions = {}): Promis
   const queryTimeoutMs = opts.queryTimeoutMs ?? 10_000;
   const result: FileResult = { file: basename(path), outcomes: [], problems: [] };
   let skipThroughLine: number | undefined;
+  // A process that dies mid-eval without timing out is run once more from that eval: a
+  // crash of the engine repeats, a lost IPC channel on a loaded machine does not.
+  let retriedLine: number | undefined;
   for (;;) {
     const r = await runChild(path, skipThroughLine, evalTimeoutMs, queryTimeoutMs, result);
     if (r.done) return result;
@@ -51,12 +54,17 @@ async function runFileIsolated(path: string, opts: RunFilesOptions = {}): Promis
       result.problems.push({ line: 0, message: `the runner process ended outside an eval: ${r.why}` });
       return result;
     }
+    if (!r.timedOut && retriedLine !== r.current.line) {
+      retriedLine = r.current.line;
+      skipThroughLine = r.current.line - 1;
+      continue;
+    }
     result.outcomes.push({
       line: r.current.line,
       query: r.current.query,
       passed: false,
       category: r.timedOut ? 'timeout' : 'crash',
-      reason: r.timedOut ? `eval did not finish within ${evalTimeoutMs}ms; its process was killed` : `the runner process died: ${r.why}`,
+      reason: r.timedOut ? `eval did not finish within ${evalTimeoutMs}ms; its process was killed` : `the runner process died twice: ${r.why}`,
       nativeHistogram: false,
     });
     skipThroughLine = r.current.line;
