@@ -217,7 +217,7 @@ export class Distributor {
       registers,
       collect() {
         this.reset();
-        this.inc(known.relearnings);
+        this.inc(known.order.relearnings);
       },
     });
     this.produceLatency = new Histogram({

@@ -13,7 +13,7 @@
 // starts over and is relearned in the sender's order; if the next round is just as scattered
 // (an order that changes every time), it waits twice as many rounds before it tries again.
 
-import { ByteStrings, grown } from '@strata/model';
+import { ByteStrings, SendingOrder, grown } from '@strata/model';
 import { PAIR_ASCII_VALID, PAIR_METRIC_NAME, type LabelPairs, type ParsedSeries } from '@strata/remote-write';
 import { seriesTokenFromBytes } from './sharding.ts';
 
@@ -22,8 +22,6 @@ const TAG_TIMESERIES_LABELS = 0x0a;
 /** Series and label bytes known at most; past either the table starts over at the next begin(). */
 const MAX_SERIES = 1 << 20;
 const MAX_BYTES = 64 << 20;
-/** Rounds skipped at most between two relearnings while each one leaves the order scattered. */
-const MAX_RELEARN_BACKOFF = 64;
 
 export interface LabelCheckLimits {
   maxLabelNamesPerSeries: number;
@@ -54,14 +52,8 @@ export class KnownSeries {
   private longestName = new Int32Array(1024);
   private longestValue = new Int32Array(1024);
   private previous = -1;
-  /** Known series met this round (after another one of the same request), and those of them not stored right after it. */
-  private met = 0;
-  private scattered = 0;
-  /** Scattered rounds to let pass before the next relearning, and the wait after the next one. */
-  private wait = 0;
-  private backoff = 1;
-  /** Times the table started over to follow the senders' order. */
-  relearnings = 0;
+  /** When to start over to follow the senders' order (and how often it did). */
+  readonly order = new SendingOrder();
 
   constructor(pairs: LabelPairs) {
     this.pairs = pairs;
@@ -72,34 +64,17 @@ export class KnownSeries {
     this.previous = -1;
     const pairsReset = this.pairs.trim();
     if (!pairsReset && this.series.count <= MAX_SERIES && this.series.bytesUsed + 4 * this.idsLength <= MAX_BYTES) {
-      if (this.met >= this.series.count && this.met > 0) this.endRound();
+      if (this.order.relearnNow(this.series.count)) this.startOver();
       return;
     }
     if (!pairsReset) this.pairs.reset();
     this.startOver();
   }
 
-  /** Once as many known series were met as the table holds: relearns them in the senders' order when most were met out of table order. */
-  private endRound(): void {
-    const scattered = this.scattered * 2 > this.met;
-    this.met = this.scattered = 0;
-    if (!scattered) {
-      this.wait = 0;
-      this.backoff = 1;
-    } else if (this.wait > 0) {
-      this.wait--;
-    } else {
-      this.wait = this.backoff;
-      this.backoff = Math.min(MAX_RELEARN_BACKOFF, 2 * this.backoff);
-      this.relearnings++;
-      this.startOver();
-    }
-  }
-
   private startOver(): void {
     this.series.reset();
     this.idsLength = 0;
-    this.met = this.scattered = 0;
+    this.order.restart();
   }
 
   /**
@@ -121,10 +96,7 @@ export class KnownSeries {
       if (added) this.learn(s, id, seed);
       if (this.previous >= 0) this.next[this.previous] = id + 1;
     }
-    if (this.previous >= 0 && !added) {
-      this.met++;
-      if (id !== this.previous + 1) this.scattered++;
-    }
+    if (this.previous >= 0 && !added) this.order.meet(id, this.previous);
     this.previous = id;
     const run = this.runOf[id];
     if (run < 0) return -1;

@@ -269,6 +269,17 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         this.set(n);
       },
     });
+    new Counter({
+      name: 'strata_ingester_series_order_relearnings_total',
+      help: "Times a head's table of series started over to follow the order records list them in (a resharded or restarted sender); it waits longer after each that did not help.",
+      registers,
+      collect() {
+        this.reset();
+        let n = 0;
+        for (const db of dbs.values()) n += db.head.orderRelearnings;
+        this.inc(n);
+      },
+    });
     new Gauge({
       name: 'strata_ingester_head_chunk_file_bytes',
       help: "Bytes of closed head chunks in files (<tsdb dir>/<tenant>/chunks_head), all tenants; a tenant whose disk refused a write keeps its chunks in memory (see the ingester's log).",

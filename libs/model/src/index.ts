@@ -41,4 +41,5 @@ export { estimatedSeriesBytes, seriesFloatSamples, queryBudgetExceeded, queryBud
 export type { QueryBudget } from './query-budget.ts';
 export type { Tombstone } from './tombstones.ts';
 export { applyTombstones, applyTombstonesAll, tombstoneIntervals } from './tombstones.ts';
+export { SendingOrder } from './sending-order.ts';
 export { ByteStrings, grown } from './byte-strings.ts';

@@ -16,6 +16,7 @@ import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput
 import type { OooInsert } from './ooo-samples.ts';
 import { Postings } from './postings.ts';
 import { RecordSymbols, type HeadSymbols } from './record-symbols.ts';
+import { SeriesRows } from './series-rows.ts';
 import { SERIES_HASH_SEED, flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, foldHash, hashLabelBytes, hashLabels, seriesKey, stringHash } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
 
@@ -89,8 +90,10 @@ export class Head {
   private postings = new Postings();
   private strings = new Map<string, string>();
   private readonly recordSymbols = new RecordSymbols();
-  /** The series seriesBySymbols last found in the current record. */
-  private previous: MemorySeries | null = null;
+  /** recordSymbols' epoch the rows were learned in. */
+  private rowsEpoch = 0;
+  /** Series in the order records send them, by their symbol ids (seriesBySymbols' first guess). */
+  private readonly rows = new SeriesRows<MemorySeries>();
   /** Label fields as records encode them, one copy per series (see sameEncoded). */
   private readonly rawLabels = new ChunkArena<Buffer>(64 * 1024, (n) => Buffer.allocUnsafeSlow(n));
   private readonly ctx: SeriesContext;
@@ -116,6 +119,11 @@ export class Head {
 
   get numSeries(): number {
     return this.series.length;
+  }
+
+  /** Times the series rows started over to follow the order records list series in (see SeriesRows). */
+  get orderRelearnings(): number {
+    return this.rows.order.relearnings;
   }
 
   /** Lowest sample time held (a lower bound after truncation); Infinity when empty. */
@@ -201,25 +209,27 @@ export class Head {
    * until the next call.
    */
   symbols(bytes: Uint8Array, start: Int32Array, end: Int32Array, count: number): HeadSymbols {
-    this.previous = null;
-    return this.recordSymbols.bind(bytes, start, end, count, this.strings);
+    const sym = this.recordSymbols.bind(bytes, start, end, count, this.strings);
+    if (this.recordSymbols.epoch !== this.rowsEpoch) {
+      this.rowsEpoch = this.recordSymbols.epoch;
+      this.rows.startOver();
+    }
+    this.rows.begin(2 * this.series.length + 1024);
+    return sym;
   }
 
   /**
    * The series whose labels are refs[from..to) (name and value references into the
    * record's symbols, in turn), created when absent; when `create` is false an absent
-   * series stays absent (undefined), for per-tenant series limits. A sender sends its
-   * series in much the same order every time, so the series that followed the previous
-   * one last time is tried first: its labels compared, without hashing or a map probe.
+   * series stays absent (undefined), for per-tenant series limits. The series that followed
+   * the previous one last time is tried first (SeriesRows), then the series by hash.
    */
   seriesBySymbols(sym: HeadSymbols, refs: Uint32Array, from: number, to: number, create: boolean): SeriesRef | undefined {
-    const previous = this.previous;
-    const guess = previous?.next;
-    if (guess != null && flatEqualsRefs(guess.lbls, sym.strings, refs, from, to)) return (this.previous = guess);
+    const guess = this.rows.guess(sym.ids, refs, from, to);
+    if (guess !== undefined) return guess;
     const s = this.lookupBySymbols(sym, refs, from, to, create);
-    if (s === undefined) return undefined;
-    if (previous !== null) previous.next = s;
-    return (this.previous = s);
+    if (s !== undefined) this.rows.found(s, sym.ids, refs, from, to);
+    return s;
   }
 
   private lookupBySymbols(sym: HeadSymbols, refs: Uint32Array, from: number, to: number, create: boolean): MemorySeries | undefined {
@@ -549,9 +559,8 @@ export class Head {
     this.series = live;
     this.strings = strings;
     this.recordSymbols.forget();
-    this.previous = null;
-    // A dropped series is never a guess again, nor kept alive by one.
-    for (const s of live) if (s.next !== null && s.next.id < 0) s.next = null;
+    // A dropped series is never a guess again, nor kept alive by a row.
+    this.rows.startOver();
     this.postings = postings;
   }
 

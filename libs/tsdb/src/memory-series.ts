@@ -70,8 +70,8 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
   rawSlab: Buffer | null = null;
   rawOff = 0;
   rawLen = 0;
-  /** The series that followed this one in the last format-3 record that held it (Head.seriesBySymbols' first guess). */
-  next: MemorySeries | null = null;
+  /** This series' row in the head's SeriesRows; -1: none. */
+  row = -1;
 
   public id: number;
   readonly lbls: string[];

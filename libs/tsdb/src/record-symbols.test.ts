@@ -81,3 +81,37 @@ test('a series dropped by truncation is created anew, never appended to where th
   assert.deepEqual(times(head, b), [12_000]);
   assert.deepEqual(times(head, c), [11_000, 12_000]);
 });
+
+test('a sender that changes its order once is relearned in the new order; every sample lands in its own series', () => {
+  const head = new Head();
+  const all = Array.from({ length: 400 }, (_, i) => series(`cpu${i}`));
+  // Records of 40 series each, as one sender's shards send them.
+  const send = (order: Labels[], t: number) => {
+    for (let r = 0; r < order.length; r += 40) appendRecord(head, order.slice(r, r + 40), t);
+  };
+  let t = 0;
+  for (let round = 0; round < 4; round++) send(all, (t += 1000));
+  assert.equal(head.orderRelearnings, 0, 'met in the order the series were created in');
+  // Resharded: every record holds other series, in another order.
+  const other = all.map((s, i) => ({ s, k: (i * 7919) % 401 })).sort((x, y) => x.k - y.k).map((x) => x.s);
+  for (let round = 0; round < 3; round++) send(other, (t += 1000));
+  assert.equal(head.orderRelearnings, 1, 'another order: relearned in it');
+  for (let round = 0; round < 6; round++) send(other, (t += 1000));
+  assert.equal(head.orderRelearnings, 1, 'then met in table order');
+  assert.equal(head.numSeries, all.length);
+  const expected = Array.from({ length: 13 }, (_, i) => 1000 * (i + 1));
+  for (const s of all) assert.deepEqual(times(head, s), expected, s[1].value);
+  // The values too: each series got its own position's value in every record.
+  const got = head.select([{ type: '=', name: 'cpu', value: 'cpu123' }], 0, 1e6)[0];
+  const position = (order: Labels[]) => order.indexOf(all[123]) % 40;
+  assert.deepEqual([...got.values], expected.map((ts, i) => (i < 4 ? position(all) : position(other)) + ts / 1000));
+});
+
+test('a guess is taken only when its labels are the record’s: a series of the same length right after the previous one is not', () => {
+  const head = new Head();
+  appendRecord(head, [a, b], 1000);
+  appendRecord(head, [a, c], 2000);
+  appendRecord(head, [a, b], 3000);
+  assert.deepEqual(times(head, b), [1000, 3000]);
+  assert.deepEqual(times(head, c), [2000]);
+});

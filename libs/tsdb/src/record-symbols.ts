@@ -16,6 +16,8 @@ export interface HeadSymbols {
   strings: string[];
   /** Each symbol's stringHash. */
   hashes: Int32Array;
+  /** Each symbol's id among the symbols the head remembers: the same bytes, the same id, until `epoch` changes. */
+  ids: Int32Array;
 }
 
 const utf8 = new TextDecoder();
@@ -25,8 +27,9 @@ export class RecordSymbols {
   private knownStrings: string[] = [];
   private knownHashes = new Int32Array(1024);
   /** The current record's symbols, and each one's id in `known`. */
-  private readonly current: HeadSymbols = { strings: [], hashes: new Int32Array(1024) };
-  private ids = new Int32Array(1024);
+  private readonly current: HeadSymbols = { strings: [], hashes: new Int32Array(1024), ids: new Int32Array(1024) };
+  /** Counts forget(): symbol ids handed out before it mean nothing after it. */
+  epoch = 0;
 
   /**
    * Binds a record's symbols: symbol i is bytes [start[i], end[i]) of `bytes`. A symbol
@@ -35,8 +38,8 @@ export class RecordSymbols {
   bind(bytes: Uint8Array, start: Int32Array, end: Int32Array, count: number, held: ReadonlyMap<string, string>): HeadSymbols {
     if (this.known.count > MAX_SYMBOLS || this.known.bytesUsed > MAX_BYTES) this.forget();
     const cur = this.current;
-    if (count > this.ids.length) {
-      this.ids = grown(this.ids, count);
+    if (count > cur.ids.length) {
+      cur.ids = grown(cur.ids, count);
       cur.hashes = grown(cur.hashes, count);
     }
     for (let i = 0; i < count; i++) {
@@ -48,7 +51,7 @@ export class RecordSymbols {
         this.knownStrings[id] = s;
         this.knownHashes[id] = stringHash(s);
       }
-      this.ids[i] = id;
+      cur.ids[i] = id;
       cur.strings[i] = this.knownStrings[id];
       cur.hashes[i] = this.knownHashes[id];
     }
@@ -58,12 +61,13 @@ export class RecordSymbols {
   /** Symbol `ref` of the current record is the head's string `s` from now on (a series was just created with it). */
   adopt(ref: number, s: string): void {
     this.current.strings[ref] = s;
-    this.knownStrings[this.ids[ref]] = s;
+    this.knownStrings[this.current.ids[ref]] = s;
   }
 
   /** Forgets every symbol (the head dropped strings it may still hold). */
   forget(): void {
     this.known.reset();
     this.knownStrings.length = 0;
+    this.epoch++;
   }
 }
