@@ -61,7 +61,8 @@ export class AppProcess {
     const child = spawn(process.execPath, [main, `-target=${this.opts.target}`, ...this.opts.args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', fd, fd],
-      env: { ...process.env, STRATA_LOG_LEVEL: process.env.STRATA_LOG_LEVEL ?? 'info' },
+      // The allocator setting the image and npm start use (see the Dockerfile).
+      env: { ...process.env, STRATA_LOG_LEVEL: process.env.STRATA_LOG_LEVEL ?? 'info', MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' },
     });
     closeSync(fd);
     this.child = child;

@@ -8,6 +8,8 @@
 // Run: cd /work/main && node --expose-gc --max-old-space-size=12000 --import tsx libs/tsdb/bench/head.bench.ts [100000 1000000] [--per-call=1]
 // --per-call=k appends k consecutive samples of a series per call (a remote-write request carrying k per series).
 // Closed chunks go to files under a temporary directory, as in an ingester; --memory-chunks keeps them in memory.
+// --records appends as an ingester appends format-3 records: 1,000 series a record, each found
+// through the record's symbols (Head.symbols, seriesBySymbols), so the head's series rows count too.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,8 @@ if (!gc) throw new Error('run with node --expose-gc');
 const INTERVAL = 15_000;
 const PER_CALL = Math.max(1, Number(process.argv.find((a) => a.startsWith('--per-call='))?.split('=')[1] ?? 1));
 const MEMORY_CHUNKS = process.argv.includes('--memory-chunks');
+const RECORDS = process.argv.includes('--records');
+const SERIES_PER_RECORD = 1000;
 const T0 = Math.floor(1_732_950_000_000 / 7_200_000) * 7_200_000;
 
 function labelsFor(i: number): Labels {
@@ -65,6 +69,66 @@ function heap(): number {
   return m.heapUsed + m.arrayBuffers;
 }
 
+/** A format-3 record's symbols and series, as the ingester hands them to the head (times and values apart). */
+interface SymbolRecord {
+  bytes: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  count: number;
+  refs: Uint32Array;
+  refEnd: Int32Array;
+  /** Index of the record's first series in `all`. */
+  first: number;
+}
+
+function symbolRecords(all: Labels[]): SymbolRecord[] {
+  const utf8 = new TextEncoder();
+  const out: SymbolRecord[] = [];
+  for (let first = 0; first < all.length; first += SERIES_PER_RECORD) {
+    const series = all.slice(first, first + SERIES_PER_RECORD);
+    const index = new Map<string, number>();
+    const refs: number[] = [];
+    const refEnd = new Int32Array(series.length);
+    series.forEach((labels, i) => {
+      for (const { name, value } of labels) {
+        for (const str of [name, value]) {
+          if (!index.has(str)) index.set(str, index.size);
+          refs.push(index.get(str)!);
+        }
+      }
+      refEnd[i] = refs.length;
+    });
+    const encoded = [...index.keys()].map((str) => utf8.encode(str));
+    const bytes = new Uint8Array(encoded.reduce((n, b) => n + b.length, 0));
+    const start = new Int32Array(encoded.length);
+    const end = new Int32Array(encoded.length);
+    for (let i = 0, pos = 0; i < encoded.length; pos += encoded[i].length, i++) {
+      bytes.set(encoded[i], pos);
+      start[i] = pos;
+      end[i] = pos + encoded[i].length;
+    }
+    out.push({ bytes, start, end, count: encoded.length, refs: Uint32Array.from(refs), refEnd, first });
+  }
+  return out;
+}
+
+function ingestRecords(head: Head, records: SymbolRecord[], fromK: number, toK: number, stats: AppendStats): number {
+  const ts = new Float64Array(1);
+  const vs = new Float64Array(1);
+  const start = performance.now();
+  for (let k = fromK; k < toK; k++) {
+    ts[0] = T0 + k * INTERVAL;
+    for (const r of records) {
+      const sym = head.symbols(r.bytes, r.start, r.end, r.count);
+      for (let i = 0; i < r.refEnd.length; i++) {
+        vs[0] = value(r.first + i, k);
+        head.appendSamples(head.seriesBySymbols(sym, r.refs, i === 0 ? 0 : r.refEnd[i - 1], r.refEnd[i], true)!, ts, vs, 0, 1, stats);
+      }
+    }
+  }
+  return performance.now() - start;
+}
+
 function ingest(head: Head, all: Labels[], fromK: number, toK: number, stats: AppendStats): number {
   const ts = new Float64Array(PER_CALL);
   const vs = new Float64Array(PER_CALL);
@@ -83,24 +147,26 @@ function ingest(head: Head, all: Labels[], fromK: number, toK: number, stats: Ap
 }
 
 function headBench(n: number): void {
-  const all = Array.from({ length: n }, (_, i) => labelsFor(i));
+  const labels = Array.from({ length: n }, (_, i) => labelsFor(i));
+  const records = RECORDS ? symbolRecords(labels) : [];
   const base = rss();
   const baseHeap = heap();
   const chunksDir = MEMORY_CHUNKS ? undefined : mkdtempSync(join(tmpdir(), 'strata-bench-chunks-'));
   const head = new Head({ chunkRangeMs: 7_200_000, chunksDir });
   const stats = emptyAppendStats();
-  let ms = ingest(head, all, 0, 1, stats);
+  const step = (fromK: number, toK: number) => (RECORDS ? ingestRecords(head, records, fromK, toK, stats) : ingest(head, labels, fromK, toK, stats));
+  let ms = step(0, 1);
   const after1 = rss() - base;
   const heap1 = heap() - baseHeap;
-  ms += ingest(head, all, 1, 120, stats);
+  ms += step(1, 120);
   const after120 = rss() - base;
   const heap120 = heap() - baseHeap;
   const t120 = performance.now();
-  ms += ingest(head, all, 120, 240, stats);
+  ms += step(120, 240);
   const steadyMs = performance.now() - t120;
   const after240 = rss() - base;
   const heap240 = heap() - baseHeap;
-  ms += ingest(head, all, 240, 480, stats);
+  ms += step(240, 480);
   const after480 = rss() - base;
   const heap480 = heap() - baseHeap;
   const mem480 = process.memoryUsage();
@@ -108,7 +174,7 @@ function headBench(n: number): void {
   const kb = (b: number) => (b / n / 1024).toFixed(2).padStart(5);
   console.log(
     `head ${String(n).padStart(8)} series: RSS/series ${kb(after1)} KB @1 sample, ${kb(after120)} KB @120, ${kb(after240)} KB @240 (1h), ${kb(after480)} KB @480 (2h); ` +
-      `ingest ${((n * 480) / (ms / 1000) / 1e6).toFixed(2)} M samples/s overall, ${((n * 120) / (steadyMs / 1000) / 1e6).toFixed(2)} M/s steady (${PER_CALL} per append call)`,
+      `ingest ${((n * 480) / (ms / 1000) / 1e6).toFixed(2)} M samples/s overall, ${((n * 120) / (steadyMs / 1000) / 1e6).toFixed(2)} M/s steady (${RECORDS ? `format-3 records of ${SERIES_PER_RECORD} series` : `${PER_CALL} per append call`})`,
   );
   const files = head.chunkFiles;
   console.log(
