@@ -18,6 +18,7 @@ import {
   replaceSeriesLabels,
   seriesV2ToV1,
   validateParsedSeries,
+  sortLabelsInPlace,
   ParsedSeries,
   withoutEmptyLabelValues,
   withoutExemplars,
@@ -311,7 +312,7 @@ export class Distributor {
   private async pushV2(tenant: string, req: ParsedWriteRequestV2): Promise<PushResult> {
     const metadata = new Map<string, MetricMetadata>();
     const o = await this.route<ParsedSeriesV2>(tenant, req.series, {
-      body: (s, labels) => seriesV2ToV1(req, s, labels ?? s.labels),
+      body: (s, labels) => seriesV2ToV1(req, s, labels),
       accepted: (s) => {
         if (s.metadata !== undefined && !metadata.has(s.metadata.metricFamilyName)) metadata.set(s.metadata.metricFamilyName, s.metadata);
       },
@@ -376,6 +377,8 @@ export class Distributor {
       const knownToken = s instanceof ParsedSeries ? known.token(s, seed, labelLimits) : -1;
       const fast = knownToken >= 0;
       const run = known.run;
+      // Known series were sent sorted; the rest are sorted here as Prometheus does (in place, on the parsed labels).
+      const resorted = !fast && sortLabelsInPlace(s.labels);
       let failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries(s, labelLimits)) ?? checkSampleTimes(s, now, limits);
       let body: Uint8Array | undefined;
       let histograms = s.histograms;
@@ -385,7 +388,7 @@ export class Distributor {
         // Prometheus treats an empty label value as no label: drop it before the series is stored.
         if (!fast) labels = withoutEmptyLabelValues(s.labels);
         if (haReplicaLabel !== undefined) labels = withoutLabel(labels ?? s.labels, haReplicaLabel);
-        if (labels !== undefined && labels === s.labels) labels = undefined;
+        if (labels !== undefined && labels === s.labels && !resorted) labels = undefined;
         body = steps.body(s, labels);
         if (!exemplarsEnabled && s.exemplars > 0) body = withoutExemplars(body);
         if (s.histograms > 0) {

@@ -147,7 +147,7 @@ test('remote write 2.0 partial write: 400 with the reason; Written headers count
     payload: compressBody(
       encodeWriteRequestV2({
         timeseries: [
-          { labels: [l('job', 'x'), l('__name__', 'unsorted')], samples: [{ value: 1, timestamp: T }, { value: 2, timestamp: T + 1 }] },
+          { labels: [l('job', 'x'), l('__name__', 'duplicate'), l('job', 'y')], samples: [{ value: 1, timestamp: T }, { value: 2, timestamp: T + 1 }] },
           { labels: [l('__name__', 'native_hist')], samples: [], histograms: [histogram, histogram] },
           { labels: [l('__name__', 'ok')], samples: [{ value: 1, timestamp: T }], exemplars: [{ labels: [l('trace_id', 't')], value: 1, timestamp: T }] },
         ],
@@ -155,7 +155,7 @@ test('remote write 2.0 partial write: 400 with the reason; Written headers count
     ),
   });
   assert.equal(res.statusCode, 400);
-  assert.match(res.body, /not sorted.*\(2 of 3 series rejected, 4 samples\)/);
+  assert.match(res.body, /duplicate label name "job".*\(2 of 3 series rejected, 4 samples\)/);
   assert.equal(res.body.trim().split('\n').length, 1);
   assert.deepEqual(written(res.headers), ['1', '0', '1']);
   assert.deepEqual(writer.series().map((s) => s.labels), [[l('__name__', 'ok')]]);
@@ -181,6 +181,59 @@ test('remote write 2.0 partial write: 400 with the reason; Written headers count
   assert.deepEqual(written(ok.headers), ['0', '2', '0']);
   const stored = writer.series().find((s) => s.labels[0].value === 'native_hist');
   assert.equal(stored?.histogramSamples.length, 2, 'both histograms travel in field 4 of the 1.0 record');
+});
+
+test('unsorted label names are sorted and stored, as Prometheus does, on remote write 1.0, 2.0 and OTLP', async () => {
+  const { app, writer } = await server();
+  const unsorted = [l('instance', 'localhost:9090'), l('__name__', 'up'), l('job', 'testjob')];
+  const sorted = [l('__name__', 'up'), l('instance', 'localhost:9090'), l('job', 'testjob')];
+  // The second series also has an empty value and a sorted neighbour, so the rewrite and the sender's bytes both route.
+  const v1 = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },
+    payload: compressBody(
+      encodeWriteRequest({
+        timeseries: [
+          { labels: unsorted, samples: [{ value: 1, timestamp: T }] },
+          { labels: [l('z', 'last'), l('empty', ''), l('__name__', 'up'), l('a', 'first')], samples: [{ value: 2, timestamp: T }] },
+          { labels: sorted, samples: [{ value: 3, timestamp: T + 1 }] },
+        ],
+      }),
+    ),
+  });
+  assert.equal(v1.statusCode, 200, v1.body);
+  const v2 = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': V2, 'content-encoding': 'snappy' },
+    payload: compressBody(encodeWriteRequestV2({ timeseries: [{ labels: unsorted, samples: [{ value: 4, timestamp: T + 2 }] }] })),
+  });
+  assert.equal(v2.statusCode, 204, v2.body);
+  assert.deepEqual(written(v2.headers), ['1', '0', '0']);
+  const otlp = await app.inject({
+    method: 'POST',
+    url: '/otlp/v1/metrics',
+    headers: { 'content-type': 'application/x-protobuf' },
+    payload: encodeExportRequest({
+      resourceMetrics: [
+        {
+          resource: {},
+          scopeMetrics: [{ metrics: [{ name: 'temp', gauge: { dataPoints: [{ attributes: { zone: 'b', area: 'a', mid: 'm' }, timeUnixNano: NS, value: 5 }] } }] }],
+        },
+      ],
+    }),
+  });
+  assert.equal(otlp.statusCode, 200, otlp.body);
+  const stored = writer.series().map((s) => s.labels);
+  assert.deepEqual(stored.slice(0, 4), [sorted, [l('__name__', 'up'), l('a', 'first'), l('z', 'last')], sorted, sorted]);
+  assert.deepEqual(
+    stored.find((ls) => ls[0].value === 'temp'),
+    [l('__name__', 'temp'), l('area', 'a'), l('mid', 'm'), l('zone', 'b')],
+  );
+  // One series goes to one partition, whichever order its labels were sent in.
+  const partitionsOf = writer.records.filter((r) => decodeRecordValue(r.value, r.format).timeseries.some((s) => s.labels[2]?.value === 'testjob'));
+  assert.equal(new Set(partitionsOf.map((r) => r.partition)).size, 1);
 });
 
 test('remote write 2.0 whole-request failures: symbol errors 400, Kafka down 503, both with zero Written headers', async () => {

@@ -36,19 +36,20 @@ const SAME_SAMPLE_TAGS = TAG_V2_SAMPLE_VALUE === TAG_SAMPLE_VALUE && TAG_V2_SAMP
 if (!SAME_SAMPLE_TAGS) throw new Error('remote write 1.0 and 2.0 Sample field numbers diverged');
 
 /**
- * A 1.0 TimeSeries body for one parsed 2.0 series: `labels` (the series' own by
- * default; the distributor passes them without empty values), samples,
+ * A 1.0 TimeSeries body for one parsed 2.0 series: `labels` (by default the series'
+ * own, in the order of its references; the distributor passes them sorted and
+ * without empty values when they were not), samples,
  * exemplars with their label references resolved, and histograms (the Histogram
  * message is the same in both versions). Metadata, created/start timestamps and
  * unknown fields are not carried: 1.0 has no place for them in a TimeSeries.
  * The request must have been parsed by parseWriteRequestV2 (references checked).
  */
-export function seriesV2ToV1(req: ParsedWriteRequestV2, series: ParsedSeriesV2, labels: readonly Label[] = series.labels): Buffer {
+export function seriesV2ToV1(req: ParsedWriteRequestV2, series: ParsedSeriesV2, labels?: readonly Label[]): Buffer {
   const raw = series.rawV2;
-  const w = new ProtoWriter(raw.length + labels.length * 24 + 16);
+  const w = new ProtoWriter(raw.length + (labels ?? series.labels).length * 24 + 16);
   const r = new ProtoReader(raw);
   const end = raw.length;
-  if (labels === series.labels) {
+  if (labels === undefined) {
     // The common case: copy each label's UTF-8 straight from the symbols table, in the order of its references.
     let name = -1;
     while (r.pos < end) {

@@ -35,6 +35,7 @@ export { STALE_NAN_BITS, isStaleNaN } from './stale.ts';
 export {
   validateSeriesLabels,
   validateParsedSeries,
+  sortLabelsInPlace,
   withoutEmptyLabelValues,
   formatSeries,
   DEFAULT_LABEL_LIMITS,

@@ -8,6 +8,7 @@ import {
   parseWriteRequest,
   validateParsedSeries,
   validateSeriesLabels,
+  sortLabelsInPlace,
   withoutEmptyLabelValues,
   type ValidationCode,
   type LabelLimits,
@@ -57,13 +58,15 @@ test('invalid label names, an empty name included', () => {
   }
 });
 
-test('labels not sorted and duplicate names', () => {
-  expectFailure(
-    labels('__name__', 'up', 'job', 'node', 'instance', 'a'),
-    'err-strata-labels-not-sorted',
-    /label names are not sorted \("instance" after "job"\) in series \{__name__="up", job="node", instance="a"\}; sort labels by name before sending/,
-  );
-  expectFailure(labels('job', 'node', '__name__', 'up'), 'err-strata-labels-not-sorted', /"__name__" after "job"/);
+test('unsorted labels are sorted in place; duplicate names are refused', () => {
+  const sent = labels('job', 'node', '__name__', 'up', 'instance', 'a');
+  assert.equal(sortLabelsInPlace(sent), true);
+  assert.deepEqual(sent, labels('__name__', 'up', 'instance', 'a', 'job', 'node'));
+  assert.equal(validateSeriesLabels(sent), undefined);
+  assert.equal(sortLabelsInPlace(sent), false, 'sorted labels are left as they are');
+  const dup = labels('job', 'b', '__name__', 'up', 'job', 'a');
+  sortLabelsInPlace(dup);
+  expectFailure(dup, 'err-strata-duplicate-label-names', /duplicate label name "job"/);
   expectFailure(labels('__name__', 'up', 'job', 'a', 'job', 'b'), 'err-strata-duplicate-label-names', /duplicate label name "job" .*; send each label name once/);
   expectFailure(labels('__name__', 'up', '__name__', 'down'), 'err-strata-duplicate-label-names', /"__name__"/);
 });
@@ -129,7 +132,9 @@ test('the utf8 name scheme accepts any UTF-8 metric and label name, checked for 
   assert.equal(validateSeriesLabels(labels('__name__', 'up', 'températuré', 'x'), utf8)?.code, 'err-strata-label-name-too-long');
   // Byte order: U+FFFD (EF BF BD) sorts before U+1F600 (F0 9F 98 80), though its UTF-16 unit is larger.
   assert.equal(validateSeriesLabels(labels('__name__', 'up', '\ufffd', 'a', '😀', 'b'), utf8), undefined);
-  assert.equal(validateSeriesLabels(labels('__name__', 'up', '😀', 'b', '\ufffd', 'a'), utf8)?.code, 'err-strata-labels-not-sorted');
+  const byBytes = labels('__name__', 'up', '😀', 'b', '\ufffd', 'a');
+  assert.equal(sortLabelsInPlace(byBytes), true);
+  assert.deepEqual(byBytes, labels('__name__', 'up', '\ufffd', 'a', '😀', 'b'));
   assert.equal(validateSeriesLabels(labels('__name__', 'up', 'a\udc00', 'x'), utf8)?.code, 'err-strata-invalid-label', 'a lone surrogate is not UTF-8');
   // The same name sent as bytes that are not UTF-8 (0xFF in place of the 'Q').
   const body = encodeWriteRequest({ timeseries: [{ labels: labels('__name__', 'up', 'aQ', 'x'), samples: [] }] });

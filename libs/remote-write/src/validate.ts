@@ -1,6 +1,7 @@
 // Series label validation with Prometheus/Mimir rules, run by the distributor on
 // every series before it is routed. Returns failures as values: one bad series
-// must not fail its request's valid ones. Never reorders or copies labels.
+// must not fail its request's valid ones. Labels sent out of order are sorted in
+// place first (sortLabelsInPlace), as Prometheus and Mimir sort them.
 //
 // Empty label values follow Mimir (pkg/distributor/distributor.go,
 // prePushSortAndFilterMiddleware, and mimirpb.PreallocTimeseries.RemoveEmptyLabelValues):
@@ -12,11 +13,12 @@
 // withoutEmptyLabelValues() + replaceSeriesLabels(). An empty label *name* with a
 // non-empty value is invalid (it fails the name syntax).
 //
-// Two deliberate differences from Mimir: Mimir sorts unsorted labels, Strata
-// rejects them (err-strata-labels-not-sorted; remote write 1.0 says senders MUST
-// sort, and the distributor routes the sender's bytes without re-encoding them);
-// and a series left with no labels at all is rejected as missing its metric
-// name, where Mimir drops it silently.
+// Unsorted label names are accepted on every protocol: Prometheus' receiver sorts
+// them (prompb's ToLabels) and so does Mimir's push middleware, though remote
+// write 1.0 says senders MUST sort. The distributor then routes re-encoded bytes
+// for such a series; sorted ones keep the sender's. Duplicate names are still
+// refused. One deliberate difference from Mimir: a series left with no labels at
+// all is rejected as missing its metric name, where Mimir drops it silently.
 
 import { METRIC_NAME, type Label } from '@strata/model';
 import type { ParsedSeries } from './parse.ts';
@@ -29,8 +31,7 @@ export type ValidationCode =
   | 'err-strata-label-name-too-long'
   | 'err-strata-invalid-label-value'
   | 'err-strata-label-value-too-long'
-  | 'err-strata-duplicate-label-names'
-  | 'err-strata-labels-not-sorted';
+  | 'err-strata-duplicate-label-names';
 
 export interface ValidationFailure {
   code: ValidationCode;
@@ -67,7 +68,24 @@ export const DEFAULT_LABEL_LIMITS: Readonly<Required<LabelLimits>> = {
 const SERIES_MAX_CHARS = 200;
 const SNIPPET_MAX_CHARS = 100;
 
-/** Validates one series' labels; `undefined` means valid. Labels with empty values count as absent. */
+/**
+ * Sorts labels by name (UTF-8 byte order, as Prometheus compares them) in place;
+ * true when they were not sorted. A sorted series costs one compare per label.
+ */
+export function sortLabelsInPlace(labels: Label[]): boolean {
+  for (let i = 1; i < labels.length; i++) {
+    if (compareNames(labels[i - 1].name, labels[i].name) > 0) {
+      labels.sort((a, b) => compareNames(a.name, b.name));
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Validates one series' labels, which must be sorted by name (sortLabelsInPlace);
+ * `undefined` means valid. Labels with empty values count as absent.
+ */
 export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLimits): ValidationFailure | undefined {
   const maxNames = limits?.maxLabelNamesPerSeries ?? DEFAULT_LABEL_LIMITS.maxLabelNamesPerSeries;
   const maxNameLength = limits?.maxLabelNameLength ?? DEFAULT_LABEL_LIMITS.maxLabelNameLength;
@@ -126,19 +144,11 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
         `received a series whose label ${JSON.stringify(name)} has a value of ${valueBytes} bytes, above the limit of ${maxValueLength} (value ${snippet(l.value)}) ${inSeries(labels)}; shorten it or raise -validation.max-length-label-value for the tenant`,
       );
     }
-    if (prev !== undefined) {
-      if (name === prev) {
-        return fail(
-          'err-strata-duplicate-label-names',
-          `received a series with duplicate label name ${JSON.stringify(name)} ${inSeries(labels)}; send each label name once`,
-        );
-      }
-      if (compareNames(name, prev) < 0) {
-        return fail(
-          'err-strata-labels-not-sorted',
-          `received a series whose label names are not sorted (${JSON.stringify(name)} after ${JSON.stringify(prev)}) ${inSeries(labels)}; sort labels by name before sending`,
-        );
-      }
+    if (name === prev) {
+      return fail(
+        'err-strata-duplicate-label-names',
+        `received a series with duplicate label name ${JSON.stringify(name)} ${inSeries(labels)}; send each label name once`,
+      );
     }
     prev = name;
   }
