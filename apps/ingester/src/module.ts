@@ -4,7 +4,7 @@
 // process and reads it directly).
 
 import { LastProducedOffsetsReader, PartitionReader } from '@strata/kafka';
-import { Ingester, PartitionCount, parseInstanceId, registerIngesterRoutes } from '@strata/ingester';
+import { DEFAULT_MAX_HEAP_SHARE, Ingester, PartitionCount, parseInstanceId, registerIngesterRoutes } from '@strata/ingester';
 import { ingesterLimits } from '@strata/limits';
 import { IngesterServer } from '@strata/ingester-rpc';
 import { PartitionInstanceLifecycler, instanceHost, registerIngesterRingRoutes } from '@strata/ring';
@@ -43,6 +43,9 @@ export function initIngester(t: Strata): Service[] {
       maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
     },
     decodedSamplesCacheBytes: config['ingester.decoded-chunks-cache-size'],
+    // Over these the ingester keeps appending what Kafka holds and asks distributors, through its ring entry, to refuse writes.
+    instanceLimits: { maxSeries: config['ingester.instance-limits.max-series'], maxHeapShare: DEFAULT_MAX_HEAP_SHARE },
+    onOverLimit: (reason) => lifecycler.setOverLimit(reason),
     createSource: (onRecords) =>
       new PartitionReader({
         brokers: t.brokers,

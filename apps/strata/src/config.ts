@@ -5,26 +5,30 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { kafkaConfigShape } from '@strata/kafka';
-import { distributorConfigShape } from '@strata/distributor';
-import { ingesterConfigShape } from '@strata/ingester';
+import { distributorBudgetDefaults, distributorConfigShape } from '@strata/distributor';
+import { ingesterBudgetDefaults, ingesterConfigShape } from '@strata/ingester';
 import { limitsConfigShape, runtimeConfigShape } from '@strata/limits';
 import { bucketConfigShape } from '@strata/objstore';
 import { bucketStoreConfigShape } from '@strata/storegateway';
 import { compactorConfigShape } from '@strata/compactor';
-import { querierConfigShape, resultsCacheConfigShape } from '@strata/querier';
+import { querierBudgetDefaults, querierConfigShape, resultsCacheConfigShape } from '@strata/querier';
 import { ingesterRingConfigShape } from '@strata/ring';
 import { rulerConfigShape } from '@strata/ruler';
 import { haTrackerConfigShape } from '@strata/ha-tracker';
 import {
   authConfigShape,
   configFileShape,
+  describeBudget,
   flagsToConfig,
+  formatBytes,
+  memoryBudget,
   isFlagSet,
   logConfigShape,
   readConfigFile,
   serverConfigShape,
   type FlagGroup,
   type FlagValues,
+  type MemoryBudget,
 } from '@strata/service';
 import { tracingConfigShape } from '@strata/tracing';
 import { mimirYamlPath } from './config-yaml.ts';
@@ -105,8 +109,19 @@ export const SINGLE_TENANT_DEFAULTS = {
   'ingester.max-global-series-per-user': 0,
 } as const;
 
+/** Limits that keep a process alive under load, sized from its memory budget unless set. */
+const BUDGET_DEFAULTS: Readonly<Record<string, (budgetBytes: number) => number>> = {
+  ...distributorBudgetDefaults,
+  ...ingesterBudgetDefaults,
+  ...querierBudgetDefaults,
+};
+
 export interface ParsedConfig {
   config: StrataConfig;
+  /** -server.memory-limit, or what bounds the process when it is 0. */
+  budget: MemoryBudget;
+  /** The flags BUDGET_DEFAULTS set. */
+  budgetDefaults: string[];
   targets: string[];
   /** Whether the flags name a Kafka to use (otherwise -target=all starts one under -data-dir). */
   externalKafka: boolean;
@@ -130,7 +145,30 @@ export function parseConfig(input: FlagValues): ParsedConfig {
       singleTenantDefaults.push(flag);
     }
   }
-  return { config, targets, externalKafka: isFlagSet(values, 'ingest-storage.kafka.address'), singleTenantDefaults };
+  const budget = memoryBudget(config['server.memory-limit']);
+  const budgetDefaults = applyBudgetDefaults(config, values, budget);
+  return { config, targets, externalKafka: isFlagSet(values, 'ingest-storage.kafka.address'), singleTenantDefaults, budget, budgetDefaults };
+}
+
+function applyBudgetDefaults(config: StrataConfig, values: FlagValues, budget: MemoryBudget): string[] {
+  const applied: string[] = [];
+  for (const [flag, rule] of Object.entries(BUDGET_DEFAULTS)) {
+    if (isFlagSet(values, flag)) continue;
+    (config as Record<string, unknown>)[flag] = rule(budget.bytes);
+    applied.push(flag);
+  }
+  return applied;
+}
+
+/** The startup line saying what the memory budget sized and how to change it. */
+export function budgetLine(parsed: ParsedConfig): string {
+  const c = parsed.config;
+  const derived = parsed.budgetDefaults.length === 0 ? 'every budget-derived limit set by flags' : `from it (unless set): ${parsed.budgetDefaults.join(', ')}`;
+  return (
+    `memory budget ${describeBudget(parsed.budget)}: pushes in flight ${formatBytes(c['distributor.instance-limits.max-inflight-push-requests-bytes'])}, ` +
+    `${c['ingester.instance-limits.max-series']} series per ingester, ${formatBytes(c['querier.max-estimated-memory-per-query'])} and ` +
+    `${c['querier.max-fetched-series-per-query']} series per query; ${derived}; change with -server.memory-limit`
+  );
 }
 
 /** The values with -config.file's settings below the command line and environment. */

@@ -1,46 +1,35 @@
-// The one Strata binary. -target picks the modules (default all: the single
-// process `npm start` runs); each is built once from the one parsed config,
-// then its services start in dependency order and stop in reverse.
+// The one Strata binary's entry. Before the modules load (seconds on a busy machine), the V8 heap
+// is sized from the memory budget: node re-executes in place with --max-old-space-size when it
+// must, so the modules load once. Then run.ts parses the config and runs the -target modules.
 
-import { ServiceManager, keepGcHeadroom, parseFlags, renderHelp, resolveModules, type Service } from '@strata/service';
-import { FLAG_GROUPS, limitsLine, parseConfig } from './config.ts';
-import { MODULES } from './modules.ts';
-import { Strata } from './strata.ts';
-import { versionLine } from './version.ts';
+import { flagValue, memoryBudget, parseByteSize, parseFlags, readConfigFile, sizeHeapFromBudget } from '@strata/service';
+import { mimirYamlPath } from './config-yaml.ts';
 
 const argv = process.argv.slice(2);
-if (argv.some((a) => a === '-help' || a === '--help' || a === '-h')) {
-  process.stdout.write(renderHelp(FLAG_GROUPS, usage()));
-  process.exit(0);
-}
-if (argv.some((a) => a === '-version' || a === '--version')) {
-  process.stdout.write(`${versionLine()}\n`);
-  process.exit(0);
+const informational = argv.some((a) => ['-help', '--help', '-h', '-version', '--version'].includes(a));
+const heapLine = informational ? undefined : sizeHeap(argv);
+const { run } = await import('./run.ts');
+await run(argv, heapLine);
+
+/** The heap line for the startup log (re-executes node when the heap must change); undefined when the flags cannot be read yet (run.ts says why). */
+function sizeHeap(args: string[]): string | undefined {
+  let limit: number;
+  try {
+    limit = memoryLimitFlag(args);
+  } catch {
+    return undefined;
+  }
+  return sizeHeapFromBudget(memoryBudget(limit));
 }
 
-let t: Strata;
-try {
-  const parsed = parseConfig(parseFlags(argv));
-  t = new Strata(parsed, resolveModules(MODULES, parsed.targets));
-  t.logger.info(limitsLine(parsed));
-} catch (err) {
-  // A bad flag, value, config file or target: one line that names it, no stack trace.
-  console.error(`strata: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
-  process.exit(2);
-}
-t.logger.info(keepGcHeadroom());
-const services: Service[] = [];
-for (const name of t.modules) services.push(...((await MODULES[name].init?.(t)) ?? []));
-const manager = new ServiceManager(services, t.logger);
-t.readiness.unshift(() => manager.notReadyReason());
-t.serviceStates = () => manager.snapshot();
-process.exit(await manager.run());
-
-function usage(): string {
-  return [
-    `${versionLine()}`,
-    'Usage: strata [-flag=value ...]',
-    'Every flag can also be set as STRATA_<FLAG> (-ingest-storage.kafka.address: STRATA_INGEST_STORAGE_KAFKA_ADDRESS)',
-    "or in -config.file (YAML in Mimir's layout); the command line wins over the environment, which wins over the file.",
-  ].join('\n');
+/** -server.memory-limit from the command line, STRATA_SERVER_MEMORY_LIMIT or -config.file, in that order. */
+function memoryLimitFlag(args: string[]): number {
+  const flag = 'server.memory-limit';
+  const values = parseFlags(args);
+  const file = flagValue(values, 'config.file');
+  if (file !== undefined && file !== '') {
+    const expandEnv = ['true', '1'].includes(flagValue(values, 'config.expand-env') ?? 'false');
+    values.file = readConfigFile(file, { yamlPaths: { [flag]: mimirYamlPath(flag) }, expandEnv, ignoreUnknown: true });
+  }
+  return parseByteSize(flagValue(values, flag) ?? '0');
 }

@@ -58,7 +58,7 @@ function initServer(t: Strata): ReturnType<ModuleInit> {
 
 /** Pages are read per request, so the modules built after this one still show. */
 function initUi(t: Strata): ReturnType<ModuleInit> {
-  t.statusPages.push(servicesPage(() => t.serviceStates(), () => t.notReadyReason()), configPage(t.config));
+  t.statusPages.push(servicesPage(() => t.serviceStates(), () => t.notReadyReason(), t.budget), configPage(t.config));
   t.uiLinks.push({ label: 'Metrics (/metrics)', href: '/metrics' }, { label: 'Readiness (/ready)', href: '/ready' });
   registerUi(t.http, {
     targets: t.targets,

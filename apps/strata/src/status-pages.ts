@@ -7,12 +7,13 @@ import type { HaTracker } from '@strata/ha-tracker';
 import type { Ingester } from '@strata/ingester';
 import type { Overrides } from '@strata/limits';
 import { ringStatusJson, type RingStatusSnapshot } from '@strata/ring';
-import { redactConfig, type ServiceState } from '@strata/service';
+import { describeBudget, formatBytes, redactConfig, type MemoryBudget, type ServiceState } from '@strata/service';
+import { getHeapStatistics } from 'node:v8';
 import type { StatusPage, StatusSection, StatusValue } from '@strata/ui';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString());
 
-export function servicesPage(states: () => ServiceState[], notReadyReason: () => string | undefined): StatusPage {
+export function servicesPage(states: () => ServiceState[], notReadyReason: () => string | undefined, budget: MemoryBudget): StatusPage {
   return {
     id: 'services',
     title: 'Services',
@@ -26,7 +27,24 @@ export function servicesPage(states: () => ServiceState[], notReadyReason: () =>
           note: 'In start order; they stop in reverse.',
           rows: states().map((s) => ({ service: s.name, state: s.state, since: iso(s.since), failure: s.failure ?? null })),
         },
+        memorySection(budget),
       ];
+    },
+  };
+}
+
+/** The budget (-server.memory-limit) beside what the process uses now. */
+function memorySection(budget: MemoryBudget): StatusSection {
+  const m = process.memoryUsage();
+  const heap = getHeapStatistics();
+  return {
+    title: 'Memory',
+    note: 'The V8 heap and the limits on pushes in flight, series per ingester and memory per query are sized from the budget (-server.memory-limit).',
+    fields: {
+      budget: describeBudget(budget),
+      'resident (RSS)': `${formatBytes(m.rss)} (${Math.round((m.rss / budget.bytes) * 100)}% of the budget)`,
+      'V8 heap in use': `${formatBytes(heap.used_heap_size)} of its ${formatBytes(heap.heap_size_limit)} limit`,
+      'array buffers (off the heap)': formatBytes(m.arrayBuffers),
     },
   };
 }

@@ -3,7 +3,7 @@
 // Modules fill it in dependency order (modules.ts); nothing is built twice.
 
 import type { FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { Distributor } from '@strata/distributor';
 import type { Ingester, IngesterIdentity } from '@strata/ingester';
 import type { Querier } from '@strata/model';
@@ -12,7 +12,7 @@ import type { Overrides } from '@strata/limits';
 import type { Bucket } from '@strata/objstore';
 import type { KvClient } from '@strata/ring';
 import type { Deletions } from '@strata/storegateway';
-import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type Service, type ServiceState } from '@strata/service';
+import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type MemoryBudget, type Service, type ServiceState } from '@strata/service';
 import type { StatusPage, UiLink } from '@strata/ui';
 import { Tracing } from '@strata/tracing';
 import type { ParsedConfig, StrataConfig } from './config.ts';
@@ -21,6 +21,8 @@ export class Strata {
   readonly config: StrataConfig;
   readonly targets: readonly string[];
   readonly externalKafka: boolean;
+  /** -server.memory-limit, or what bounds the process when it is 0. */
+  readonly budget: MemoryBudget;
   readonly logger: Logger;
   readonly registry: Registry;
   readonly tracing: Tracing;
@@ -59,6 +61,7 @@ export class Strata {
     this.config = parsed.config;
     this.targets = parsed.targets;
     this.externalKafka = parsed.externalKafka;
+    this.budget = parsed.budget;
     const alone = this.targets.length === 1 ? this.targets[0] : undefined;
     const name = alone === 'all' || alone === undefined ? 'strata' : alone === 'ingester' ? this.config['ingester.ring.instance-id'] : alone;
     this.logger = createLogger(name, this.config['log.level'], undefined, this.config['log.format']);
@@ -66,6 +69,9 @@ export class Strata {
       component: this.targets.join(','),
       ...(alone === 'ingester' ? { instance_id: this.config['ingester.ring.instance-id'] } : {}),
     });
+    new Gauge({ name: 'strata_memory_budget_bytes', help: 'The memory this process may use (-server.memory-limit, else its cgroup limit or 75% of the machine).', registers: [this.registry] }).set(
+      this.budget.bytes,
+    );
     this.tracing = new Tracing({
       serviceName: name === this.config['ingester.ring.instance-id'] ? 'ingester' : name,
       config: this.config,

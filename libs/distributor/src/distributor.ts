@@ -440,6 +440,10 @@ export class Distributor {
       }
       metadata.push(checked.metadata === m && m.raw !== undefined ? m.raw : encodeMetricMetadata(checked.metadata));
     }
+    for (const p of byPartition.keys()) {
+      const refusal = partitions.refusal(p);
+      if (refusal !== undefined) throw errors.ingesterOverLimit(p, refusal);
+    }
     this.checkRate(tenant, limits, out.samples + out.histograms, out.exemplars, metadata.length);
     // Metadata has no series to shard by; it travels with partition 0's record.
     if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, { bodies: [], runs: [] });

@@ -55,6 +55,14 @@ export const errors = {
         `nothing was written: send smaller batches (remote_write queue_config.max_samples_per_send, the OTLP exporter's batch size) ` +
         `or raise -distributor.max-series-per-request`,
     ),
+  ingesterOverLimit: (partition: number, reason: string) =>
+    new StrataError(
+      'ingester-over-limit',
+      'unavailable',
+      `the write request has been rejected because partition ${partition}'s ingester is over an instance limit (${reason}) ` +
+        `(err-strata-ingester-over-limit); nothing was written: retry with backoff (writes resume once blocks are cut or memory is freed), ` +
+        `add partitions, or raise -server.memory-limit`,
+    ),
   maxInflightPushRequests: (limit: number) =>
     new StrataError(
       'distributor-max-inflight-push-requests',

@@ -5,6 +5,6 @@ export type { OtlpAnswer } from './push-status.ts';
 export { registerPushRoutes } from './http.ts';
 export type { PushRoutesOptions } from './http.ts';
 export { seriesToken } from './sharding.ts';
-export { distributorConfigShape, instanceLimitsFromConfig } from './config.ts';
+export { distributorConfigShape, distributorBudgetDefaults, instanceLimitsFromConfig } from './config.ts';
 export type { InstanceLimits } from './instance-limits.ts';
 export type { DistributorConfig } from './config.ts';

@@ -121,3 +121,34 @@ test('a produce that is not acknowledged in time is a 503 with Retry-After, neve
   writer.release();
   assert.equal((await next).statusCode, 200);
 });
+
+test("a partition whose ingester is over an instance limit: pushes routed to it get 503 naming the ingester and the limit, nothing is written; others go on", async () => {
+  const written: number[] = [];
+  const writer: RecordWriter = {
+    write: async (_tenant, records) => void written.push(...records.map((r) => r.partition)),
+    partitionCount: async () => 2,
+  };
+  let refused: string | undefined = 'ingester-zone-a-1: 131072 series in memory, at the limit of 131072';
+  const partitions = {
+    lookup: async () => ({ partitions: [0, 1], partitionFor: (token: number) => token % 2, refusal: (p: number) => (p === 1 ? refused : undefined) }),
+  };
+  const logger = createLogger('test', 'silent');
+  const registry = new Registry();
+  const distributor = new Distributor({ writer, maxRecvMsgSize: 1 << 20, logger, registry, partitions });
+  const app = createHttpServer({ logger, registry, readiness: { notReadyReason: () => undefined } });
+  registerPushRoutes(app, { distributor, multitenancyEnabled: false, logger, registry, maxBodyBytes: 1 << 20 });
+  await app.ready();
+  const body = compressBody(
+    encodeWriteRequest({ timeseries: Array.from({ length: 50 }, (_, i) => ({ labels: [{ name: '__name__', value: 'm' }, { name: 'i', value: String(i) }], samples: [{ value: i, timestamp: Date.now() }] })) }),
+  );
+  const push = () => app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, payload: body });
+  const res = await push();
+  assert.equal(res.statusCode, 503, res.body);
+  assert.match(res.body, /partition 1's ingester is over an instance limit \(ingester-zone-a-1: 131072 series in memory.*\(err-strata-ingester-over-limit\); nothing was written: retry/);
+  assert.equal(res.body.trim().split('\n').length, 1);
+  assert.deepEqual(written, []);
+  refused = undefined;
+  const ok = await push();
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.deepEqual([...new Set(written)].sort(), [0, 1]);
+});

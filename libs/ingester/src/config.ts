@@ -16,7 +16,18 @@ export const ingesterConfigShape = {
   'ingester.decoded-chunks-cache-size': z.coerce.number().int().nonnegative().default(256 * 2 ** 20).describe(
     'Bytes of decoded head samples kept between queries (16 per sample, per series, shared by all tenants; oldest series out first); 0: decode on every read.',
   ),
+  'ingester.instance-limits.max-series': z.coerce.number().int().nonnegative().default(0).describe(
+    'Series in all heads of one ingester past which distributors refuse writes to its partition (503) until blocks are cut; 0: no limit. Unset: half of -server.memory-limit at 2 KiB a series.',
+  ),
   'blocks-storage.tsdb.head-compaction-idle-timeout': duration('1h').describe("A tenant's head with no appends for this long is flushed to a block (0s: never)."),
+};
+
+/** Bytes a head series is sized at for -ingester.instance-limits.max-series' default (1.5 KB measured at 1M series, docs/benchmarks.md). */
+const SERIES_BYTES = 2048;
+
+/** Defaults taken from the process' memory budget when the flag is not set (bytes in, value out). */
+export const ingesterBudgetDefaults = {
+  'ingester.instance-limits.max-series': (budget: number) => Math.floor((budget * 0.5) / SERIES_BYTES),
 };
 
 export type IngesterConfig = z.infer<z.ZodObject<typeof ingesterConfigShape>>;

@@ -33,6 +33,9 @@ import type { IngesterIdentity } from './instance-id.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { TenantDB } from './tenant-db.ts';
 import { EwmaRate, INGESTION_RATE_TICK_MS } from './ingestion-rate.ts';
+import { InstanceLimitGate, type InstanceLimits } from './instance-limits.ts';
+
+const LIMIT_CHECK_INTERVAL_MS = 1000;
 import { SpanStatusCode, defaultTracer, extractTraceContext, inSpanSync, type Tracer } from '@strata/tracing';
 
 export interface IngestRecord {
@@ -108,6 +111,10 @@ export interface IngesterOptions {
   queryBudget?: QueryBudget;
   /** Bytes of decoded head samples kept between queries, over all tenants (-ingester.decoded-chunks-cache-size); 0 or absent: none. */
   decodedSamplesCacheBytes?: number;
+  /** Past these the ingester asks distributors to refuse writes to its partition (onOverLimit); absent: none. */
+  instanceLimits?: InstanceLimits;
+  /** Called with why writes should be refused, and with undefined once they may go on. */
+  onOverLimit?: (reason: string | undefined) => void;
 }
 
 /** A tenant's numbers in this ingester, with Mimir's user_stats names. */
@@ -158,6 +165,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   /** Decodes format-3 records (one at a time, into arrays it reuses). */
   private readonly symbolized = new SymbolizedDecoder();
   private readonly source: RecordSource;
+  private readonly limitGate: InstanceLimitGate | undefined;
+  private limitTimer: NodeJS.Timeout | undefined;
   private readonly tracker: OffsetTracker;
   private readonly cutter: BlockCutter | undefined;
   private readonly limits: IngesterLimits;
@@ -319,6 +328,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       });
     }
     this.source = opts.createSource((batch) => this.consume(batch));
+    if (opts.instanceLimits) this.limitGate = new InstanceLimitGate({ limits: opts.instanceLimits, numSeries: () => this.numSeries, onChange: (r) => opts.onOverLimit?.(r) });
   }
 
   get identity(): IngesterIdentity {
@@ -378,6 +388,12 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       for (const r of this.rates.values()) r.tick();
     }, INGESTION_RATE_TICK_MS);
     this.rateTimer.unref();
+    // Judged after every batch too; this clears a verdict while no records come (writes refused, heap freed).
+    if (this.limitGate) {
+      const gate = this.limitGate;
+      this.limitTimer = setInterval(() => gate.check(), LIMIT_CHECK_INTERVAL_MS);
+      this.limitTimer.unref();
+    }
     if (this.cutter && this.opts.blocksStorage) {
       this.timer = setInterval(() => void this.tick(), this.opts.blocksStorage.headCompactionIntervalMs);
       this.timer.unref();
@@ -389,6 +405,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     this.consuming = false;
     if (this.timer) clearInterval(this.timer);
     if (this.rateTimer) clearInterval(this.rateTimer);
+    if (this.limitTimer) clearInterval(this.limitTimer);
     await this.ticking?.catch(() => undefined);
     await this.source.stop();
     for (const db of this.dbs.values()) {
@@ -595,6 +612,12 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     }
     this.recordsConsumed.inc(batch.length);
     if (batch.length > 0) this.consumed.advance(batch[batch.length - 1].offset);
+    this.limitGate?.check();
+  }
+
+  /** Why this ingester asks for no more writes now (an instance limit); undefined when under them. */
+  get overLimitReason(): string | undefined {
+    return this.limitGate?.reason;
   }
 
   /** Appends one record's series and metadata to its tenant's head; undefined for a record that cannot be decoded. */

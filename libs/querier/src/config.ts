@@ -9,9 +9,11 @@ export const querierConfigShape = {
   'querier.ingester-timeout': duration('10s').describe("Deadline of one call to an ingester before the other zone's is asked."),
   'querier.timeout': duration('2m').describe('Query timeout.'),
   'querier.max-samples': z.coerce.number().int().positive().default(50_000_000).describe('Samples one query may hold in memory; over it 422.'),
-  'querier.max-fetched-series-per-query': z.coerce.number().int().min(0).default(0).describe('Series one query may fetch over all its selectors; over it 422; 0: no limit.'),
+  'querier.max-fetched-series-per-query': z.coerce.number().int().min(0).default(0).describe(
+    'Series one query may fetch over all its selectors; over it 422; 0: no limit. Unset: one per 4 KiB of -server.memory-limit.',
+  ),
   'querier.max-estimated-memory-per-query': z.coerce.number().int().min(0).default(0).describe(
-    'Bytes one query is estimated to hold (fetched series and samples, then evaluated points), checked as it fetches and evaluates, in ingesters too; over it 422; 0: no limit.',
+    'Bytes one query is estimated to hold (fetched series and samples, then evaluated points), checked as it fetches and evaluates, in ingesters too; over it 422; 0: no limit. Unset: 10% of -server.memory-limit.',
   ),
   'querier.lookback-delta': duration('5m').describe('PromQL lookback: how far back an instant selector looks for a sample.'),
   'querier.max-wait-for-offset': duration('10s').describe('Strong read consistency: how long an ingester may take to consume the last produced offset.'),
@@ -21,6 +23,12 @@ export const querierConfigShape = {
   'querier.query-ingesters-within': duration('13h').describe('Ingesters are asked only for data newer than this (0s: always).'),
   'querier.query-store-after': duration('12h').describe("The bucket's blocks are asked only for data older than this (0s: always)."),
   'querier.deletion-requests-sync-interval': duration('1m').describe('How old a tenant\'s delete requests and deletion mark (read from the bucket) may get before they are read again.'),
+};
+
+/** Defaults taken from the process' memory budget when the flag is not set (bytes in, value out). */
+export const querierBudgetDefaults = {
+  'querier.max-fetched-series-per-query': (budget: number) => Math.floor(budget / 4096),
+  'querier.max-estimated-memory-per-query': (budget: number) => Math.floor(budget * 0.1),
 };
 
 /** The results cache (Mimir's query-frontend flags); off unless a Redis endpoint is given. */

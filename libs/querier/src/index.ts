@@ -14,7 +14,7 @@ export { ResultsCache, isSplittable, splitByInterval, missingRanges } from './re
 export type { CacheBackend, ResultsCacheOptions } from './results-cache.ts';
 export { RedisCacheBackend } from './redis-cache.ts';
 export type { RedisCacheOptions } from './redis-cache.ts';
-export { querierConfigShape, resultsCacheConfigShape, parseIngesterAddresses } from './config.ts';
+export { querierConfigShape, querierBudgetDefaults, resultsCacheConfigShape, parseIngesterAddresses } from './config.ts';
 export type { QuerierConfig, ResultsCacheConfig, IngesterAddress } from './config.ts';
 export { registerUserStatsApi, sumUserStats } from './user-stats.ts';
 export type { UserStats, UserStatsApiOptions, UserStatsSource } from './user-stats.ts';

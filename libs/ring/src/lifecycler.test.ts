@@ -302,3 +302,33 @@ test('a KV that comes back with part of the ring: readers keep the missing parti
   for (const l of ls.slice(0, 2)) await l.stop();
   await watcher.stop();
 });
+
+test('an ingester over an instance limit publishes it at once: distributors see the partition refuse writes until it clears', async () => {
+  const kv = new MemoryKv();
+  const clock = new Clock();
+  const watcher = new PartitionRingWatcher({ kv, logger });
+  await watcher.start();
+  const writes = new WritePartitions({ watcher, partitionCount: async () => 2, logger });
+  const ls = [lifecycler(kv, clock, 'ingester-zone-a-0'), lifecycler(kv, clock, 'ingester-zone-b-0'), lifecycler(kv, clock, 'ingester-zone-a-1')];
+  for (const l of ls) await l.start();
+  clock.advance(10 * SECOND);
+  for (const l of ls) await l.reconcile();
+  await new Promise((r) => setImmediate(r));
+  assert.equal((await writes.lookup()).refusal(0), undefined);
+  // Zone b's ingester of partition 0 is full: partition 0 refuses (its zone-a copy would still grow), partition 1 does not.
+  ls[1].setOverLimit('150000 series in memory, at the limit of 150000');
+  await new Promise((r) => setTimeout(r, 10));
+  const lookup = await writes.lookup();
+  assert.equal(lookup.refusal(0), 'ingester-zone-b-0: 150000 series in memory, at the limit of 150000');
+  assert.equal(lookup.refusal(1), undefined);
+  // A heartbeat keeps it; clearing it lets writes through again.
+  clock.advance(15 * SECOND);
+  await ls[1].reconcile();
+  assert.equal((await ringDesc(kv)).owners['ingester-zone-b-0'].overLimit, '150000 series in memory, at the limit of 150000');
+  ls[1].setOverLimit(undefined);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal((await writes.lookup()).refusal(0), undefined);
+  assert.equal('overLimit' in (await ringDesc(kv)).owners['ingester-zone-b-0'], false);
+  for (const l of ls) await l.stop();
+  await watcher.stop();
+});

@@ -18,6 +18,7 @@ import {
   ownersOf,
   removeOwner,
   removePartition,
+  setOwnerOverLimit,
   setPartitionState,
   upsertOwner,
   type PartitionRingDesc,
@@ -63,6 +64,8 @@ export class PartitionInstanceLifecycler {
   private lastKnownState: PartitionState | undefined;
   private removeOwnerOnShutdown = false;
   private failing = false;
+  /** Why this ingester takes no more writes (an instance limit), published in its owner entry. */
+  private overLimit: string | undefined;
   private readonly now: () => number;
   private readonly key: string;
   private readonly reconciles?: Counter<'result'>;
@@ -134,6 +137,7 @@ export class PartitionInstanceLifecycler {
       else if (this.opts.heartbeatPeriodMs > 0 && now - d.owners[instanceId].heartbeatTimestamp >= this.opts.heartbeatPeriodMs) {
         changed = heartbeat(d, instanceId, now) || changed;
       }
+      changed = setOwnerOverLimit(d, instanceId, this.overLimit) || changed;
       const p = d.partitions[partition];
       if (
         p.state === 'PENDING' &&
@@ -168,6 +172,18 @@ export class PartitionInstanceLifecycler {
   /** DELETE /ingester/prepare-partition-downscale: INACTIVE → ACTIVE; other states are left alone. */
   cancelDownscale(): Promise<PartitionStateInfo> {
     return this.changeState((state) => (state === 'INACTIVE' ? 'ACTIVE' : state));
+  }
+
+  /**
+   * Publishes (undefined: clears) that this ingester is over an instance limit, at once rather than
+   * at the next reconcile: distributors refuse writes to its partition while it is set.
+   */
+  setOverLimit(reason: string | undefined): void {
+    if (reason === this.overLimit) return;
+    this.overLimit = reason;
+    if (reason === undefined) this.opts.logger.info(`${this.opts.instanceId} is back under its instance limits; writes to partition ${this.opts.partition} resume`);
+    else this.opts.logger.warn(`${this.opts.instanceId} is over an instance limit (${reason}); distributors refuse writes to partition ${this.opts.partition} (503) until it is back under`);
+    if (this.running) this.loop = this.loop.then(() => this.reconcileLogged());
   }
 
   /** prepare-shutdown: whether the next shutdown removes this instance from the ring. */

@@ -28,6 +28,8 @@ export interface OwnerDesc {
   registeredTimestamp: number;
   /** ms since epoch of the last heartbeat. */
   heartbeatTimestamp: number;
+  /** Set while the ingester is over an instance limit: distributors refuse writes to its partition (503) until it is cleared. */
+  overLimit?: string;
 }
 
 export interface PartitionRingDesc {
@@ -93,6 +95,16 @@ export function heartbeat(d: PartitionRingDesc, id: string, now: number): boolea
   const o = d.owners[id];
   if (!o) return false;
   d.owners[id] = { ...o, heartbeatTimestamp: now };
+  return true;
+}
+
+/** Sets (or with undefined clears) why the owner takes no more writes. */
+export function setOwnerOverLimit(d: PartitionRingDesc, id: string, reason: string | undefined): boolean {
+  const o = d.owners[id];
+  if (!o || o.overLimit === reason) return false;
+  const next = { ...o, overLimit: reason };
+  if (reason === undefined) delete next.overLimit;
+  d.owners[id] = next;
   return true;
 }
 

@@ -22,6 +22,8 @@ export interface PartitionLookup {
   partitionFor(token: number): number;
   /** The partition ids this lookup writes to, sorted. */
   readonly partitions: readonly number[];
+  /** Why a partition takes no writes now (an owner over an instance limit: `<owner>: <reason>`); undefined when it does. */
+  refusal(partition: number): string | undefined;
 }
 
 export class PartitionRing {
@@ -115,8 +117,11 @@ export class PartitionRing {
     const { tokens, owner } = this;
     const n = tokens.length;
     const describe = () => this.describeStates();
+    const refusals = new Map<number, string>();
+    for (const o of this.allOwners()) if (o.overLimit !== undefined && !refusals.has(o.partition)) refusals.set(o.partition, `${o.id}: ${o.overLimit}`);
     return {
       partitions,
+      refusal: (partition) => refusals.get(partition),
       partitionFor(token: number): number {
         if (partitions.length === 0) {
           throw new NoWritablePartitionError(`no ACTIVE partition in the ring to write to (${describe()}); retry once an ingester has made its partition ACTIVE`);

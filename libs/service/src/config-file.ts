@@ -13,6 +13,8 @@ export interface ConfigFileOptions {
   /** -config.expand-env: replace `${VAR}` and `${VAR:default}` before parsing. */
   expandEnv: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Skip keys of no flag in yamlPaths instead of refusing them (reading a few flags before the full parse). */
+  ignoreUnknown?: boolean;
 }
 
 /** Reads and maps the file; every error is one line naming the file and what is wrong. */
@@ -58,7 +60,7 @@ export function parseConfigYaml(text: string, source: string, options: ConfigFil
         if (value === null || value === undefined) continue;
         if (!isMapping(value)) throw fail(`key "${path}" is a section: expected a mapping`);
         visit(value, path);
-      } else {
+      } else if (!options.ignoreUnknown) {
         const near = closest(path, [...flagByPath.keys()]);
         throw fail(`unknown key "${path}"${near === undefined ? '' : `; did you mean ${near}?`}`);
       }

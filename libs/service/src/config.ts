@@ -2,12 +2,16 @@
 
 import { z } from 'zod';
 import { boolFlag } from './flags.ts';
+import { byteSize } from './memory-budget.ts';
 
 export const serverConfigShape = {
   'server.http-listen-address': z.string().default('127.0.0.1').describe('HTTP bind address (0.0.0.0 in containers).'),
   'server.http-listen-port': z.coerce.number().int().min(0).max(65535).default(8080).describe('HTTP port (push, query API, /ready, /metrics).'),
   'server.grpc-listen-address': z.string().default('127.0.0.1').describe("Bind address of the ingester's gRPC query service."),
   'server.grpc-listen-port': z.coerce.number().int().min(0).max(65535).default(9095).describe("Port of the ingester's gRPC query service."),
+  'server.memory-limit': byteSize('0').describe(
+    "Memory this process may use (bytes, or 512MiB, 4GiB); 0: the cgroup's limit, else 75% of the machine's. The V8 heap is 75% of it, and limits on pushes in flight, series per ingester and memory per query default to shares of it.",
+  ),
 };
 
 export type ServerConfig = z.infer<z.ZodObject<typeof serverConfigShape>>;

@@ -38,7 +38,7 @@ export function isFlagSet(values: FlagValues, name: string): boolean {
 }
 
 /** Looks a flag up by its dotted name, its env form, then in the config file. */
-function lookup(values: FlagValues, name: string): string | undefined {
+export function lookup(values: FlagValues, name: string): string | undefined {
   return values.args[name] ?? values.env[name.replace(/[.-]/g, '_')] ?? values.file?.[name];
 }
 

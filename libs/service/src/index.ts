@@ -1,4 +1,4 @@
-export { parseFlags, flagsToConfig, isFlagSet, parseDuration, duration, boolFlag } from './flags.ts';
+export { parseFlags, flagsToConfig, isFlagSet, lookup as flagValue, parseDuration, duration, boolFlag } from './flags.ts';
 export type { FlagValues } from './flags.ts';
 export { flagDefault, flagDescription, renderHelp } from './help.ts';
 export type { FlagGroup } from './help.ts';
@@ -22,6 +22,8 @@ export { configFileShape, logConfigShape, serverConfigShape } from './config.ts'
 export type { LogConfig, ServerConfig } from './config.ts';
 export { ReloadingYamlFile } from './reloading-file.ts';
 export { keepGcHeadroom, heapGrowingPercent } from './gc-headroom.ts';
+export { memoryBudget, sizeHeapFromBudget, describeBudget, formatBytes, parseByteSize, byteSize, cgroupMemoryLimit, heapSizeMiB } from './memory-budget.ts';
+export type { MemoryBudget } from './memory-budget.ts';
 export { redactConfig, isSecretFlag, REDACTED } from './redact.ts';
 export type { ReloadingYamlFileOptions } from './reloading-file.ts';
 export { authConfigShape, createAuthenticator, tokensFileSchema, TokensAuthenticator, TokensFileAuthenticator } from './auth.ts';
