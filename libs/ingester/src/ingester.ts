@@ -329,6 +329,15 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     }
     this.source = opts.createSource((batch) => this.consume(batch));
     if (opts.instanceLimits) this.limitGate = new InstanceLimitGate({ limits: opts.instanceLimits, numSeries: () => this.numSeries, onChange: (r) => opts.onOverLimit?.(r) });
+    const gate = this.limitGate;
+    new Gauge({
+      name: 'strata_ingester_instance_limit_reached',
+      help: 'Whether this ingester is over an instance limit (max series, heap): distributors refuse writes to its partition while it is 1.',
+      registers: [opts.registry],
+      collect() {
+        this.set(gate?.reason === undefined ? 0 : 1);
+      },
+    });
   }
 
   get identity(): IngesterIdentity {
