@@ -43,3 +43,6 @@ export type { Tombstone } from './tombstones.ts';
 export { applyTombstones, applyTombstonesAll, tombstoneIntervals } from './tombstones.ts';
 export { SendingOrder } from './sending-order.ts';
 export { ByteStrings, grown } from './byte-strings.ts';
+export { FNV_OFFSET, FNV_PRIME, SERIES_HASH_SEED, foldHash, hashLabels, seriesKey, stringHash } from './labels-hash.ts';
+export { QUERY_SHARD_LABEL, queryShardMatcher, splitQueryShard, inQueryShard, labelsInQueryShard } from './query-shard.ts';
+export type { QueryShard } from './query-shard.ts';

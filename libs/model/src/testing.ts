@@ -5,6 +5,7 @@
 import { QueryAbortedError, throwIfAborted } from './abort.ts';
 import { compareUtf8, labelsKey, type Labels } from './labels.ts';
 import { matcherFn } from './matchers.ts';
+import { labelsInQueryShard, splitQueryShard } from './query-shard.ts';
 import type { LabelValuesParams, NativeHistogram, Querier, SelectParams, Series } from './querier.ts';
 
 interface StoredSeries {
@@ -96,9 +97,10 @@ export class MemoryQuerier implements Querier {
   }
 
   private matching(p: SelectParams): StoredSeries[] {
-    const fns = p.matchers.map((m) => ({ name: m.name, fn: matcherFn(m) }));
-    return [...(this.tenants.get(p.tenant)?.values() ?? [])].filter((s) =>
-      fns.every(({ name, fn }) => fn(s.labels.find((l) => l.name === name)?.value ?? '')),
+    const { matchers, shard } = splitQueryShard(p.matchers);
+    const fns = matchers.map((m) => ({ name: m.name, fn: matcherFn(m) }));
+    return [...(this.tenants.get(p.tenant)?.values() ?? [])].filter(
+      (s) => fns.every(({ name, fn }) => fn(s.labels.find((l) => l.name === name)?.value ?? '')) && (shard === undefined || labelsInQueryShard(s.labels, shard)),
     );
   }
 }

@@ -7,6 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   compareUtf8,
+  labelsInQueryShard,
+  splitQueryShard,
   throwIfAborted,
   type BlockLabelValuesParams,
   type BlockQuerier,
@@ -19,9 +21,9 @@ import { ChunksReader, type RawChunk } from './chunks-reader.ts';
 import { IndexReader, type IndexSeriesEntry } from './index-reader.ts';
 import { META_FILENAME, parseBlockMeta, type BlockMeta } from './meta.ts';
 import { intersectPostings } from './postings-list.ts';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './histogram-chunk.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, XOR_ENCODING } from './chunk-encoding.ts';
 import { decodeHistogramSamples, histogramArrays, sortedHistograms, type HistogramSample } from './histogram-series.ts';
-import { XOR_ENCODING, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
+import { decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 
 export interface BlockFiles {
   index: ByteSource;
@@ -85,10 +87,12 @@ export class BlockReader implements BlockQuerier {
     if (!this.overlaps(mint, maxt)) return [];
     // Decoding is synchronous: an abort can only be seen between the reads.
     throwIfAborted(signal, 'selecting block series');
-    const ids = await this.index.postingsForMatchers(matchers);
+    const { matchers: rest, shard } = splitQueryShard(matchers);
+    const ids = await this.index.postingsForMatchers(rest);
     if (ids.length === 0) return [];
     throwIfAborted(signal, 'selecting block series');
-    const entries = await this.index.series(ids);
+    const all = await this.index.series(ids);
+    const entries = shard === undefined ? all : all.filter((e) => labelsInQueryShard(e.labels, shard));
 
     const refs: number[] = [];
     const wanted: { labels: Series['labels']; first: number; count: number; metas: IndexSeriesEntry['chunks'] }[] = [];
@@ -156,7 +160,8 @@ export class BlockReader implements BlockQuerier {
     if (!this.overlaps(mint, maxt)) return [];
     if (matchers.length === 0) return this.index.labelNames();
     throwIfAborted(signal, 'reading block label names');
-    const ids = await this.index.postingsForMatchers(matchers);
+    // A query shard's names are among those of all its series: the shard is not worth reading every series for.
+    const ids = await this.index.postingsForMatchers(splitQueryShard(matchers).matchers);
     throwIfAborted(signal, 'reading block label names');
     const names = new Set<string>();
     for (const e of await this.index.series(ids)) {
@@ -171,7 +176,7 @@ export class BlockReader implements BlockQuerier {
     const all = this.index.labelValues(name);
     if (matchers.length === 0) return all;
     throwIfAborted(signal, 'reading block label values');
-    const ids = await this.index.postingsForMatchers(matchers);
+    const ids = await this.index.postingsForMatchers(splitQueryShard(matchers).matchers);
     if (ids.length === 0) return [];
     if (this.meta !== undefined && mint <= this.meta.minTime && this.meta.maxTime - 1 <= maxt) {
       // Every chunk is in the range: which values the matching series have is a postings question.

@@ -4,20 +4,21 @@
 // metadata. It never accepts two values for one timestamp and never takes a
 // sample below what has been cut into blocks.
 
-import { compareLabels, compareUtf8, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
+import { SERIES_HASH_SEED, compareLabels, compareUtf8, foldHash, hashLabels, seriesKey, inQueryShard, splitQueryShard, stringHash, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
 import { ChunkArena, ReusingArena } from './chunk-arena.ts';
 import { HeadChunks } from './head-chunks.ts';
 import { sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
 import { SampleArena, type DecodedSamplesCache } from './decoded-samples.ts';
-import { MemorySeries, type EncodedChunk, type SeriesContext } from './memory-series.ts';
+import { MemorySeries, type SeriesContext } from './memory-series.ts';
+import type { EncodedChunk } from './chunk-encoding.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import type { OooInsert } from './ooo-samples.ts';
 import { Postings } from './postings.ts';
 import { RecordSymbols, type HeadSymbols } from './record-symbols.ts';
 import { SeriesRows } from './series-rows.ts';
-import { SERIES_HASH_SEED, flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, foldHash, hashLabelBytes, hashLabels, seriesKey, stringHash } from './series-hash.ts';
+import { flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, hashLabelBytes } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
 
 export interface AppendStats {
@@ -333,9 +334,11 @@ export class Head {
     return this.seriesOf(ids, 0, ids.length, mint, maxt);
   }
 
-  /** The ids of the series the matchers select, ascending: a caller reads them in slices with seriesOf. */
+  /** The ids of the series the matchers (a query shard's among them) select, ascending: a caller reads them in slices with seriesOf. */
   seriesIds(matchers: Matcher[]): number[] {
-    return this.postings.select(matchers);
+    const { matchers: rest, shard } = splitQueryShard(matchers);
+    const ids = this.postings.select(rest);
+    return shard === undefined ? ids : ids.filter((id) => inQueryShard(this.series[id].hash, shard));
   }
 
   /**
@@ -457,7 +460,7 @@ export class Head {
   }
 
   private *matching(matchers: Matcher[], mint: number, maxt: number): Generator<MemorySeries> {
-    for (const id of this.postings.select(matchers)) {
+    for (const id of this.seriesIds(matchers)) {
       const s = this.series[id];
       if (s.hasDataIn(mint, maxt)) yield s;
     }

@@ -4,7 +4,7 @@
 // record, with no string made, no string-keyed map probe and nothing left to collect.
 
 import { ByteStrings, grown } from '@strata/model';
-import { stringHash } from './series-hash.ts';
+import { stringHash } from '@strata/model';
 
 /** Symbols remembered at most (about 40 bytes each besides their bytes); past either bound the table starts over. */
 const MAX_SYMBOLS = 1 << 20;
