@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { BlockWriteError } from './block-errors.ts';
 import { ChunksWriter, DEFAULT_SEGMENT_SIZE } from './chunks-writer.ts';
 import { writeIndex, type ChunkMeta, type IndexSeries } from './index-writer.ts';
-import type { EncodedChunk } from './memory-series.ts';
+import { XOR_ENCODING, type EncodedChunk } from './chunk-encoding.ts';
 import { encodeBlockMeta, META_FILENAME, META_VERSION, type BlockCompaction, type BlockMeta } from './meta.ts';
 import { createUlidGenerator } from './ulid.ts';
-import { XOR_ENCODING, xorChunkNumSamples } from './xor-chunk.ts';
+import { xorChunkNumSamples } from './xor-chunk.ts';
 
 export const TOMBSTONES_FILENAME = 'tombstones';
 /** Empty tombstones: magic 0x0130BA30, format 1, CRC32C of no entries (0). */

@@ -10,11 +10,11 @@ import { BlockUnsupportedError } from './block-errors.ts';
 import type { BlockReader } from './block-reader.ts';
 import { DEFAULT_SAMPLES_PER_CHUNK } from './block-writer.ts';
 import type { IndexSeriesEntry } from './index-reader.ts';
-import { encodeChunks, type EncodedChunk } from './memory-series.ts';
+import { encodeChunks } from './memory-series.ts';
 import type { BlockMeta } from './meta.ts';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './histogram-chunk.ts';
 import { decodeHistogramSamples, encodeHistogramChunks, sortedHistograms } from './histogram-series.ts';
-import { XOR_ENCODING, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
+import { decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
+import { XOR_ENCODING, isChunkEncoding, type EncodedChunk } from './chunk-encoding.ts';
 
 export interface CompactOptions {
   /** Parent directory of the new block. */
@@ -107,10 +107,9 @@ async function mergedChunks(parts: { block: BlockReader; entry: IndexSeriesEntry
   for (const { block, entry } of parts) {
     const raw = await block.readChunks(entry.chunks.map((c) => c.ref));
     raw.forEach((r, i) => {
-      if (r.encoding !== XOR_ENCODING && r.encoding !== HISTOGRAM_ENCODING && r.encoding !== FLOAT_HISTOGRAM_ENCODING) {
-        throw new BlockUnsupportedError(`chunk encoding ${r.encoding} is not supported`);
-      }
-      all.push({ minTime: entry.chunks[i].minTime, maxTime: entry.chunks[i].maxTime, data: r.data.slice(), encoding: r.encoding });
+      const encoding = r.encoding;
+      if (!isChunkEncoding(encoding)) throw new BlockUnsupportedError(`chunk encoding ${encoding} is not supported`);
+      all.push({ minTime: entry.chunks[i].minTime, maxTime: entry.chunks[i].maxTime, data: r.data.slice(), encoding });
     });
   }
   all.sort((a, b) => a.minTime - b.minTime);

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NativeHistogram } from '@strata/model';
 import { BitReader, BitWriter } from './bit-stream.ts';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, HistogramChunkEncoder, decodeHistogramChunk, histogramChunkHeader, histogramChunkNumSamples } from './histogram-chunk.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './chunk-encoding.ts';
+import { HistogramChunkEncoder, decodeHistogramChunk, histogramChunkHeader, histogramChunkNumSamples } from './histogram-chunk.ts';
 import { HEADER_GAUGE, HEADER_RESET, HEADER_UNKNOWN, sameHistogram, spansFromIndices } from './histogram-layout.ts';
 import { STALE_NAN, floatFromBits, floatHi, floatLo, isStaleNaN, putVarbitInt, putVarbitUint, putZeroThreshold, readVarbitInt, readVarbitUint, readZeroThreshold } from './varbit.ts';
 

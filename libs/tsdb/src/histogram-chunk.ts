@@ -40,9 +40,8 @@ import {
   xorWrite,
   type XorState,
 } from './varbit.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './chunk-encoding.ts';
 
-export const HISTOGRAM_ENCODING = 2 as const;
-export const FLOAT_HISTOGRAM_ENCODING = 3 as const;
 const HEADER_BYTES = 3;
 const HEADER_MASK = 0xc0;
 const CUSTOM_BUCKETS_SCHEMA = -53;

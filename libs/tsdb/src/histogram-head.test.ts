@@ -8,11 +8,11 @@ import { BlockReader } from './block-reader.ts';
 import { writeBlock, writeBlockFromChunks } from './block-writer.ts';
 import { compactBlocks } from './compact.ts';
 import { Head, emptyAppendStats } from './head.ts';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, histogramChunkHeader } from './histogram-chunk.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, XOR_ENCODING } from './chunk-encoding.ts';
+import { histogramChunkHeader } from './histogram-chunk.ts';
 import { HEADER_NOT_RESET, HEADER_RESET, HEADER_UNKNOWN, sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { STALE_NAN, isStaleNaN } from './varbit.ts';
-import { XOR_ENCODING } from './xor-chunk.ts';
 
 const T0 = 1_732_950_000_000;
 const H2 = 2 * 3600_000;

@@ -3,7 +3,8 @@ export type { AppendStats, HeadOptions, SeriesRef, BlockSeries, SeriesExemplars 
 export type { HeadSymbols } from './record-symbols.ts';
 export { RangeHead } from './range-head.ts';
 export { DecodedSamplesCache, SampleArena } from './decoded-samples.ts';
-export type { EncodedChunk } from './memory-series.ts';
+export { XOR_ENCODING } from './chunk-encoding.ts';
+export type { EncodedChunk } from './chunk-encoding.ts';
 export type { HistogramSample } from './histogram-series.ts';
 export type { Exemplar, ExemplarInput } from './exemplars.ts';
 export type { MetricMetadataEntry, MetricMetadataInput } from './metric-metadata.ts';
@@ -16,7 +17,6 @@ export {
   decodeXorChunk,
   decodeXorChunkInto,
   xorChunkNumSamples,
-  XOR_ENCODING,
   MAX_XOR_CHUNK_SAMPLES,
   MAX_ABS_TIMESTAMP,
   HI_WORD,

@@ -8,6 +8,7 @@
 
 import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
 import type { ChunkArena, ReusingArena } from './chunk-arena.ts';
+import type { EncodedChunk } from './chunk-encoding.ts';
 import type { ChunkSegment, HeadChunks } from './head-chunks.ts';
 import type { DecodedSamplesCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-samples.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
@@ -15,16 +16,6 @@ import { sameHistogram } from './histogram-layout.ts';
 import { OooHistograms } from './ooo-histograms.ts';
 import { OooSamples, type OooInsert } from './ooo-samples.ts';
 import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
-
-/** A chunk of a block being cut: its bytes, encoding and the times of its first and last sample. */
-export interface EncodedChunk {
-  minTime: number;
-  maxTime: number;
-  /** The bytes; of a head chunk in a file, read from it at each access (read it once). */
-  data: Uint8Array;
-  /** Chunk encoding: 1 XOR (the default), 2 histogram, 3 float histogram. */
-  encoding?: number;
-}
 
 export interface SampleArrays {
   timestamps: Float64Array;

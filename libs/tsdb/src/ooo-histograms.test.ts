@@ -7,11 +7,11 @@ import type { Labels, NativeHistogram } from '@strata/model';
 import { BlockReader } from './block-reader.ts';
 import { writeBlockFromChunks } from './block-writer.ts';
 import { Head, emptyAppendStats } from './head.ts';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, histogramChunkHeader } from './histogram-chunk.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, XOR_ENCODING } from './chunk-encoding.ts';
+import { histogramChunkHeader } from './histogram-chunk.ts';
 import { HEADER_UNKNOWN, sameHistogram } from './histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { STALE_NAN, isStaleNaN } from './varbit.ts';
-import { XOR_ENCODING } from './xor-chunk.ts';
 
 const H2 = 2 * 3600_000;
 const T0 = Math.floor(1_732_950_000_000 / H2) * H2 + 600_000;

@@ -16,7 +16,8 @@ import { BlockReader } from './block-reader.ts';
 import { ChunksReader } from './chunks-reader.ts';
 import { FileByteSource } from './byte-source.ts';
 import { IndexReader } from './index-reader.ts';
-import { HI_WORD, LO_WORD, XOR_ENCODING, XorChunkEncoder, decodeXorChunk } from './xor-chunk.ts';
+import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunk } from './xor-chunk.ts';
+import { XOR_ENCODING } from './chunk-encoding.ts';
 
 const run = promisify(execFile);
 const PROMTOOL = '/usr/bin/promtool';

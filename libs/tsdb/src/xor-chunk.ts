@@ -5,7 +5,6 @@
 import { BitReader } from './bit-stream.ts';
 import { int64Hi, int64Lo, readUvarintAsInt64, readVarintNumber, writeUvarintNumber, writeVarintNumber } from './int64.ts';
 
-export const XOR_ENCODING = 1;
 /** The sample count is a uint16 in the chunk header. */
 export const MAX_XOR_CHUNK_SAMPLES = 0xffff;
 /** |t| bound that keeps every delta and delta-of-delta an exact JS number. */
