@@ -1,7 +1,8 @@
 // A single process started with a 512 MiB memory budget (-server.memory-limit), as `npm start`
 // runs it: the launcher sizes the V8 heap from the budget; a query over more series than the
 // budget allows is a 422 naming the limit while RSS stays within the budget, the process keeps
-// ingesting and another tenant's queries answer; a series-creation burst far beyond the budget
+// ingesting and another tenant's queries answer; an aggregation over those series is answered
+// shard by shard within the budget; a series-creation burst far beyond the budget
 // is answered 503 naming the instance limit, the process lives, and every sample answered 2xx
 // is queryable afterwards.
 
@@ -96,7 +97,7 @@ describe('a 512 MiB memory budget', { timeout: 900_000 }, () => {
     let peak = rss(pid);
     const poll = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
     try {
-      const wide = { query: 'count by (shard) ({__name__="mem_wide"})', start: String((t0 - 3_600_000) / 1000), end: String(t0 / 1000), step: '60' };
+      const wide = { query: 'mem_wide', start: String((t0 - 3_600_000) / 1000), end: String(t0 / 1000), step: '60' };
       const quietQuery = { query: 'count(mem_quiet)', time: String(t0 / 1000) };
       for (let round = 0; round < 3; round++) {
         const [a, b, quiet, write] = await Promise.all([
@@ -116,6 +117,26 @@ describe('a 512 MiB memory budget', { timeout: 900_000 }, () => {
       clearInterval(poll);
     }
     console.log(`RSS peak ${(peak / 2 ** 20).toFixed(0)} MiB of a ${BUDGET / 2 ** 20} MiB budget while over-limit queries were refused`);
+    assert.ok(peak < BUDGET, `RSS peaked at ${(peak / 2 ** 20).toFixed(0)} MiB`);
+  });
+
+  test('an aggregation over more series than one query may hold is answered shard by shard, within the budget', async () => {
+    const pid = sp.strata.pid!;
+    let peak = rss(pid);
+    const poll = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
+    try {
+      const range = { query: 'count by (shard) ({__name__=~"mem_wide|mem_quiet"})', start: String((t0 - 600_000) / 1000), end: String(t0 / 1000), step: '60' };
+      const r = await api<{ result: { metric: Record<string, string>; values: [number, string][] }[] }>(sp.strata.url, '/prometheus/api/v1/query_range', range, { method: 'POST', headers: LOUD });
+      assert.equal(r.httpStatus, 200, r.error);
+      assert.equal(r.data.result.length, SHARDS);
+      for (const s of r.data.result) assert.ok(s.values.every(([, v]) => v === String(100_000 / SHARDS)), `${JSON.stringify(s.metric)}: ${JSON.stringify(s.values.slice(0, 3))}`);
+      const instant = await api<{ result: VectorSample[] }>(sp.strata.url, '/prometheus/api/v1/query', { query: 'count({__name__="mem_wide"})', time: String(t0 / 1000) }, { headers: LOUD });
+      assert.equal(instant.httpStatus, 200, instant.error);
+      assert.equal(instant.data.result[0].value[1], '100000');
+    } finally {
+      clearInterval(poll);
+    }
+    console.log(`RSS peak ${(peak / 2 ** 20).toFixed(0)} MiB of a ${BUDGET / 2 ** 20} MiB budget while aggregations over 100,000 series were answered shard by shard`);
     assert.ok(peak < BUDGET, `RSS peaked at ${(peak / 2 ** 20).toFixed(0)} MiB`);
   });
 

@@ -14,6 +14,7 @@ import { Evaluator } from './evaluator.ts';
 import type { PreparedSeries } from './prepared.ts';
 import { Annotations, prepareSeries, statsOnly } from './prepared.ts';
 import { FUNCTIONS } from './functions.ts';
+import { SHARD_COUNTS, evaluateSharded, isQueryBudgetError, isUnfoldable, shardableAggregation } from './sharded-aggregation.ts';
 import { goPow, goQuote } from './go-compat.ts';
 import type { ParseOptions } from './parser.ts';
 import { parseExpr } from './parser.ts';
@@ -142,7 +143,45 @@ export class Engine {
     return this.exec(p.tenant, p.query, expr, Math.round(start), Math.round(end), Math.round(step), false, p);
   }
 
+  /**
+   * Evaluates the query; one over a query budget is answered shard by shard when it is an
+   * aggregation whose shards fold exactly (sharded-aggregation.ts), else refused.
+   */
   private async exec(
+    tenant: string,
+    query: string,
+    expr: Expr,
+    start: number,
+    end: number,
+    interval: number,
+    instant: boolean,
+    overrides: QueryOverrides,
+  ): Promise<QueryResult> {
+    // One deadline for all the shards.
+    const deadline = Date.now() + (overrides.timeoutMs !== undefined ? Math.min(overrides.timeoutMs, this.timeoutMs) : this.timeoutMs);
+    const once = () => this.execOnce(tenant, query, expr, start, end, interval, instant, { ...overrides, timeoutMs: Math.max(1, deadline - Date.now()) });
+    const plan = shardableAggregation(expr);
+    if (plan === undefined) return once();
+    let refusal: unknown;
+    try {
+      return await once();
+    } catch (err) {
+      if (!isQueryBudgetError(err)) throw err;
+      refusal = err;
+    }
+    for (const count of SHARD_COUNTS) {
+      try {
+        return await evaluateSharded(plan, count, once);
+      } catch (err) {
+        if (isUnfoldable(err)) throw refusal;
+        if (!isQueryBudgetError(err)) throw err;
+        refusal = err;
+      }
+    }
+    throw refusal;
+  }
+
+  private async execOnce(
     tenant: string,
     query: string,
     expr: Expr,
