@@ -4,14 +4,16 @@
 // COPY lines and .dockerignore select, production dependencies installed as its RUN line does, at its
 // WORKDIR (/app), read-only, run as its USER with its ENTRYPOINT. apache/kafka: /etc/kafka/docker/run and
 // /opt/kafka/bin/kafka-topics.sh are stand-ins that run Kafka from the Maven jars in .cache/kafka (the
-// repo's way, @strata/local-kafka) with the configuration the manifest's KAFKA_* variables give, as
-// the image turns them into server.properties. redis: Debian's redis-server. The S3 server the
-// manifests expect outside the cluster is the test image `strata-test/s3rver` (s3rver, as the other
-// e2e tests use). prom/prometheus: Debian's /usr/bin/prometheus. strata-test/tenant-proxy: a
-// remote-write sidecar adding X-Scope-OrgID (tenant-proxy.ts).
+// repo's way, @strata/local-kafka; bound at /opt/kafka/maven) with the configuration the manifest's
+// KAFKA_* variables give, as the image turns them into server.properties. redis: Debian's
+// redis-server. The S3 server the manifests expect outside the cluster is the test image
+// `strata-test/s3rver` (s3rver, as the other e2e tests use). prom/prometheus: Debian's
+// /usr/bin/prometheus. strata-test/tenant-proxy: a remote-write sidecar adding X-Scope-OrgID
+// (tenant-proxy.ts). A stand-in never names a host path inside a pod: what it needs from the host
+// is bound at a fixed path that no volume of the manifests mounts over (runner.ts refuses one that does).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, posix, relative } from 'node:path';
+import { dirname, join, posix, relative } from 'node:path';
 import { classDataArgs, classpath, fetchKafka, jvmArgs } from '@strata/local-kafka';
 
 interface ImageBind {
@@ -36,19 +38,27 @@ export interface ImageRun {
 const NODE_DIR = '/opt/node/bin';
 const PATH = `${NODE_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
 const NODE: ImageBind = { host: process.execPath, path: `${NODE_DIR}/node`, readOnly: true };
+// The checkout, for the stand-ins that run its code (node --import tsx from here). Never its host
+// path: the production overlay mounts an emptyDir at /tmp, which would hide a clone under /tmp.
+const REPO = '/strata-repo';
+// @strata/local-kafka's cache of one Kafka version: libs/ (the jars), kafka.jsa, format-template/.
+const KAFKA_DIST = '/opt/kafka/maven';
 
 export class Images {
   private readonly repoRoot: string;
   private readonly kafkaDir: string;
+  private readonly kafkaDist: string;
   private readonly strata: StrataImage;
 
   private constructor(
     repoRoot: string,
     kafkaDir: string,
+    kafkaDist: string,
     strata: StrataImage,
   ) {
     this.repoRoot = repoRoot;
     this.kafkaDir = kafkaDir;
+    this.kafkaDist = kafkaDist;
     this.strata = strata;
   }
 
@@ -62,18 +72,23 @@ export class Images {
       writeFileSync(path, text);
       chmodSync(path, 0o755);
     };
-    const java = ['java', ...jvmArgs({ extra: classDataArgs(libs) }), '-cp', `'${classpath(libs)}'`].join(' ');
-    script(join(kafkaDir, 'docker', 'run'), kafkaRunScript(java, join(libs, '..', 'format-template')));
+    // Paths as the container sees them. The class-data archive still fits the jars at their bound
+    // path: the JVM (17+) accepts an archive whose class path moved as a whole.
+    const dist = dirname(libs);
+    const podLibs = posix.join(KAFKA_DIST, posix.basename(libs));
+    const cds = classDataArgs(libs).map((a) => a.replace(dist, KAFKA_DIST));
+    const java = ['java', ...jvmArgs({ extra: cds }), '-cp', `'${classpath(podLibs)}'`].join(' ');
+    script(join(kafkaDir, 'docker', 'run'), kafkaRunScript(java, posix.join(KAFKA_DIST, 'format-template')));
     script(
       join(kafkaDir, 'bin', 'kafka-topics.sh'),
-      `#!/bin/sh\n# Stand-in for Kafka's kafka-topics.sh (the Maven jars hold no tools): the subset the manifests use, on @platformatic/kafka.\ncd ${repoRoot} && exec node --import tsx ${join(repoRoot, 'test/support/pod-runner/kafka-topics.ts')} "$@"\n`,
+      `#!/bin/sh\n# Stand-in for Kafka's kafka-topics.sh (the Maven jars hold no tools): the subset the manifests use, on @platformatic/kafka.\ncd ${REPO} && exec node --import tsx ${REPO}/test/support/pod-runner/kafka-topics.ts "$@"\n`,
     );
-    return new Images(repoRoot, kafkaDir, strataImage(repoRoot, join(dir, 'strata')));
+    return new Images(repoRoot, kafkaDir, dist, strataImage(repoRoot, join(dir, 'strata')));
   }
 
   resolve(image: string): ImageRun {
     const [name] = image.split(':');
-    const repo: ImageBind = { host: this.repoRoot, path: this.repoRoot, readOnly: true };
+    const repo: ImageBind = { host: this.repoRoot, path: REPO, readOnly: true };
     switch (name) {
       case 'strata':
         return {
@@ -99,6 +114,7 @@ export class Images {
           binds: [
             repo,
             NODE,
+            { host: this.kafkaDist, path: KAFKA_DIST, readOnly: true },
             { host: join(this.kafkaDir, 'bin'), path: '/opt/kafka/bin', readOnly: true },
             { host: join(this.kafkaDir, 'docker'), path: '/etc/kafka/docker', readOnly: true },
           ],
@@ -122,9 +138,9 @@ export class Images {
       case 'strata-test/s3rver':
       case 'strata-test/tenant-proxy':
         return {
-          entrypoint: ['node', '--import', 'tsx', join(this.repoRoot, `test/support/pod-runner/${name === 'strata-test/s3rver' ? 's3-server' : 'tenant-proxy'}.ts`)],
+          entrypoint: ['node', '--import', 'tsx', `${REPO}/test/support/pod-runner/${name === 'strata-test/s3rver' ? 's3-server' : 'tenant-proxy'}.ts`],
           cmd: [],
-          workdir: this.repoRoot,
+          workdir: REPO,
           env: { PATH },
           user: 1000,
           binds: [repo, NODE],

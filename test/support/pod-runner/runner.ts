@@ -12,6 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join, posix } from 'node:path';
+import { parseByteSize } from '@strata/service';
+import { refuseHiddenBinds } from './binds.ts';
 import { Images, type ImageRun } from './images.ts';
 import {
   matches,
@@ -338,11 +340,11 @@ export class Pod {
       const data = f.secretRef ? this.runner.configData('Secret', f.secretRef.name) : f.configMapRef ? this.runner.configData('ConfigMap', f.configMapRef.name) : {};
       for (const [k, v] of Object.entries(data)) env[`${f.prefix ?? ''}${k}`] = v;
     }
-    for (const e of c.env ?? []) env[e.name] = this.envValue(e, env);
+    for (const e of c.env ?? []) env[e.name] = this.envValue(e, env, c);
     return env;
   }
 
-  private envValue(e: EnvVar, env: Record<string, string>): string {
+  private envValue(e: EnvVar, env: Record<string, string>, c: Container): string {
     if (e.value !== undefined) return expand(e.value, env);
     const from = e.valueFrom;
     if (from?.fieldRef) {
@@ -358,6 +360,13 @@ export class Pod {
       const v = fields[path];
       if (v === undefined) throw new Error(`pod ${this.name}: fieldRef ${path} is not supported`);
       return v;
+    }
+    if (from?.resourceFieldRef) {
+      // The kubelet's quantity in bytes (divisor 1); only the memory limit is used by the manifests.
+      const { resource } = from.resourceFieldRef;
+      const limit = resource === 'limits.memory' ? c.resources?.limits?.memory : undefined;
+      if (limit === undefined) throw new Error(`pod ${this.name}: resourceFieldRef ${resource} is not supported or the container sets no such limit`);
+      return String(parseByteSize(limit));
     }
     if (from?.secretKeyRef) return this.runner.configKey('Secret', from.secretKeyRef.name, from.secretKeyRef.key);
     if (from?.configMapKeyRef) return this.runner.configKey('ConfigMap', from.configMapKeyRef.name, from.configMapKeyRef.key);
@@ -646,11 +655,20 @@ export class PodRunner {
         const h = hpa.spec as HpaSpec;
         w.desired = Math.min(h.maxReplicas, Math.max(h.minReplicas ?? 1, w.desired));
       }
+      this.refuseHiddenBinds(w);
       this.workloads.push(w);
     }
     // Names first (every pod's /etc/hosts lists every StatefulSet pod), then pods.
     for (const w of this.workloads) for (let i = 0; i < w.desired; i++) this.createPod(w, i, false);
     for (const w of this.workloads) void this.reconcileStart(w);
+  }
+
+  /** Before any pod starts (the error reaches the caller, not a pod log): no volume of `w`'s pods hides a bind of its images. */
+  private refuseHiddenBinds(w: Workload): void {
+    const spec = w.template.spec;
+    for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+      refuseHiddenBinds(`${w.kind} ${w.name}: container ${c.name} (image ${c.image})`, this.images.resolve(c.image).binds, c.volumeMounts ?? []);
+    }
   }
 
   private async reconcileStart(w: Workload): Promise<void> {
