@@ -22,9 +22,8 @@ import {
   loadIngesterService,
   queryToWire,
   seriesFromWire,
-  type WireExemplarSeries,
-  type WireSeries,
 } from './proto.ts';
+import type { WireExemplarSeries, WireSeries } from './wire-types.ts';
 import type { OffsetWaiter } from './server.ts';
 import { traceContextHeaders } from '@strata/tracing';
 import { fromGrpcError } from './grpc-status.ts';

@@ -5,6 +5,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type { ExemplarParams, ExemplarSeries, Labels, Matcher, MatchType, NativeHistogram, SelectParams, Series } from '@strata/model';
 import { SampleArena, decodeXorChunkInto, xorChunkNumSamples } from '@strata/tsdb';
 import { PROTO_PATH, decodeQueryStreamResponse, encodeQueryStreamResponse } from './stream-codec.ts';
+import type { WireChunk, WireExemplarSeries, WireExemplarsQuery, WireHistogram, WireMatcher, WireQuery, WireSeries } from './wire-types.ts';
 
 export function loadIngesterService(): grpc.ServiceClientConstructor {
   const def = protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true });
@@ -19,58 +20,6 @@ export function loadIngesterService(): grpc.ServiceClientConstructor {
     strata: { ingester: { v1: { Ingester: grpc.ServiceClientConstructor } } };
   };
   return pkg.strata.ingester.v1.Ingester;
-}
-
-interface WireMatcher {
-  type: 'EQUAL' | 'NOT_EQUAL' | 'REGEX_MATCH' | 'REGEX_NO_MATCH';
-  name: string;
-  value: string;
-}
-
-export interface WireQuery {
-  tenant: string;
-  start_timestamp_ms: number;
-  end_timestamp_ms: number;
-  matchers: WireMatcher[];
-  hints?: WireHints | null;
-  accept_chunks?: boolean;
-}
-
-interface WireHints {
-  start_ms: number;
-  end_ms: number;
-  step_ms: number;
-  func: string;
-  range_ms: number;
-}
-
-export interface WireSeries {
-  labels: Labels;
-  timestamps: Uint8Array;
-  values: Uint8Array;
-  histogram_timestamps?: Uint8Array;
-  histograms?: WireHistogram[];
-  chunks?: WireChunk[];
-}
-
-interface WireChunk {
-  min_time_ms: number;
-  max_time_ms: number;
-  data: Uint8Array;
-}
-
-export interface WireHistogram {
-  counter_reset_hint: string;
-  schema: number;
-  zero_threshold: number;
-  zero_count: number;
-  count: number;
-  sum: number;
-  positive_spans: { offset: number; length: number }[];
-  negative_spans: { offset: number; length: number }[];
-  positive_buckets: number[];
-  negative_buckets: number[];
-  custom_values: number[];
 }
 
 const HINTS = new Set(['unknown', 'reset', 'not_reset', 'gauge']);
@@ -152,18 +101,6 @@ export function queryFromWire(q: WireQuery): SelectParams {
     if (h.func !== '') p.hints.func = h.func;
   }
   return p;
-}
-
-export interface WireExemplarsQuery {
-  tenant: string;
-  start_timestamp_ms: number;
-  end_timestamp_ms: number;
-  matcher_sets: { matchers: WireMatcher[] }[];
-}
-
-export interface WireExemplarSeries {
-  series_labels: Labels;
-  exemplars: { labels: Labels; value: number; timestamp_ms: number }[];
 }
 
 export function exemplarsQueryToWire(p: ExemplarParams): WireExemplarsQuery {

@@ -12,9 +12,8 @@ import {
   loadIngesterService,
   queryFromWire,
   seriesToWire,
-  type WireExemplarsQuery,
-  type WireQuery,
 } from './proto.ts';
+import type { WireExemplarsQuery, WireQuery } from './wire-types.ts';
 import { SpanKind, defaultTracer, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 import { toGrpcStatus } from './grpc-status.ts';
 

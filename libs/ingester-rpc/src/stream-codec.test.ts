@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import protobuf from 'protobufjs';
 import { PROTO_PATH, decodeQueryStreamResponse, encodeQueryStreamResponse } from './stream-codec.ts';
-import type { WireSeries } from './proto.ts';
+import type { WireSeries } from './wire-types.ts';
 
 const Response = new protobuf.Root().loadSync(PROTO_PATH, { keepCase: true }).lookupType('strata.ingester.v1.QueryStreamResponse');
 const OBJECT: protobuf.IConversionOptions = { longs: Number, enums: String, defaults: true, arrays: true };

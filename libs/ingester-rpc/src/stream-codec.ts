@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import type { Labels } from '@strata/model';
 import { ProtoReader, ProtoWriter, WIRE_LEN, WIRE_VARINT } from '@strata/remote-write';
-import type { WireHistogram, WireSeries } from './proto.ts';
+import type { WireHistogram, WireSeries } from './wire-types.ts';
 
 export const PROTO_PATH = fileURLToPath(new URL('../proto/ingester.proto', import.meta.url));
 
