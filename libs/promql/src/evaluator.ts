@@ -18,7 +18,7 @@ import {
   vectorUnless,
 } from './binary-ops.ts';
 import { PromQLExecutionError } from './errors.ts';
-import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './functions.ts';
+import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './function-types.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
 import { formatGoFloat, goQuote, isValidLabelName } from './go-compat.ts';
 import { quantileOfArray } from './stats.ts';

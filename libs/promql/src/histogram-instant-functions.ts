@@ -8,7 +8,7 @@ import { METRIC_NAME } from '@strata/model';
 import { unwrapParens } from './ast.ts';
 import type { Expr } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
-import type { FunctionContext, InstantFunction } from './functions.ts';
+import type { FunctionContext, InstantFunction } from './function-types.ts';
 import { formatGoG, goQuote, parseGoFloat } from './go-compat.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
 import { histogramFraction as nativeFraction, histogramQuantile as nativeQuantile, histogramVariance } from './histogram/stats.ts';

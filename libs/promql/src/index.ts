@@ -31,7 +31,7 @@ export type {
 } from './ast.ts';
 export { parseDuration, formatDuration } from './durations.ts';
 export { FUNCTIONS } from './functions.ts';
-export type { FunctionDef } from './functions.ts';
+export type { FunctionDef } from './function-types.ts';
 export {
   PromQLError,
   PromQLParseError,
