@@ -39,6 +39,7 @@ import {
 } from '@strata/otlp';
 import { DEFAULT_MAX_RECORD_SIZE_BYTES, KafkaUnavailableError, type PartitionRecord } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
+import { relabel } from '@strata/relabel';
 import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
 import { errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
@@ -158,6 +159,7 @@ export class Distributor {
   private readonly discarded: Counter<'tenant' | 'reason'>;
   private readonly discardedExemplars: Counter<'tenant' | 'reason'>;
   private readonly discardedMetadata: Counter<'tenant' | 'reason'>;
+  private readonly relabelDropped: Counter<'tenant'>;
   private readonly produceLatency: Histogram;
   private readonly limits: Overrides;
   private readonly rateLimiter: LocalRateLimiter;
@@ -209,6 +211,12 @@ export class Distributor {
       name: 'strata_distributor_discarded_metadata_total',
       help: 'Metric metadata rejected by the distributor, by reason.',
       labelNames: ['tenant', 'reason'],
+      registers,
+    });
+    this.relabelDropped = new Counter({
+      name: 'strata_distributor_relabel_dropped_series_total',
+      help: "Series dropped by the tenant's metric_relabel_configs before they were written (not an error: the sender is answered 2xx).",
+      labelNames: ['tenant'],
       registers,
     });
     const known = this.known;
@@ -372,21 +380,28 @@ export class Distributor {
     let rejectedSeries = 0;
     let rejectedSamples = 0;
     const seed = tenantSeed(tenant);
+    const relabelling = limits.metricRelabelConfigs.length > 0 || limits.dropLabels.length > 0;
     for (const s of all) {
       // Well-formed ASCII 1.0 series are validated and hashed by their label pairs; the rest decode their labels.
-      const knownToken = s instanceof ParsedSeries ? known.token(s, seed, labelLimits) : -1;
+      const knownToken = s instanceof ParsedSeries && !relabelling ? known.token(s, seed, labelLimits) : -1;
       const fast = knownToken >= 0;
       const run = known.run;
-      // Known series were sent sorted; the rest are sorted here as Prometheus does (in place, on the parsed labels).
-      const resorted = !fast && sortLabelsInPlace(s.labels);
-      let failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries(s, labelLimits)) ?? checkSampleTimes(s, now, limits);
+      // The labels to check and store when not `fast`: relabelled by the tenant's rules, sorted as Prometheus sorts them.
+      const own = fast ? s.labels : relabelling ? relabelled(s.labels, limits) : s.labels;
+      if (own === undefined) {
+        this.relabelDropped.inc({ tenant });
+        continue;
+      }
+      // Known series were sent sorted; the rest are sorted here (in place, on the parsed or relabelled labels).
+      const resorted = !fast && (sortLabelsInPlace(own) || own !== s.labels);
+      let failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries({ labels: own, invalidUtf8: s.invalidUtf8 }, labelLimits)) ?? checkSampleTimes(s, now, limits);
       let body: Uint8Array | undefined;
       let histograms = s.histograms;
       // undefined: the labels as sent (not decoded when `fast`).
       let labels: Label[] | undefined;
       if (failure === undefined) {
         // Prometheus treats an empty label value as no label: drop it before the series is stored.
-        if (!fast) labels = withoutEmptyLabelValues(s.labels);
+        if (!fast) labels = withoutEmptyLabelValues(own);
         if (haReplicaLabel !== undefined) labels = withoutLabel(labels ?? s.labels, haReplicaLabel);
         if (labels !== undefined && labels === s.labels && !resorted) labels = undefined;
         body = steps.body(s, labels);
@@ -526,6 +541,14 @@ function seriesTooLarge(s: Routable, bytes: number, max: number): { code: string
       `received series ${formatSeries(s.labels)} of ${bytes} bytes (${s.samples} samples), larger than the largest Kafka record ` +
       `(${max} bytes, -ingest-storage.kafka.producer-max-record-size-bytes) (err-strata-series-too-large); send its samples over several requests`,
   };
+}
+
+/** The labels the tenant's metric_relabel_configs and drop_labels leave (sorted); undefined when a rule dropped the series. */
+function relabelled(labels: Label[], limits: Readonly<TenantLimits>): Label[] | undefined {
+  const out = relabel(labels, limits.metricRelabelConfigs);
+  if (out === undefined || limits.dropLabels.length === 0) return out;
+  const kept = out.filter((l) => !limits.dropLabels.includes(l.name));
+  return kept.length === 0 ? undefined : kept;
 }
 
 /** A 1.0 series routes its own bytes, rewritten only if labels were dropped (empty values, the HA replica label). */

@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
 import { compressBody, decodeRecordValue, encodeHistogram, encodeWriteRequest, encodeWriteRequestV2, type DecodedHistogram, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson } from '@strata/otlp';
-import { DEFAULT_LIMITS, Overrides, type RuntimeConfig } from '@strata/limits';
+import { DEFAULT_LIMITS, Overrides, tenantOverridesSchema, type RuntimeConfig } from '@strata/limits';
 import { TokensAuthenticator, createHttpServer, createLogger, tokensFileSchema } from '@strata/service';
 import { Distributor, registerPushRoutes, type RecordWriter } from './index.ts';
 
@@ -372,4 +372,35 @@ test('native histograms: max_native_histogram_buckets lowers the schema until th
   assert.deepEqual(writer.seriesNames(), ['__name__=m,i=0'], 'the histogram-only series is not written');
   assert.equal(await counter(registry, 'strata_distributor_discarded_samples_total', { tenant: 'team-b', reason: 'err-strata-native-histograms-disabled' }), 1);
   assert.equal(await counter(registry, 'strata_distributor_received_samples_total', { tenant: 'team-a' }), 2, 'histograms count as received samples');
+});
+
+test("a tenant's metric_relabel_configs and drop_labels apply before Kafka; dropped series are counted, not refused; other tenants are untouched", async () => {
+  const rc: RuntimeConfig = {
+    overrides: {
+      'team-a': tenantOverridesSchema.parse({
+        metric_relabel_configs: [
+          { action: 'drop', source_labels: ['__name__'], regex: 'go_.*' },
+          { source_labels: ['i'], regex: '(.)', target_label: 'digit', replacement: 'd$1' },
+        ],
+        drop_labels: ['pod'],
+      }),
+    },
+  };
+  const { writer, registry, push } = await server({ rc: () => rc });
+  const req = (name: string): WriteRequestInput => ({
+    timeseries: [0, 1].map((i) => ({ labels: [l('__name__', name), l('i', String(i)), l('pod', 'p-1')], samples: [{ value: i, timestamp: NOW - MIN }] })),
+  });
+  for (const tenant of ['team-a', 'team-b']) {
+    for (const name of ['go_goroutines', 'up']) assert.equal((await push(req(name), {}, tenant)).statusCode, 200);
+  }
+  const byTenant = (t: string) =>
+    writer.calls.filter((c) => c.tenant === t).flatMap((c) => c.records.flatMap((r) => decodeRecordValue(r.value, r.format).timeseries.map((s) => s.labels)));
+  assert.deepEqual(byTenant('team-a').sort((a, b) => a[2].value.localeCompare(b[2].value)), [
+    [l('__name__', 'up'), l('digit', 'd0'), l('i', '0')],
+    [l('__name__', 'up'), l('digit', 'd1'), l('i', '1')],
+  ]);
+  assert.equal(byTenant('team-b').length, 4, 'team-b has no rules');
+  assert.ok(byTenant('team-b').every((ls) => ls.some((x) => x.name === 'pod')));
+  assert.equal(await counter(registry, 'strata_distributor_relabel_dropped_series_total', { tenant: 'team-a' }), 2);
+  assert.equal(await counter(registry, 'strata_distributor_relabel_dropped_series_total', { tenant: 'team-b' }), 0);
 });

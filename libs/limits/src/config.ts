@@ -66,6 +66,9 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     otelTranslationStrategy: c['distributor.otel-translation-strategy'],
     // The ruler's own flag (-ruler.alertmanager-url) applies where a tenant sets none.
     rulerAlertmanagerUrl: '',
+    // Per tenant in the runtime config only, as in Mimir.
+    metricRelabelConfigs: [],
+    dropLabels: [],
   };
 }
 

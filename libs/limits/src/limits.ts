@@ -4,6 +4,7 @@
 // Strict: a misspelt key fails the file instead of silently doing nothing.
 
 import { z } from 'zod';
+import { relabelConfigsSchema, type RelabelRule } from '@strata/relabel';
 import { parseDuration, validateTenantId } from '@strata/service';
 
 export const NAME_VALIDATION_SCHEMES = ['legacy', 'utf8'] as const;
@@ -43,6 +44,10 @@ export interface TenantLimits {
   otelTranslationStrategy: (typeof OTEL_TRANSLATION_STRATEGIES)[number];
   /** The ruler's Alertmanager URL(s) for this tenant's alerts, comma-separated; empty: -ruler.alertmanager-url. */
   rulerAlertmanagerUrl: string;
+  /** Prometheus relabel rules the distributor applies to each series before it is validated and routed. */
+  metricRelabelConfigs: readonly RelabelRule[];
+  /** Label names the distributor removes from each series (after the relabel rules). */
+  dropLabels: readonly string[];
 }
 
 /** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
@@ -79,6 +84,8 @@ const FIELDS = {
   name_validation_scheme: [z.enum(NAME_VALIDATION_SCHEMES), 'nameValidationScheme'],
   otel_translation_strategy: [z.enum(OTEL_TRANSLATION_STRATEGIES), 'otelTranslationStrategy'],
   ruler_alertmanager_url: [z.string(), 'rulerAlertmanagerUrl'],
+  metric_relabel_configs: [relabelConfigsSchema, 'metricRelabelConfigs'],
+  drop_labels: [z.array(z.string().min(1)), 'dropLabels'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;

@@ -68,6 +68,10 @@ test('runtime config file: a valid change applies without restart, an invalid on
       ['overrides:\n  team-a: [\n', /not valid YAML/],
       ['overrides:\n  "bad/tenant":\n    ingestion_rate: 1\n', /tenant id "bad\/tenant" is invalid/],
       ['overrides:\n  team-a:\n    creation_grace_period: soon\n', /invalid duration/],
+      [
+        'overrides:\n  team-a:\n    metric_relabel_configs:\n      - { action: drop, source_labels: [__name__], regex: "go_.*" }\n      - { action: hashmod, source_labels: [instance], target_label: shard }\n',
+        /relabel config 1: the hashmod action requires a non-zero modulus/,
+      ],
     ] as const) {
       writeFileSync(path, bad);
       const problem = await o.reload();
@@ -84,6 +88,12 @@ test('runtime config file: a valid change applies without restart, an invalid on
     const before = lines.length;
     await o.reload();
     assert.equal(lines.length, before);
+
+    writeFileSync(path, 'overrides:\n  team-a:\n    ingestion_rate: 50000\n    metric_relabel_configs:\n      - { action: drop, source_labels: [__name__], regex: "go_.*" }\n    drop_labels: [pod]\n');
+    assert.equal(await o.reload(), undefined);
+    assert.deepEqual(o.forTenant('team-a').metricRelabelConfigs.map((r) => [r.action, r.regex]), [['drop', 'go_.*']]);
+    assert.deepEqual(o.forTenant('team-a').dropLabels, ['pod']);
+    assert.deepEqual(o.forTenant('team-b').metricRelabelConfigs, []);
 
     writeFileSync(path, '');
     assert.equal(await o.reload(), undefined, 'an empty file is valid: no overrides');

@@ -13,7 +13,7 @@ export {
 export type { MatchType, Matcher, MatcherFn } from './matchers.ts';
 export { matcherFn, matcherSetValues, matchesEmpty, formatMatcher } from './matchers.ts';
 export type { Regex, RegexGroups } from './regex.ts';
-export { compileRegex, execRegex } from './regex.ts';
+export { compileRegex, execRegex, expandRegexTemplate } from './regex.ts';
 export type {
   Series,
   SeriesChunk,

@@ -194,3 +194,31 @@ function fastPath(source: string, re: RE2JS): Regex | undefined {
   }
   return undefined;
 }
+
+/** Go's regexp.Expand: $1, ${1}, $name, ${name}; $$ is a dollar; names are as long as possible. */
+export function expandRegexTemplate(template: string, group: RegexGroups): string {
+  let out = '';
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c !== '$') {
+      out += c;
+      continue;
+    }
+    const rest = template.slice(i + 1);
+    if (rest[0] === '$') {
+      out += '$';
+      i++;
+      continue;
+    }
+    const braced = /^\{([A-Za-z0-9_]+)\}/.exec(rest);
+    const bare = /^[A-Za-z0-9_]+/.exec(rest);
+    const name = braced ? braced[1] : bare ? bare[0] : undefined;
+    if (name === undefined) {
+      out += '$'; // Malformed reference: the $ is literal text.
+      continue;
+    }
+    i += braced ? braced[0].length : name.length;
+    out += group(/^[0-9]+$/.test(name) ? Number(name) : name) ?? '';
+  }
+  return out;
+}
