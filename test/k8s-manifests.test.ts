@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { createHttpServer, createLogger, parseFlags, resolveModules } from '@strata/service';
+import { createHttpServer, createLogger, heapSizeMiB, parseByteSize, parseFlags, resolveModules } from '@strata/service';
 import { parseInstanceId } from '@strata/ingester';
 import { parseIngesterAddresses } from '@strata/querier';
 import { KAFKA_VERSION } from '@strata/local-kafka';
@@ -44,7 +44,7 @@ interface K8sObject {
 interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string } };
+  valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string }; resourceFieldRef?: { resource: string } };
 }
 
 interface Probe {
@@ -163,6 +163,8 @@ function containerEnv(c: Container, podName: string): Record<string, string> {
     if (e.value !== undefined) env[e.name] = e.value;
     else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = podName;
     else if (e.valueFrom?.secretKeyRef) env[e.name] = secretData(e.valueFrom.secretKeyRef.name)[e.valueFrom.secretKeyRef.key];
+    // The kubelet gives a quantity in bytes (divisor 1).
+    else if (e.valueFrom?.resourceFieldRef?.resource === 'limits.memory') env[e.name] = String(parseByteSize(c.resources!.limits!.memory));
   }
   return env;
 }
@@ -322,6 +324,19 @@ describe('k8s manifests', () => {
             assert.ok(c.resources?.requests?.memory, `${where}: resources.requests.memory`);
             assert.ok(c.resources?.limits?.memory, `${where}: resources.limits.memory`);
           }
+        }
+      });
+
+      test("every Strata container's memory budget is its memory limit: the V8 heap and the instance limits are sized from it", () => {
+        const found = strataContainers(objs());
+        assert.ok(found.length > 0, 'no Strata container');
+        for (const { owner: w, container: c } of found) {
+          const where = `${w.kind}/${w.metadata.name} container ${c.name}`;
+          const env = containerEnv(c, `${w.metadata.name}-0`);
+          assert.equal(env.NODE_OPTIONS?.includes('max-old-space-size'), undefined, `${where}: the heap comes from the budget, not a fixed --max-old-space-size`);
+          const { budget } = parseConfig(parseFlags((c.args ?? []).map((a) => expand(a, env)), env));
+          assert.deepEqual(budget, { bytes: parseByteSize(c.resources!.limits!.memory), source: 'flag' }, `${where}: STRATA_SERVER_MEMORY_LIMIT from limits.memory`);
+          assert.equal(heapSizeMiB(budget), Math.floor((budget.bytes * 0.75) / 2 ** 20), `${where}: heap`);
         }
       });
 

@@ -16,6 +16,7 @@ export interface EnvVar {
     fieldRef?: { fieldPath: string };
     secretKeyRef?: { name: string; key: string; optional?: boolean };
     configMapKeyRef?: { name: string; key: string; optional?: boolean };
+    resourceFieldRef?: { resource: string };
   };
 }
 
