@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
@@ -340,6 +340,17 @@ test('OTLP JSON with gzip: 200 {}', async () => {
   assert.equal(res.headers['content-type'], 'application/json');
   assert.equal(res.body, '{}');
   assert.equal(writer.series().length, 6);
+});
+
+test('OTLP protobuf with zstd: 200; a body that is not zstd: 400 naming it', async () => {
+  const { app, writer } = await server();
+  const headers = { 'content-type': 'application/x-protobuf', 'content-encoding': 'zstd' };
+  const res = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers, payload: zstdCompressSync(encodeExportRequest(otlpFixture())) });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(writer.series().length, 6);
+  const bad = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers, payload: Buffer.from('not zstd at all') });
+  assert.equal(bad.statusCode, 400);
+  assert.match(status(bad.rawPayload).message, /^zstd: /);
 });
 
 const Status = protobuf.parse('syntax = "proto3"; message Status { int32 code = 1; string message = 2; }').root.lookupType('Status');

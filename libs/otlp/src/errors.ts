@@ -9,6 +9,7 @@ export type OtlpErrorCode =
   | 'bad-json'
   | 'bad-request'
   | 'bad-gzip'
+  | 'bad-zstd'
   | 'too-large'
   | 'unsupported-media-type'
   | 'unsupported-content-encoding';
@@ -18,6 +19,7 @@ const KIND: Record<OtlpErrorCode, ErrorKind> = {
   'bad-json': 'bad-input',
   'bad-request': 'bad-input',
   'bad-gzip': 'bad-input',
+  'bad-zstd': 'bad-input',
   'too-large': 'too-large',
   'unsupported-media-type': 'unsupported-media-type',
   'unsupported-content-encoding': 'unsupported-media-type',

@@ -3,7 +3,7 @@
 // (an ExportMetricsServiceResponse on success, a google.rpc.Status on failure).
 // Must never inflate a body past the limit before refusing it.
 
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { ProtoWriter, WIRE_VARINT } from '@strata/remote-write';
 import { decodeExportRequestJson } from './decode-json.ts';
 import { decodeExportRequest } from './decode-proto.ts';
@@ -30,14 +30,15 @@ export function otlpFormat(contentType: string | undefined): OtlpFormat {
 export function decodeContentEncoding(body: Buffer, contentEncoding: string | undefined, maxBytes: number): Buffer {
   const enc = (contentEncoding ?? '').trim().toLowerCase();
   if (enc === '' || enc === 'identity') return body;
-  if (enc !== 'gzip') {
+  // gzip as Prometheus' OTLP receiver takes it; zstd as Mimir's (and the collector's otlphttp exporter with compression: zstd).
+  if (enc !== 'gzip' && enc !== 'zstd') {
     throw new OtlpError(
       'unsupported-content-encoding',
-      `unsupported content encoding ${JSON.stringify(contentEncoding)} for OTLP metrics; send gzip or no Content-Encoding`,
+      `unsupported content encoding ${JSON.stringify(contentEncoding)} for OTLP metrics; send gzip, zstd or no Content-Encoding`,
     );
   }
   try {
-    return gunzipSync(body, { maxOutputLength: maxBytes });
+    return enc === 'gzip' ? gunzipSync(body, { maxOutputLength: maxBytes }) : zstdDecompressSync(body, { maxOutputLength: maxBytes });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
@@ -46,7 +47,7 @@ export function decodeContentEncoding(body: Buffer, contentEncoding: string | un
         `decompressed OTLP body is above the limit of ${maxBytes} bytes; send smaller batches (the collector's batch processor send_batch_max_size)`,
       );
     }
-    throw new OtlpError('bad-gzip', `gzip: ${(e.message ?? String(err)).replace(/\s+/g, ' ')}`);
+    throw new OtlpError(enc === 'gzip' ? 'bad-gzip' : 'bad-zstd', `${enc}: ${(e.message ?? String(err)).replace(/\s+/g, ' ')}`);
   }
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 import type { Label } from '@strata/model';
 import { decodeWriteRequest, encodeWriteRequest, isStaleNaN, readHistogram, ProtoReader, validateHistogram } from '@strata/remote-write';
@@ -363,7 +363,10 @@ test('OTLP/HTTP framing: content types, gzip within a bound, responses', () => {
   assert.equal(decodeContentEncoding(body, undefined, 10), body, 'identity bodies are bounded by the HTTP layer');
   assert.throws(() => decodeContentEncoding(gz, 'gzip', body.length - 1), (e: unknown) => e instanceof OtlpError && e.kind === 'too-large');
   assert.throws(() => decodeContentEncoding(body, 'gzip', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'bad-input' && /^gzip: /.test(e.message));
-  assert.throws(() => decodeContentEncoding(body, 'zstd', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
+  assert.deepEqual(decodeContentEncoding(zstdCompressSync(body), 'zstd', 1 << 20), body);
+  assert.throws(() => decodeContentEncoding(zstdCompressSync(body), 'zstd', body.length - 1), (e: unknown) => e instanceof OtlpError && e.kind === 'too-large');
+  assert.throws(() => decodeContentEncoding(body, 'zstd', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'bad-input' && /^zstd: /.test(e.message));
+  assert.throws(() => decodeContentEncoding(body, 'br', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
 
   assert.equal(encodeExportResponse('protobuf').length, 0, 'full success: an empty ExportMetricsServiceResponse');
   assert.equal(encodeExportResponse('json').toString(), '{}');
