@@ -1,20 +1,21 @@
 // The PromQL aggregation table and its step-by-step driver: sum, avg, count,
 // min, max, group, stddev, stdvar and quantile fold a group into one value;
-// topk, bottomk, limitk and limit_ratio select samples; count_values counts
-// values. Each follows Prometheus' aggregation()/aggregationK() down to NaN
+// topk, bottomk, limitk and limit_ratio select samples (aggregation-k.ts);
+// count_values counts values. Each follows Prometheus' aggregation() down to NaN
 // handling and to how native histograms are summed, averaged or ignored.
 
 import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
+import { evalAggregationK, isSelectingAggregation } from './aggregation-k.ts';
+import { StepReader, groupingKey, groupingLabels, groupsOf } from './aggregation-input.ts';
 import type { AggregateExpr, AggregateOp } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
-import { formatGoFloat, formatGoG, goQuote } from './go-compat.ts';
+import { formatGoFloat, goQuote } from './go-compat.ts';
 import { kahanSumOrMean } from './histogram-functions.ts';
 import { IncompatibleSchemaError, type FloatHistogram } from './histogram/float-histogram.ts';
-import { keyOf, labelsKeep, labelsWithout, setLabel, signature } from './labels.ts';
-import { compareNaNFirst, kahanInc, nanLast, quantile } from './stats.ts';
+import { setLabel } from './labels.ts';
+import { kahanInc, quantile } from './stats.ts';
 import type { EvalMatrix, EvalSeries, EvalVector } from './values.ts';
-import { keepRatioSample, ratioSampleOffset } from './xxhash.ts';
 
 /** Folds one group's float values at one step into a value. */
 interface Accumulator {
@@ -139,16 +140,8 @@ const FLOAT_ONLY = new Set<AggregateOp>(['min', 'max', 'stddev', 'stdvar', 'quan
 /** Aggregations that count native histograms like floats. */
 const COUNTING = new Set<AggregateOp>(['count', 'group']);
 
-/** Aggregations that select input samples, by the order they prefer samples in; NaN only when nothing else is left. */
-const SELECTING_AGGREGATIONS: Partial<Record<AggregateOp, (a: number, b: number) => number>> = {
-  topk: nanLast((a, b) => compareNaNFirst(b, a)),
-  bottomk: nanLast(compareNaNFirst),
-  // Input order.
-  limitk: () => 0,
-};
-
 export function isKnownAggregation(op: AggregateOp): boolean {
-  return op in GROUP_AGGREGATIONS || op in SELECTING_AGGREGATIONS || op === 'count_values' || op === 'limit_ratio';
+  return op in GROUP_AGGREGATIONS || isSelectingAggregation(op) || op === 'count_values';
 }
 
 export interface AggregationParams {
@@ -170,94 +163,17 @@ export interface AggregationParams {
   checkCancel(): void;
 }
 
-const MAX_INT64_FLOAT = 9223372036854774784;
-const MIN_INT64_FLOAT = -9223372036854775808;
-
-/** The label set of a group's output series: the `by` labels, or all but the `without` ones and the name. */
-function groupingLabels(metric: Labels, grouping: ReadonlySet<string>, without: boolean): Labels {
-  if (without) return labelsWithout(metric, grouping).filter((l) => l.name !== METRIC_NAME);
-  if (grouping.size === 0) return [];
-  return labelsKeep(metric, grouping);
-}
-
-function groupingKey(metric: Labels, grouping: ReadonlySet<string>, without: boolean): string {
-  if (without) return signature(metric, new Set([...grouping, METRIC_NAME]), false);
-  if (grouping.size === 0) return '';
-  return signature(metric, grouping, true);
-}
-
-/** One input sample at one step: a float, or a histogram when `h` is set. */
-interface StepValue {
-  f: number;
-  h?: FloatHistogram;
-}
-
-/**
- * Reads each input series' sample at a step, consuming it (float and
- * histogram cursors). `next` fills `value` in place (no allocation per sample:
- * this runs for every series at every step) and says whether there was one;
- * copy `value` to keep it.
- */
-class StepReader {
-  private readonly cursors: Int32Array;
-  private readonly hCursors: Int32Array;
-  readonly value: StepValue = { f: 0, h: undefined };
-
-  private readonly input: EvalMatrix;
-
-  constructor(input: EvalMatrix) {
-    this.input = input;
-    this.cursors = new Int32Array(input.length);
-    this.hCursors = new Int32Array(input.length);
-  }
-
-  next(si: number, ts: number): boolean {
-    const s = this.input[si];
-    const fl = s.floats;
-    const c = this.cursors[si];
-    if (c < fl.length && fl[c].t === ts) {
-      this.cursors[si] = c + 1;
-      this.value.f = fl[c].f;
-      this.value.h = undefined;
-      return true;
-    }
-    const hl = s.histograms;
-    if (hl) {
-      const hc = this.hCursors[si];
-      if (hc < hl.length && hl[hc].t === ts) {
-        this.hCursors[si] = hc + 1;
-        this.value.f = 0;
-        this.value.h = hl[hc].h;
-        return true;
-      }
-    }
-    return false;
-  }
-}
-
 /** Evaluates an aggregation (other than count_values) over all steps of its already evaluated input. */
 export function evalAggregation(p: AggregationParams): EvalMatrix {
   const { expr, input } = p;
-  const grouping = new Set(expr.grouping);
-  const groupOf: number[] = [];
-  const keys = new Map<string, number>();
-  const outputs: EvalSeries[] = [];
-  for (const s of input) {
-    const key = groupingKey(s.metric, grouping, expr.without);
-    let g = keys.get(key);
-    if (g === undefined) {
-      g = keys.size;
-      keys.set(key, g);
-      outputs.push({ metric: groupingLabels(s.metric, grouping, expr.without), floats: [], dropName: false });
-    }
-    groupOf.push(g);
-  }
-  const numGroups = keys.size;
+  if (isSelectingAggregation(expr.op)) return evalAggregationK(p);
+  const { groupOf, outputs } = groupsOf(
+    input.map((s) => s.metric),
+    new Set(expr.grouping),
+    expr.without,
+  );
+  const numGroups = outputs.length;
   const reader = new StepReader(input);
-
-  if (expr.op === 'limit_ratio') return evalLimitRatio(p, reader);
-  const select = SELECTING_AGGREGATIONS[expr.op];
-  if (select) return evalSelecting(p, select, groupOf, numGroups, reader);
 
   const factory = GROUP_AGGREGATIONS[expr.op];
   if (!factory) throw new PromQLExecutionError(`aggregation ${expr.op}() is not supported yet`);
@@ -450,26 +366,8 @@ export class FloatGroupCells {
   }
 }
 
-/** The output series of each group and each input's group, for a `by`/`without` grouping. */
-export function groupsOf(metrics: readonly Labels[], grouping: ReadonlySet<string>, without: boolean): { groupOf: Int32Array; outputs: EvalSeries[] } {
-  const groupOf = new Int32Array(metrics.length);
-  const keys = new Map<string, number>();
-  const outputs: EvalSeries[] = [];
-  for (let i = 0; i < metrics.length; i++) {
-    const key = groupingKey(metrics[i], grouping, without);
-    let g = keys.get(key);
-    if (g === undefined) {
-      g = keys.size;
-      keys.set(key, g);
-      outputs.push({ metric: groupingLabels(metrics[i], grouping, without), floats: [], dropName: false });
-    }
-    groupOf[i] = g;
-  }
-  return { groupOf, outputs };
-}
-
 /** sum, avg, count, group, min and max over float-only input, series by series (see FloatGroupCells). */
-function evalFloatGroups(p: AggregationParams, groupOf: number[], numGroups: number, outputs: EvalSeries[]): EvalMatrix {
+function evalFloatGroups(p: AggregationParams, groupOf: Int32Array, numGroups: number, outputs: EvalSeries[]): EvalMatrix {
   const { input, expr } = p;
   const numSteps = Math.floor((p.end - p.start) / p.interval) + 1;
   const cells = new FloatGroupCells(expr.op, numGroups, numSteps);
@@ -532,108 +430,6 @@ function combineHistograms(g: Group, mean: boolean, p: AggregationParams): Float
 function noteHint(g: Group, h: FloatHistogram): void {
   if (h.counterResetHint === 'reset') g.counterReset = true;
   else if (h.counterResetHint === 'not_reset') g.notCounterReset = true;
-}
-
-function evalSelecting(
-  p: AggregationParams,
-  order: (a: number, b: number) => number,
-  groupOf: number[],
-  numGroups: number,
-  reader: StepReader,
-): EvalMatrix {
-  const { input, params } = p;
-  if (!params) throw new PromQLExecutionError(`aggregation ${p.expr.op}() needs a parameter`);
-  let max = -Infinity;
-  let min = Infinity;
-  for (const k of params) {
-    if (Number.isNaN(k)) continue;
-    max = Math.max(max, k);
-    min = Math.min(min, k);
-  }
-  if (params.length > 0 && max < 1 && !params.some(Number.isNaN)) return [];
-  if (params.some(Number.isNaN)) throw new PromQLExecutionError('Parameter value is NaN');
-  if (min <= MIN_INT64_FLOAT) throw new PromQLExecutionError(`Scalar value ${goV(min)} underflows int64`);
-  if (max >= MAX_INT64_FLOAT) throw new PromQLExecutionError(`Scalar value ${goV(max)} overflows int64`);
-
-  const instant = p.start === p.end;
-  const keepsHistograms = p.expr.op === 'limitk';
-  const ordered: EvalMatrix = [];
-  const byLabels = new Map<string, EvalSeries>();
-  type Candidate = { si: number; v: StepValue };
-  const groups: Candidate[][] = Array.from({ length: numGroups }, () => []);
-  for (let ts = p.start, step = 0; ts <= p.end; ts += p.interval, step++) {
-    p.checkCancel();
-    for (const g of groups) g.length = 0;
-    for (let si = 0; si < input.length; si++) {
-      if (!reader.next(si, ts)) continue;
-      const v = { ...reader.value };
-      if (v.h && !keepsHistograms) {
-        p.infoAtAggregation(`PromQL info: ignored histogram in ${p.expr.op} aggregation`);
-        continue;
-      }
-      groups[groupOf[si]].push({ si, v });
-    }
-    const k = Math.min(Math.trunc(params[step]), input.length);
-    if (k < 1) continue;
-    for (const candidates of groups) {
-      // A stable sort keeps earlier series first among equal values, as Prometheus' heap does.
-      const kept = candidates.sort((a, b) => order(a.v.f, b.v.f)).slice(0, k);
-      for (const { si, v } of kept) addPoint(input[si], v, ts, instant, ordered, byLabels);
-    }
-  }
-  return instant ? ordered : [...byLabels.values()];
-}
-
-/** Adds a selected sample to the result: in order for an instant query, per series for a range query. */
-function addPoint(src: EvalSeries, v: StepValue, ts: number, instant: boolean, ordered: EvalMatrix, byLabels: Map<string, EvalSeries>): void {
-  if (instant) {
-    ordered.push(v.h ? { metric: src.metric, floats: [], histograms: [{ t: ts, h: v.h }], dropName: src.dropName } : { metric: src.metric, floats: [{ t: ts, f: v.f }], dropName: src.dropName });
-    return;
-  }
-  const key = keyOf(src.metric);
-  let out = byLabels.get(key);
-  if (!out) {
-    out = { metric: src.metric, floats: [], dropName: src.dropName };
-    byLabels.set(key, out);
-  }
-  if (v.h) (out.histograms ??= []).push({ t: ts, h: v.h });
-  else out.floats.push({ t: ts, f: v.f });
-}
-
-/**
- * limit_ratio: keeps the series whose label hash falls below the ratio (or,
- * for a negative ratio, in the complementary top part), so the same series
- * are kept at every step and limit_ratio(r) and limit_ratio(r - 1) partition
- * the input. Groups do not matter: the choice is per series.
- */
-function evalLimitRatio(p: AggregationParams, reader: StepReader): EvalMatrix {
-  const { input, params } = p;
-  if (!params) throw new PromQLExecutionError('aggregation limit_ratio() needs a parameter');
-  for (const r of params) {
-    if (Number.isNaN(r)) throw new PromQLExecutionError('Ratio value is NaN');
-    if (r < -1 || r > 1) {
-      p.warn(`PromQL warning: ratio value should be between -1 and 1, got ${formatGoG(r)}, capping to ${formatGoG(r < 0 ? -1 : 1)}`);
-    }
-  }
-  const offsets = input.map((s) => ratioSampleOffset(s.metric));
-  const instant = p.start === p.end;
-  const ordered: EvalMatrix = [];
-  const byLabels = new Map<string, EvalSeries>();
-  for (let ts = p.start, step = 0; ts <= p.end; ts += p.interval, step++) {
-    p.checkCancel();
-    const r = Math.max(-1, Math.min(1, params[step]));
-    for (let si = 0; si < input.length; si++) {
-      if (!reader.next(si, ts) || r === 0 || !keepRatioSample(r, offsets[si])) continue;
-      addPoint(input[si], { ...reader.value }, ts, instant, ordered, byLabels);
-    }
-  }
-  return instant ? ordered : [...byLabels.values()];
-}
-
-/** Go's %v for a float64, enough for the int64 overflow messages. */
-function goV(v: number): string {
-  const s = String(v);
-  return s.replace(/e\+?(-?)(\d)$/, 'e+$10$2').replace('e+-', 'e-');
 }
 
 /**

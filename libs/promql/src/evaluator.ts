@@ -7,7 +7,8 @@ import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
 import type { AggregateExpr, BinaryExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
 import { exprType, isSetOp, unwrapParens } from './ast.ts';
-import { FloatGroupCells, countValuesStep, evalAggregation, groupsOf, isFloatGroupOp } from './aggregations.ts';
+import { groupsOf } from './aggregation-input.ts';
+import { FloatGroupCells, countValuesStep, evalAggregation, isFloatGroupOp } from './aggregations.ts';
 import {
   matchingSignature,
   scalarBinop,
@@ -21,7 +22,7 @@ import { PromQLExecutionError } from './errors.ts';
 import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './function-types.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
 import { formatGoFloat, goQuote, isValidLabelName } from './go-compat.ts';
-import { quantileOfArray } from './stats.ts';
+import { quantile } from './stats.ts';
 import { combineInfo, infoSelector, relevantInfoSeries } from './info.ts';
 import type { ExtendedFunction } from './extended.ts';
 import {
@@ -716,7 +717,7 @@ export class Evaluator {
       for (let step = 0; step < numSteps; step++) {
         const c = g * numSteps + step;
         if (offsets[c + 1] === offsets[c]) continue;
-        outputs[g].floats.push({ t: this.start + step * this.interval, f: quantileOfArray(params![step], values.subarray(offsets[c], offsets[c + 1])) });
+        outputs[g].floats.push({ t: this.start + step * this.interval, f: quantile(params![step], values.subarray(offsets[c], offsets[c + 1])) });
       }
     }
     return outputs.filter((o) => o.floats.length > 0);

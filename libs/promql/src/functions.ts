@@ -4,15 +4,14 @@
 // an entry here; the engine never switches on function names except timestamp().
 
 import type { Labels } from '@strata/model';
-import { compareLabels } from '@strata/model';
 import { METRIC_NAME, execRegex, type RegexGroups } from '@strata/model';
 import type { Expr, ValueType } from './ast.ts';
 import { unwrapParens } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { formatGoG, isValidLabelName } from './go-compat.ts';
 import { dropMetadataLabels, getLabel, setLabel } from './labels.ts';
-import { KahanSum, compareNaNFirst, kahanInc, linearRegression, nanLast, quantile } from './stats.ts';
-import { naturalLess } from './natsort.ts';
+import { KahanSum, kahanInc, linearRegression, quantile } from './stats.ts';
+import { sortByLabel, sortByValue } from './sort-functions.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
 import {
   histogramFraction,
@@ -112,6 +111,9 @@ function stringArg(exprs: Expr[], i: number): string {
   if (e.kind !== 'string') throw new PromQLExecutionError(`expected a string literal as argument ${i + 1}`);
   return e.value;
 }
+
+/** The string arguments after the first (sort_by_label's label names). */
+const labelArgs = (exprs: Expr[]): string[] => exprs.slice(1).map((_, i) => stringArg(exprs, i + 1));
 
 /** Go's regexp.Expand: $1, ${1}, $name, ${name}; $$ is a dollar; names are as long as possible. */
 function expandTemplate(template: string, group: RegexGroups): string {
@@ -355,23 +357,6 @@ function doubleExponentialSmoothing(w: RangeWindow, ctx: RangeContext): number |
   return s1;
 }
 
-/** sort_by_label(_desc): natural order of the given labels, then the whole label set. */
-function sortByLabel(desc: boolean): InstantFunction {
-  return (args, exprs) => {
-    const names = exprs.slice(1).map((_, i) => stringArg(exprs, i + 1));
-    const cmp = (a: EvalSample, b: EvalSample): number => {
-      for (const name of names) {
-        const va = getLabel(a.metric, name);
-        const vb = getLabel(b.metric, name);
-        if (va === vb) continue;
-        return naturalLess(va, vb) ? -1 : 1;
-      }
-      return compareLabels(a.metric, b.metric);
-    };
-    return args[0].slice().sort(desc ? (a, b) => -cmp(a, b) : cmp);
-  };
-}
-
 // --- label_replace / label_join ---------------------------------------------------
 
 const labelReplace: SeriesFunction = (input, exprs) => {
@@ -410,9 +395,6 @@ const labelJoin: SeriesFunction = (input, exprs) => {
 };
 
 // --- The table -------------------------------------------------------------------
-
-const ascending = nanLast(compareNaNFirst);
-const descending = nanLast((a, b) => compareNaNFirst(b, a));
 
 type Sig = [argTypes: ValueType[], returnType: ValueType, opts?: { variadic?: number; experimental?: boolean }];
 
@@ -548,10 +530,10 @@ const list: FunctionDef[] = [
   def('sin', [[V], V], instant(simpleFloat(Math.sin))),
   def('sinh', [[V], V], instant(simpleFloat(Math.sinh))),
   // NaN sorts last either way, as in Prometheus.
-  def('sort', [[V], V], instant((args) => floatsOf(args[0]).slice().sort((a, b) => ascending(a.f, b.f)))),
-  def('sort_by_label', [[V, STR], V, { variadic: -1, experimental: true }], instant(sortByLabel(false))),
-  def('sort_by_label_desc', [[V, STR], V, { variadic: -1, experimental: true }], instant(sortByLabel(true))),
-  def('sort_desc', [[V], V], instant((args) => floatsOf(args[0]).slice().sort((a, b) => descending(a.f, b.f)))),
+  def('sort', [[V], V], instant((args) => sortByValue(floatsOf(args[0]), false))),
+  def('sort_by_label', [[V, STR], V, { variadic: -1, experimental: true }], instant((args, exprs) => sortByLabel(args[0], labelArgs(exprs), false))),
+  def('sort_by_label_desc', [[V, STR], V, { variadic: -1, experimental: true }], instant((args, exprs) => sortByLabel(args[0], labelArgs(exprs), true))),
+  def('sort_desc', [[V], V], instant((args) => sortByValue(floatsOf(args[0]), true))),
   def('sqrt', [[V], V], instant(simpleFloat(Math.sqrt))),
   def('start', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.start / 1000, ctx.ts))),
   def('stddev_over_time', [[M], V], range(floatsOnly((w) => Math.sqrt(varianceOverTime(w))))),

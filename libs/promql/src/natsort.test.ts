@@ -20,9 +20,11 @@ describe('xxhash64 and labels.Hash', () => {
     assert.equal(xxhash64(Buffer.from('Nobody inspects the spammish repetition')).toString(16), 'fbcea83c8a378bf1');
   });
 
-  it('hashes name 0xff value 0xff, and ratio sampling splits into complements', () => {
+  it('hashes the length-prefixed names and values (stringlabels), and ratio sampling splits into complements', () => {
     const ls = [{ name: 'a', value: 'b' }];
-    assert.equal(labelsHash(ls), xxhash64(Buffer.from([0x61, 0xff, 0x62, 0xff])));
+    assert.equal(labelsHash(ls), xxhash64(Buffer.from([1, 0x61, 1, 0x62])));
+    const long = 'v'.repeat(300);
+    assert.equal(labelsHash([{ name: 'a', value: long }]), xxhash64(Buffer.concat([Buffer.from([1, 0x61, 0xff, 300 & 0xff, 300 >> 8, 0]), Buffer.from(long)])));
     for (const offset of [0, 0.2, 0.5, 0.99]) {
       assert.notEqual(keepRatioSample(0.3, offset), keepRatioSample(-0.7, offset));
     }

@@ -1,5 +1,8 @@
 // Natural ordering of label values, as github.com/facette/natsort orders them
-// for sort_by_label(): runs of digits compare as integers, other runs as strings.
+// for sort_by_label(): runs of digits compare as integers, other runs as strings
+// (byte-wise, as Go compares strings).
+
+import { compareUtf8 } from '@strata/model';
 
 const CHUNK = /(\d+|\D+)/g;
 
@@ -24,7 +27,7 @@ export function naturalLess(a: string, b: string): boolean {
       if (i === cb.length - 1) return false;
       continue;
     }
-    return ca[i] < cb[i];
+    return compareUtf8(ca[i], cb[i]) < 0;
   }
   return false;
 }

@@ -2,6 +2,8 @@
 // Prometheus algorithm it is named after so results agree to the last bit
 // where Prometheus is careful (Kahan summation, quantile interpolation).
 
+import { goSort, valueLess } from './go-sort.ts';
+
 /** Neumaier-compensated running sum (Prometheus' kahansum.Inc). */
 export class KahanSum {
   sum = 0;
@@ -29,62 +31,49 @@ export function kahanInc(inc: number, sum: number, c: number): [number, number] 
   return [t, c];
 }
 
-/** Ascending order with NaN first, as Prometheus' vectorByValueHeap sorts. */
-export function compareNaNFirst(a: number, b: number): number {
-  const an = Number.isNaN(a);
-  const bn = Number.isNaN(b);
-  if (an || bn) return an && bn ? 0 : an ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Orders by `cmp` with NaN after every number (how sort(), sort_desc(), topk and bottomk treat NaN). */
-export function nanLast(cmp: (a: number, b: number) => number): (a: number, b: number) => number {
-  return (a, b) => {
-    const an = Number.isNaN(a);
-    const bn = Number.isNaN(b);
-    if (an || bn) return an === bn ? 0 : an ? 1 : -1;
-    return cmp(a, b);
-  };
-}
-
 /**
  * The q-quantile of values, interpolating between neighbours (Prometheus'
  * quantile()). NaN for no values or q NaN, -Inf for q < 0, +Inf for q > 1.
- * Sorts values in place.
+ * Sorts values in place, as Prometheus does (sortLikeQuantile).
  */
-export function quantile(q: number, values: number[]): number {
+export function quantile(q: number, values: number[] | Float64Array): number {
   if (values.length === 0 || Number.isNaN(q)) return NaN;
   if (q < 0) return -Infinity;
   if (q > 1) return Infinity;
-  values.sort(compareNaNFirst);
+  sortLikeQuantile(values);
   const n = values.length;
   const rank = q * (n - 1);
   const lower = Math.max(0, Math.floor(rank));
   const upper = Math.min(n - 1, lower + 1);
   const weight = rank - Math.floor(rank);
+  if (weight === 0) return values[lower];
   return values[lower] * (1 - weight) + values[upper] * weight;
 }
 
 /**
- * quantile() over a typed array (sorted in place, natively): the same answer,
- * NaNs counted first as compareNaNFirst orders them. Zeros go through
- * quantile() itself, whose comparator keeps -0 and 0 in input order.
+ * sort.Sort(vectorByValueHeap(values)), Prometheus' order for quantile():
+ * only NaN (its Less is inconsistent there) and -0 (equal to 0, printed apart)
+ * can tell Go's pdqsort from any other sort, so other input sorts natively.
  */
-export function quantileOfArray(q: number, values: Float64Array): number {
-  for (let i = 0; i < values.length; i++) if (values[i] === 0) return quantile(q, Array.from(values));
-  if (values.length === 0 || Number.isNaN(q)) return NaN;
-  if (q < 0) return -Infinity;
-  if (q > 1) return Infinity;
-  values.sort(); // Numeric, NaNs last.
-  const n = values.length;
-  let nans = 0;
-  while (nans < n && Number.isNaN(values[n - 1 - nans])) nans++;
-  const at = (i: number) => (i < nans ? NaN : values[i - nans]);
-  const rank = q * (n - 1);
-  const lower = Math.max(0, Math.floor(rank));
-  const upper = Math.min(n - 1, lower + 1);
-  const weight = rank - Math.floor(rank);
-  return at(lower) * (1 - weight) + at(upper) * weight;
+function sortLikeQuantile(values: number[] | Float64Array): void {
+  let plain = true;
+  for (let i = 0; i < values.length && plain; i++) plain = !Number.isNaN(values[i]) && !Object.is(values[i], -0);
+  if (plain) {
+    if (values instanceof Float64Array) values.sort();
+    else values.sort((a, b) => a - b);
+    return;
+  }
+  goSort(
+    {
+      less: (i, j) => valueLess(values[i], values[j]),
+      swap: (i, j) => {
+        const t = values[i];
+        values[i] = values[j];
+        values[j] = t;
+      },
+    },
+    values.length,
+  );
 }
 
 export interface Bucket {

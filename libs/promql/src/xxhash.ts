@@ -76,11 +76,22 @@ export function xxhash64(b: Uint8Array): bigint {
   return h;
 }
 
-/** Prometheus' labels.Hash(): xxhash64 of name 0xff value 0xff for every label. */
+/**
+ * Prometheus 3's labels.Hash(): xxhash64 of the labels' stringlabels encoding
+ * (the default build's), each name and value preceded by its byte length: one
+ * byte below 255, else 0xff and three bytes little-endian.
+ */
 export function labelsHash(ls: Labels): bigint {
   const parts: Buffer[] = [];
-  const sep = Buffer.from([0xff]);
-  for (const l of ls) parts.push(Buffer.from(l.name), sep, Buffer.from(l.value), sep);
+  const sized = (s: string) => {
+    const b = Buffer.from(s);
+    const n = b.length;
+    parts.push(n < 255 ? Buffer.from([n]) : Buffer.from([0xff, n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff]), b);
+  };
+  for (const l of ls) {
+    sized(l.name);
+    sized(l.value);
+  }
   return xxhash64(Buffer.concat(parts));
 }
 
