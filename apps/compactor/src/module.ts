@@ -5,7 +5,7 @@ import { Compactor, registerTenantDeletionApi, retentionByTenant } from '@strata
 import { Deletions } from '@strata/storegateway';
 import type { Service } from '@strata/service';
 import { compactorPage } from '../../strata/src/status-pages.ts';
-import type { Strata } from '../../strata/src/strata.ts';
+import type { Strata } from '@strata/runtime';
 
 export function initCompactor(t: Strata): Service[] {
   const { config } = t;

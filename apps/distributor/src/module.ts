@@ -7,7 +7,7 @@ import { PartitionRingWatcher, WritePartitions, registerRingStatusPage } from '@
 import { HaTracker, haTrackerKv } from '@strata/ha-tracker';
 import type { Service } from '@strata/service';
 import { haTrackerPage, ringPage } from '../../strata/src/status-pages.ts';
-import type { Strata } from '../../strata/src/strata.ts';
+import type { Strata } from '@strata/runtime';
 
 export function initDistributor(t: Strata): Service[] {
   const { config, logger, registry } = t;

@@ -10,7 +10,7 @@ import { IngesterServer } from '@strata/ingester-rpc';
 import { PartitionInstanceLifecycler, instanceHost, registerIngesterRingRoutes } from '@strata/ring';
 import type { Service } from '@strata/service';
 import { ingesterPage, tenantsPage } from '../../strata/src/status-pages.ts';
-import { failureSignal, type Strata } from '../../strata/src/strata.ts';
+import { failureSignal, type Strata } from '@strata/runtime';
 
 export function initIngester(t: Strata): Service[] {
   const { config, logger, registry } = t;

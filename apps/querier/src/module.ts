@@ -26,7 +26,7 @@ import {
 } from '@strata/querier';
 import { PartitionRingWatcher } from '@strata/ring';
 import { readBuildInfo, type Service } from '@strata/service';
-import type { Strata } from '../../strata/src/strata.ts';
+import type { Strata } from '@strata/runtime';
 
 export function initQuerier(t: Strata): Service[] {
   const { config, logger, registry } = t;

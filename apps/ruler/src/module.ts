@@ -15,7 +15,7 @@ import {
   type PushFn,
 } from '@strata/ruler';
 import type { Service } from '@strata/service';
-import type { Strata } from '../../strata/src/strata.ts';
+import type { Strata } from '@strata/runtime';
 
 export function initRuler(t: Strata): Service[] {
   const { config, logger, registry } = t;

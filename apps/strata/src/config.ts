@@ -1,87 +1,17 @@
-// The one config of the one binary: every lib's flags composed once, parsed
-// once, from the command line, STRATA_* variables and -config.file (in that
+// The one config of the one binary: every lib's flags (composed in @strata/runtime)
+// parsed once, from the command line, STRATA_* variables and -config.file (in that
 // order of precedence). A flag means the same thing under every -target.
 
 import { resolve } from 'node:path';
-import { z } from 'zod';
-import { kafkaConfigShape } from '@strata/kafka';
-import { distributorBudgetDefaults, distributorConfigShape } from '@strata/distributor';
-import { ingesterBudgetDefaults, ingesterConfigShape } from '@strata/ingester';
-import { limitsConfigShape, runtimeConfigShape } from '@strata/limits';
-import { bucketConfigShape } from '@strata/objstore';
-import { bucketStoreConfigShape } from '@strata/storegateway';
-import { compactorConfigShape } from '@strata/compactor';
-import { querierBudgetDefaults, querierConfigShape, resultsCacheConfigShape } from '@strata/querier';
-import { ingesterRingConfigShape } from '@strata/ring';
-import { rulerConfigShape } from '@strata/ruler';
-import { haTrackerConfigShape } from '@strata/ha-tracker';
-import {
-  authConfigShape,
-  configFileShape,
-  describeBudget,
-  flagsToConfig,
-  formatBytes,
-  memoryBudget,
-  isFlagSet,
-  logConfigShape,
-  readConfigFile,
-  serverConfigShape,
-  type FlagGroup,
-  type FlagValues,
-  type MemoryBudget,
-} from '@strata/service';
-import { tracingConfigShape } from '@strata/tracing';
+import { distributorBudgetDefaults } from '@strata/distributor';
+import { ingesterBudgetDefaults } from '@strata/ingester';
+import { querierBudgetDefaults } from '@strata/querier';
+import { FLAG_GROUPS, strataConfigShape, type ProcessConfig, type StrataConfig } from '@strata/runtime';
+import { configFileShape, describeBudget, flagsToConfig, formatBytes, memoryBudget, isFlagSet, readConfigFile, type FlagValues, type MemoryBudget } from '@strata/service';
 import { mimirYamlPath } from './config-yaml.ts';
 
-const strataShape = {
-  target: z.string().default('all').describe('Comma-separated modules to run: all (the single process), distributor, ingester, querier, compactor, ruler.'),
-  'data-dir': z.string().min(1).default('./data').describe('Base of the local paths not set otherwise: bucket/, tsdb/, compactor/ and (-target=all) kafka/.'),
-  ...configFileShape,
-};
-
-/** Every flag, grouped by the lib whose shape defines it: -help prints them in this order. */
-export const FLAG_GROUPS = [
-  { name: 'strata', shape: strataShape },
-  { name: 'server', shape: { ...serverConfigShape, ...logConfigShape } },
-  { name: 'kafka', shape: kafkaConfigShape },
-  { name: 'distributor', shape: distributorConfigShape },
-  { name: 'ha-tracker', shape: haTrackerConfigShape },
-  { name: 'limits', shape: limitsConfigShape },
-  { name: 'runtime-config', shape: runtimeConfigShape },
-  { name: 'auth', shape: authConfigShape },
-  { name: 'ingester', shape: ingesterConfigShape },
-  { name: 'ring', shape: ingesterRingConfigShape },
-  { name: 'querier', shape: querierConfigShape },
-  { name: 'query-frontend', shape: resultsCacheConfigShape },
-  { name: 'objstore', shape: bucketConfigShape },
-  { name: 'storegateway', shape: bucketStoreConfigShape },
-  { name: 'compactor', shape: compactorConfigShape },
-  { name: 'ruler', shape: rulerConfigShape },
-  { name: 'tracing', shape: tracingConfigShape },
-] as const satisfies readonly FlagGroup[];
-
-export const strataConfigShape = {
-  ...strataShape,
-  ...serverConfigShape,
-  ...logConfigShape,
-  ...kafkaConfigShape,
-  ...distributorConfigShape,
-  ...ingesterConfigShape,
-  ...ingesterRingConfigShape,
-  ...querierConfigShape,
-  ...resultsCacheConfigShape,
-  ...bucketConfigShape,
-  ...bucketStoreConfigShape,
-  ...compactorConfigShape,
-  ...rulerConfigShape,
-  ...limitsConfigShape,
-  ...runtimeConfigShape,
-  ...authConfigShape,
-  ...haTrackerConfigShape,
-  ...tracingConfigShape,
-};
-
-export type StrataConfig = z.infer<z.ZodObject<typeof strataConfigShape>>;
+// The flags themselves are composed in @strata/runtime, where every module's wiring reads their types.
+export { FLAG_GROUPS, strataConfigShape };
 
 /** Every flag's place in -config.file (Mimir's YAML path); -config.* themselves are flags only. */
 export const YAML_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
@@ -116,15 +46,10 @@ const BUDGET_DEFAULTS: Readonly<Record<string, (budgetBytes: number) => number>>
   ...querierBudgetDefaults,
 };
 
-export interface ParsedConfig {
-  config: StrataConfig;
-  /** -server.memory-limit, or what bounds the process when it is 0. */
-  budget: MemoryBudget;
+export interface ParsedConfig extends ProcessConfig {
+  targets: string[];
   /** The flags BUDGET_DEFAULTS set. */
   budgetDefaults: string[];
-  targets: string[];
-  /** Whether the flags name a Kafka to use (otherwise -target=all starts one under -data-dir). */
-  externalKafka: boolean;
   /** The limit flags SINGLE_TENANT_DEFAULTS replaced (empty in every other mode). */
   singleTenantDefaults: string[];
 }

@@ -6,21 +6,17 @@ import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { Overrides } from '@strata/limits';
 import { createBucket } from '@strata/objstore';
 import { createKv } from '@strata/ring';
-import { createAuthenticator, listen, type ModuleSpec, type Service } from '@strata/service';
+import { createAuthenticator, listen, type Service } from '@strata/service';
 import { registerUi } from '@strata/ui';
-import { initCompactor } from '../../compactor/src/module.ts';
-import { initDistributor } from '../../distributor/src/module.ts';
-import { initIngester } from '../../ingester/src/module.ts';
-import { initQuerier } from '../../querier/src/module.ts';
-import { initRuler } from '../../ruler/src/module.ts';
+import { failureSignal, type ModuleInit, type Strata, type StrataModule } from '@strata/runtime';
+import { initCompactor } from '@strata/app-compactor';
+import { initDistributor } from '@strata/app-distributor';
+import { initIngester } from '@strata/app-ingester';
+import { initQuerier } from '@strata/app-querier';
+import { initRuler } from '@strata/app-ruler';
 import { configPage, overridesPage, servicesPage } from './status-pages.ts';
-import { failureSignal, type ModuleInit, type Strata } from './strata.ts';
 
-interface Module extends ModuleSpec {
-  init?: ModuleInit;
-}
-
-export const MODULES: Record<string, Module> = {
+export const MODULES: Record<string, StrataModule> = {
   server: { internal: true, init: initServer },
   /** The operator's web UI on the HTTP port: pages for whatever else this process runs. */
   ui: { internal: true, deps: ['server'], init: initUi },

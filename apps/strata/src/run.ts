@@ -2,10 +2,10 @@
 // the single process `npm start` runs); each is built once from the one parsed config, then its
 // services start in dependency order and stop in reverse.
 
+import { Strata } from '@strata/runtime';
 import { ServiceManager, keepGcHeadroom, parseFlags, renderHelp, resolveModules, type Service } from '@strata/service';
 import { FLAG_GROUPS, budgetLine, limitsLine, parseConfig } from './config.ts';
 import { MODULES } from './modules.ts';
-import { Strata } from './strata.ts';
 import { versionLine } from './version.ts';
 
 /** Runs until the process is told to stop; `heapLine` says how the V8 heap was sized. */

@@ -1,6 +1,7 @@
 // What the modules share: the parsed config, the process' logger, metrics,
 // HTTP server and tracer, and what each module built for the ones after it.
-// Modules fill it in dependency order (modules.ts); nothing is built twice.
+// Modules fill it in dependency order (the binary's registry, apps/strata/src/modules.ts);
+// nothing is built twice. It holds parts, never logic of its own beyond /ready's answer.
 
 import type { FastifyInstance } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
@@ -12,10 +13,21 @@ import type { Overrides } from '@strata/limits';
 import type { Bucket } from '@strata/objstore';
 import type { KvClient } from '@strata/ring';
 import type { Deletions } from '@strata/storegateway';
-import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type MemoryBudget, type Service, type ServiceState } from '@strata/service';
+import { createHttpServer, createLogger, createMetricsRegistry, type Authenticator, type Logger, type MemoryBudget, type ServiceState } from '@strata/service';
 import type { StatusPage, UiLink } from '@strata/ui';
 import { Tracing } from '@strata/tracing';
-import type { ParsedConfig, StrataConfig } from './config.ts';
+import type { StrataConfig } from './config.ts';
+
+/** What the binary's parse of the flags hands the process object. */
+export interface ProcessConfig {
+  config: StrataConfig;
+  /** -target, split: the modules asked for (their dependencies come on top). */
+  targets: readonly string[];
+  /** Whether the flags name a Kafka to use (otherwise -target=all starts one under -data-dir). */
+  externalKafka: boolean;
+  /** -server.memory-limit, or what bounds the process when it is 0. */
+  budget: MemoryBudget;
+}
 
 export class Strata {
   readonly config: StrataConfig;
@@ -56,7 +68,7 @@ export class Strata {
   /** The ingester when it runs in this process: the querier reads it directly. */
   localIngester: { ingester: Ingester; identity: IngesterIdentity } | undefined;
 
-  constructor(parsed: ParsedConfig, modules: readonly string[]) {
+  constructor(parsed: ProcessConfig, modules: readonly string[]) {
     this.modules = modules;
     this.config = parsed.config;
     this.targets = parsed.targets;
@@ -100,20 +112,4 @@ export class Strata {
     }
     return undefined;
   }
-}
-
-/** Builds a module's parts (registering its routes) and hands back the services to start, in order. */
-export type ModuleInit = (t: Strata) => Service[] | Promise<Service[]>;
-
-/** A failure that may come before the service manager watches: kept, and reported once it does. */
-export function failureSignal(): { fail(err: Error): void; watch(failed: (err: Error) => void): void } {
-  let failed: ((err: Error) => void) | undefined;
-  let early: Error | undefined;
-  return {
-    fail: (err) => (failed ? failed(err) : (early ??= err)),
-    watch: (f) => {
-      failed = f;
-      if (early) f(early);
-    },
-  };
 }

@@ -1,0 +1,7 @@
+// Public surface of @strata/runtime: what the modules of the one binary share.
+export { FLAG_GROUPS, strataConfigShape } from './config.ts';
+export type { StrataConfig } from './config.ts';
+export { Strata } from './strata.ts';
+export type { ProcessConfig } from './strata.ts';
+export { failureSignal } from './module.ts';
+export type { ModuleInit, StrataModule } from './module.ts';
