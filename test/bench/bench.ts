@@ -9,6 +9,8 @@
 //   npm run bench -- --profile [--rate N]  (Strata under node --cpu-prof, heap snapshot of one ingester,
 //                                          what lived into the old generation and the GCs per process)
 //   npm run bench -- --reshard false      (½ max at the search's shard count, not at the one Prometheus settles at)
+//   npm run bench -- --scale 6h --series 3300000 [--scale-step 15m] [--cpus 14] [--settle 60s]  (scale.ts: one process
+//                                          backfilled with the span: ingest, RSS per series, span-long queries)
 
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ import { LoadGenerator, formatPhase, parseChurn, parseDuration } from './loadgen
 import { measuredPhase, queryPhase, replayPhase, searchMaxRate, soakPhase, steadyPhase, type SearchConfig } from './phases.ts';
 import { loadAverage, machineDescription, rssBytes, sum } from './proc-stats.ts';
 import { renderNotes, renderTable, type TargetReport } from './report.ts';
+import { scaleBench } from './scale.ts';
 import { sleep } from './sender.ts';
 import { PrometheusTarget, StrataTarget, VictoriaMetricsTarget, type BenchTarget } from './targets.ts';
 
@@ -55,6 +58,11 @@ interface Options {
   dataDir?: string;
   keep: boolean;
   json?: string;
+  /** --scale: the span backfilled (0: not a scale run). */
+  scaleMs: number;
+  scaleStepMs: number;
+  cpus: number;
+  settleMs: number;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -68,11 +76,11 @@ function parseArgs(argv: string[]): Options {
   const known = new Set([
     'quick', 'targets', 'series', 'wide', 'protocol', 'shards', 'samples-per-request', 'partitions', 'start-rate', 'max-rate', 'step',
     'search-budget', 'latency-limit', 'step-retries', 'rate', 'half', 'query-runs', 'replay-down', 'soak', 'churn', 'profile', 'profile-duration',
-    'data-dir', 'keep', 'json', 'help', 'strata-args', 'reshard',
+    'data-dir', 'keep', 'json', 'help', 'strata-args', 'reshard', 'scale', 'scale-step', 'cpus', 'settle',
   ]);
   for (const k of a.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}; known: ${[...known].map((x) => '--' + x).join(' ')}`);
   if (a.has('help')) {
-    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 10).join('\n'));
+    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 13).join('\n'));
     process.exit(0);
   }
   const quick = a.get('quick') === 'true';
@@ -83,6 +91,7 @@ function parseArgs(argv: string[]): Options {
   const defaultTargets = soakMs > 0 || profile ? 'strata' : 'strata,prometheus,victoria';
   const targets = (a.get('targets') ?? defaultTargets).split(',').map((t) => t.trim()) as TargetKey[];
   for (const t of targets) if (!['strata', 'prometheus', 'victoria'].includes(t)) throw new Error(`unknown target ${t}`);
+  const scaleMs = a.has('scale') ? parseDuration(a.get('scale') === 'true' ? '6h' : a.get('scale')!) : 0;
   const protocol = a.get('protocol') ?? 'v1';
   if (protocol !== 'v1' && protocol !== 'v2') throw new Error('--protocol is v1 or v2');
   return {
@@ -91,7 +100,8 @@ function parseArgs(argv: string[]): Options {
     series: num('series', quick ? 20_000 : 100_000),
     wide: num('wide', 1),
     protocol,
-    shards: num('shards', 64),
+    // The scale run sends as the report that asked for it did: 8 senders.
+    shards: num('shards', scaleMs > 0 ? 8 : 64),
     reshard: a.get('reshard') !== 'false',
     samplesPerRequest: num('samples-per-request', 2000),
     partitions: num('partitions', 1),
@@ -117,6 +127,11 @@ function parseArgs(argv: string[]): Options {
     keep: a.get('keep') === 'true',
     json: a.get('json'),
     strataArgs: (a.get('strata-args') ?? '').split(' ').filter(Boolean),
+    scaleMs,
+    scaleStepMs: dur('scale-step', '15m'),
+    // 14 CPUs: one instance's node_cpu_seconds_total is 112 series.
+    cpus: num('cpus', 14),
+    settleMs: dur('settle', '60s'),
   };
 }
 
@@ -361,6 +376,16 @@ async function main(): Promise<void> {
 
   if (o.profile) {
     await profileStrata(o);
+    return;
+  }
+  if (o.scaleMs > 0) {
+    const scale = {
+      targets: o.targets, series: o.series, cpus: o.cpus, spanMs: o.scaleMs, stepMs: o.scaleStepMs, shards: o.shards,
+      samplesPerRequest: o.samplesPerRequest, settleMs: o.settleMs, queryRuns: o.queryRuns, runDir, keep: o.keep,
+    };
+    const json = await scaleBench(scale, live, log, command);
+    keepDir = true;
+    log(`\nfull results: ${json} (logs beside it)`);
     return;
   }
   const reports: TargetReport[] = [];

@@ -39,6 +39,39 @@ export function rssBytes(pid: number): number | undefined {
   }
 }
 
+/** VmHWM (the most RSS the process ever held) in bytes; undefined when it is gone. */
+export function peakRssBytes(pid: number): number | undefined {
+  try {
+    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the pid runs (a zombie counts as dead: it exited and only waits to be reaped). */
+export function pidAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The direct children of a process (of all its threads). */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ')) if (c.trim() !== '') out.push(Number(c));
+    }
+  } catch {
+    // gone
+  }
+  return out;
+}
+
 export interface Proc {
   name: string;
   pid: number;

@@ -62,8 +62,11 @@ export function renderTable(reports: TargetReport[]): string {
       });
     }
   }
-  const header = ['figure', ...cols.map((c) => c.title)];
-  const body = ROWS.map((row) => [row.label, ...cols.map((c) => c.cell(row))]);
+  return formatTable(['figure', ...cols.map((c) => c.title)], ROWS.map((row) => [row.label, ...cols.map((c) => c.cell(row))]));
+}
+
+/** A Markdown table: the first column left-aligned, the others right-aligned. */
+export function formatTable(header: string[], body: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ') + ' |';
   const out = [line(header), '|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|', ...body.map(line)];

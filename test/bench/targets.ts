@@ -47,7 +47,7 @@ function killPid(pid: number | undefined): void {
   }
 }
 
-async function waitHttp(url: string, ok: (status: number, body: string) => boolean, timeoutMs: number, alive: () => boolean, what: string): Promise<void> {
+export async function waitHttp(url: string, ok: (status: number, body: string) => boolean, timeoutMs: number, alive: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
@@ -374,17 +374,26 @@ abstract class BinaryTarget implements BenchTarget {
 }
 
 export class PrometheusTarget extends BinaryTarget {
-  readonly name = 'Prometheus 2.42';
+  readonly name: string;
   readonly key = 'prometheus';
 
-  /** `nativeHistograms`: --enable-feature=native-histograms (2.42 drops them without it). */
-  static async start(dir: string, log: (l: string) => void, opts: { nativeHistograms?: boolean } = {}): Promise<PrometheusTarget> {
+  constructor(port: number, dir: string, name: string) {
+    super(port, dir);
+    this.name = name;
+  }
+
+  /**
+   * `nativeHistograms`: --enable-feature=native-histograms (2.42 drops them without it).
+   * `binary`: another build than Debian's 2.42 (the bootstrap's Prometheus 3), named `name`.
+   */
+  static async start(dir: string, log: (l: string) => void, opts: { nativeHistograms?: boolean; binary?: { path: string; name: string } } = {}): Promise<PrometheusTarget> {
     const [port] = await freePorts(1);
     mkdirSync(join(dir, 'data'), { recursive: true });
     const config = join(dir, 'prometheus.yml');
     writeFileSync(config, 'global:\n  scrape_interval: 15s\n');
-    const bin = debianBinary('/usr/bin/prometheus', 'prometheus', log);
-    const t = new PrometheusTarget(port, dir);
+    if (opts.binary && !existsSync(opts.binary.path)) throw new Error(`${opts.binary.path} is missing: run \`node scripts/bootstrap.mjs test\` (it builds ${opts.binary.name})`);
+    const bin = opts.binary?.path ?? debianBinary('/usr/bin/prometheus', 'prometheus', log);
+    const t = new PrometheusTarget(port, dir, opts.binary?.name ?? 'Prometheus 2.42');
     t.spawnLogged(
       bin,
       [
