@@ -1,6 +1,7 @@
 // Starts a whole local Strata cluster on loopback (Kafka, distributor,
 // ingester-zone-a-0/1, ingester-zone-b-0/1, querier) and keeps it running
-// until Ctrl-C. Usage: node --import tsx scripts/cluster.ts [--dir D] [--partitions N] [--brokers 1|3] [--redis]
+// until Ctrl-C. Usage: npm run cluster -- [--dir D] [--partitions N] [--brokers 1|3] [--redis]
+// (npm runs it on the pinned Node; the Kafka client needs Node >= 22).
 // (--redis: a local redis-server holds the partition ring; its page is <distributor>/ingester/partition-ring)
 
 import { resolve } from 'node:path';

@@ -1,0 +1,32 @@
+// A node:test reporter that `npm test` runs beside the spec reporter: one line per test
+// file as it finishes (its wall time, from process start to exit), then the slowest ten.
+// It never decides pass or fail; the runner's exit code does.
+import { relative, resolve } from 'node:path';
+
+const SLOWEST = 10;
+
+export default async function* fileTimings(source) {
+  const files = [];
+  for await (const event of source) {
+    if (event.type !== 'test:complete') continue;
+    const { file, name, nesting, details } = event.data;
+    // Each file runs in its own process under a test named with the path it was given; that test's duration is the file's.
+    if (file === undefined || nesting !== 0 || resolve(name) !== file) continue;
+    const entry = { file: relative(process.cwd(), file), ms: details.duration_ms, passed: details.passed };
+    files.push(entry);
+    yield `${line(entry)}\n`;
+  }
+  if (files.length === 0) return;
+  const total = files.reduce((sum, f) => sum + f.ms, 0);
+  const slowest = [...files].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST);
+  yield `\nstrata test: ${files.length} files, ${seconds(total)} summed over files; the slowest ${slowest.length}:\n`;
+  for (const f of slowest) yield `${line(f)}\n`;
+}
+
+function line({ file, ms, passed }) {
+  return `  file ${seconds(ms).padStart(8)}  ${passed ? 'ok  ' : 'FAIL'}  ${file}`;
+}
+
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
