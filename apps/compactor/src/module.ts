@@ -1,10 +1,9 @@
 // The compactor module: merges the zones' blocks, compacts levels, applies
 // retention and deletions, and keeps every tenant's bucket index current.
 
-import { Compactor, registerTenantDeletionApi, retentionByTenant } from '@strata/compactor';
+import { Compactor, compactorPage, registerTenantDeletionApi, retentionByTenant } from '@strata/compactor';
 import { Deletions } from '@strata/storegateway';
 import type { Service } from '@strata/service';
-import { compactorPage } from '../../strata/src/status-pages.ts';
 import type { Strata } from '@strata/runtime';
 
 export function initCompactor(t: Strata): Service[] {

@@ -3,10 +3,9 @@
 
 import { IngestWriter } from '@strata/kafka';
 import { Distributor, instanceLimitsFromConfig, producedWritesObserver, registerPushRoutes } from '@strata/distributor';
-import { PartitionRingWatcher, WritePartitions, registerRingStatusPage } from '@strata/ring';
-import { HaTracker, haTrackerKv } from '@strata/ha-tracker';
+import { PartitionRingWatcher, WritePartitions, registerRingStatusPage, ringPage } from '@strata/ring';
+import { HaTracker, haTrackerKv, haTrackerPage } from '@strata/ha-tracker';
 import type { Service } from '@strata/service';
-import { haTrackerPage, ringPage } from '../../strata/src/status-pages.ts';
 import type { Strata } from '@strata/runtime';
 
 export function initDistributor(t: Strata): Service[] {

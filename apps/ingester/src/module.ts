@@ -4,12 +4,11 @@
 // process and reads it directly).
 
 import { LastProducedOffsetsReader, PartitionReader } from '@strata/kafka';
-import { DEFAULT_MAX_HEAP_SHARE, Ingester, PartitionCount, parseInstanceId, registerIngesterRoutes } from '@strata/ingester';
+import { DEFAULT_MAX_HEAP_SHARE, Ingester, PartitionCount, ingesterPage, parseInstanceId, registerIngesterRoutes, tenantsPage } from '@strata/ingester';
 import { ingesterLimits } from '@strata/limits';
 import { IngesterServer } from '@strata/ingester-rpc';
 import { PartitionInstanceLifecycler, instanceHost, registerIngesterRingRoutes } from '@strata/ring';
 import type { Service } from '@strata/service';
-import { ingesterPage, tenantsPage } from '../../strata/src/status-pages.ts';
 import { failureSignal, type Strata } from '@strata/runtime';
 
 export function initIngester(t: Strata): Service[] {

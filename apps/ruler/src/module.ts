@@ -12,6 +12,7 @@ import {
   registerRulerConfigApi,
   registerRulesApi,
   remoteWritePusher,
+  rulerPage,
   type PushFn,
 } from '@strata/ruler';
 import type { Service } from '@strata/service';
@@ -81,25 +82,7 @@ export function initRuler(t: Strata): Service[] {
   });
   registerRulesApi(t.http, { groups: (tenant) => rules.groups(tenant), multitenancyEnabled, auth: t.auth });
   t.endpoints.push('ruler config $BASE/prometheus/config/v1/rules');
-  t.statusPages.push({
-    id: 'ruler',
-    title: 'Ruler',
-    module: 'ruler',
-    sections: () => [
-      { title: 'This ruler', fields: { instance: config['ruler.ring.instance-id'], 'healthy rulers': ring.healthy().join(', ') || 'none yet' } },
-      {
-        title: 'Rule groups evaluated here',
-        rows: rules.allGroups().map((g) => ({
-          tenant: g.tenant,
-          namespace: g.namespace,
-          group: g.name,
-          rules: g.rules.length,
-          interval: `${g.intervalMs / 1000}s`,
-          'last evaluation': g.lastEvaluation > 0 ? new Date(g.lastEvaluation).toISOString() : 'not yet',
-        })),
-      },
-    ],
-  });
+  t.statusPages.push(rulerPage(config['ruler.ring.instance-id'], ring, rules));
   return [
     {
       name: 'ruler',

@@ -3,18 +3,17 @@
 
 import { resolve } from 'node:path';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
-import { Overrides } from '@strata/limits';
+import { Overrides, overridesPage } from '@strata/limits';
 import { createBucket } from '@strata/objstore';
 import { createKv } from '@strata/ring';
 import { createAuthenticator, listen, type Service } from '@strata/service';
 import { registerUi } from '@strata/ui';
-import { failureSignal, type ModuleInit, type Strata, type StrataModule } from '@strata/runtime';
+import { configPage, failureSignal, servicesPage, type ModuleInit, type Strata, type StrataModule } from '@strata/runtime';
 import { initCompactor } from '@strata/app-compactor';
 import { initDistributor } from '@strata/app-distributor';
 import { initIngester } from '@strata/app-ingester';
 import { initQuerier } from '@strata/app-querier';
 import { initRuler } from '@strata/app-ruler';
-import { configPage, overridesPage, servicesPage } from './status-pages.ts';
 
 export const MODULES: Record<string, StrataModule> = {
   server: { internal: true, init: initServer },

@@ -1,5 +1,6 @@
 export { Compactor } from './compactor.ts';
 export type { CompactorOptions, CompactorRun, CompactorStatus, TenantRunStats } from './compactor.ts';
+export { compactorPage } from './compactor-page.ts';
 export { planCompaction, overlappingGroups, splitByRange } from './planner.ts';
 export type { PlanBlock, PlanOptions } from './planner.ts';
 export { compactorConfigShape, retentionByTenant } from './config.ts';

@@ -5,6 +5,7 @@ export type { IngesterIdentity } from './instance-id.ts';
 export { ingesterConfigShape, ingesterBudgetDefaults } from './config.ts';
 export type { IngesterConfig } from './config.ts';
 export { registerIngesterRoutes } from './routes.ts';
+export { ingesterPage, tenantsPage } from './ingester-pages.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export { ConsumedOffset, OffsetWaitTimeoutError } from './consumed-offset.ts';
 export { PartitionCount } from './partition-count.ts';

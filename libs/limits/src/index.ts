@@ -1,6 +1,7 @@
 // Public surface of @strata/limits: per-tenant limits from flags and the runtime overrides file.
 export { Overrides } from './overrides.ts';
 export type { OverridesOptions } from './overrides.ts';
+export { overridesPage } from './overrides-page.ts';
 export { LocalRateLimiter } from './rate-limiter.ts';
 export type { RateDecision } from './rate-limiter.ts';
 export { applyOverrides, localLimit, runtimeConfigSchema, tenantOverridesSchema } from './limits.ts';

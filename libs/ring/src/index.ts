@@ -29,5 +29,6 @@ export { WritePartitions } from './write-partitions.ts';
 export type { WritePartitionsOptions } from './write-partitions.ts';
 export { registerRingStatusPage, registerIngesterRingRoutes, ringStatusJson } from './http.ts';
 export type { RingStatusSnapshot, RingStatusPageOptions, RingStatusJson, IngesterRingRoutesOptions } from './http.ts';
+export { ringPage } from './ring-page.ts';
 export { ringKvConfigShape, ringClientConfigShape, ingesterRingConfigShape, createKv, instanceHost } from './config.ts';
 export type { RingKvConfig, RingClientConfig, IngesterRingConfig } from './config.ts';

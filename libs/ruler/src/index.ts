@@ -24,3 +24,4 @@ export { engineRuleQuerier, remoteWritePusher, httpPush } from './adapters.ts';
 export type { EngineRuleQuerierOptions, PushFn } from './adapters.ts';
 export { RulerRing, RULER_RING_KEY } from './ruler-ring.ts';
 export type { RulerRingOptions } from './ruler-ring.ts';
+export { rulerPage } from './ruler-page.ts';

@@ -5,3 +5,4 @@ export { Strata } from './strata.ts';
 export type { ProcessConfig } from './strata.ts';
 export { failureSignal } from './module.ts';
 export type { ModuleInit, StrataModule } from './module.ts';
+export { configPage, servicesPage } from './process-pages.ts';
