@@ -4,7 +4,7 @@
 // an entry here; the engine never switches on function names except timestamp().
 
 import type { Labels } from '@strata/model';
-import { METRIC_NAME, execRegex, type RegexGroups } from '@strata/model';
+import { METRIC_NAME, execRegex, expandRegexTemplate } from '@strata/model';
 import type { Expr, ValueType } from './ast.ts';
 import { unwrapParens } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
@@ -114,34 +114,6 @@ function stringArg(exprs: Expr[], i: number): string {
 
 /** The string arguments after the first (sort_by_label's label names). */
 const labelArgs = (exprs: Expr[]): string[] => exprs.slice(1).map((_, i) => stringArg(exprs, i + 1));
-
-/** Go's regexp.Expand: $1, ${1}, $name, ${name}; $$ is a dollar; names are as long as possible. */
-function expandTemplate(template: string, group: RegexGroups): string {
-  let out = '';
-  for (let i = 0; i < template.length; i++) {
-    const c = template[i];
-    if (c !== '$') {
-      out += c;
-      continue;
-    }
-    const rest = template.slice(i + 1);
-    if (rest[0] === '$') {
-      out += '$';
-      i++;
-      continue;
-    }
-    const braced = /^\{([A-Za-z0-9_]+)\}/.exec(rest);
-    const bare = /^[A-Za-z0-9_]+/.exec(rest);
-    const name = braced ? braced[1] : bare ? bare[0] : undefined;
-    if (name === undefined) {
-      out += '$'; // Malformed reference: the $ is literal text.
-      continue;
-    }
-    i += braced ? braced[0].length : name.length;
-    out += group(/^[0-9]+$/.test(name) ? Number(name) : name) ?? '';
-  }
-  return out;
-}
 
 function dateFunction(fn: (d: Date) => number): InstantFunction {
   return (args, _exprs, ctx) => {
@@ -373,7 +345,7 @@ const labelReplace: SeriesFunction = (input, exprs) => {
   return input.map((s) => {
     const groups = execRegex(regexStr, getLabel(s.metric, src));
     if (!groups) return s;
-    const metric = setLabel(s.metric, dst, expandTemplate(repl, groups));
+    const metric = setLabel(s.metric, dst, expandRegexTemplate(repl, groups));
     return { ...s, metric, dropName: dst === METRIC_NAME ? false : s.dropName };
   });
 };
