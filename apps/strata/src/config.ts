@@ -6,19 +6,11 @@ import { resolve } from 'node:path';
 import { distributorBudgetDefaults } from '@strata/distributor';
 import { ingesterBudgetDefaults } from '@strata/ingester';
 import { querierBudgetDefaults } from '@strata/querier';
-import { FLAG_GROUPS, strataConfigShape, type ProcessConfig, type StrataConfig } from '@strata/runtime';
+import { FLAG_GROUPS, YAML_PATHS, strataConfigShape, type ProcessConfig, type StrataConfig } from '@strata/runtime';
 import { configFileShape, describeBudget, flagsToConfig, formatBytes, memoryBudget, isFlagSet, readConfigFile, type FlagValues, type MemoryBudget } from '@strata/service';
-import { mimirYamlPath } from './config-yaml.ts';
 
-// The flags themselves are composed in @strata/runtime, where every module's wiring reads their types.
-export { FLAG_GROUPS, strataConfigShape };
-
-/** Every flag's place in -config.file (Mimir's YAML path); -config.* themselves are flags only. */
-export const YAML_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.keys(strataConfigShape)
-    .filter((flag) => !(flag in configFileShape))
-    .map((flag) => [flag, mimirYamlPath(flag)]),
-);
+// The flags and their YAML paths are composed in @strata/runtime, where every module's wiring reads their types.
+export { FLAG_GROUPS, YAML_PATHS, strataConfigShape };
 
 /** Local paths that live under -data-dir unless given. */
 const UNDER_DATA_DIR = {

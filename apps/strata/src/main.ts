@@ -2,8 +2,7 @@
 // is sized from the memory budget: node re-executes in place with --max-old-space-size when it
 // must, so the modules load once. Then run.ts parses the config and runs the -target modules.
 
-import { flagValue, memoryBudget, parseByteSize, parseFlags, readConfigFile, sizeHeapFromBudget } from '@strata/service';
-import { mimirYamlPath } from './config-yaml.ts';
+import { flagValue, flagYamlPath, memoryBudget, parseByteSize, parseFlags, readConfigFile, serverConfigShape, sizeHeapFromBudget } from '@strata/service';
 
 const argv = process.argv.slice(2);
 const informational = argv.some((a) => ['-help', '--help', '-h', '-version', '--version'].includes(a));
@@ -24,12 +23,12 @@ function sizeHeap(args: string[]): string | undefined {
 
 /** -server.memory-limit from the command line, STRATA_SERVER_MEMORY_LIMIT or -config.file, in that order. */
 function memoryLimitFlag(args: string[]): number {
-  const flag = 'server.memory-limit';
+  const flag = 'server.memory-limit' as const;
   const values = parseFlags(args);
   const file = flagValue(values, 'config.file');
   if (file !== undefined && file !== '') {
     const expandEnv = ['true', '1'].includes(flagValue(values, 'config.expand-env') ?? 'false');
-    values.file = readConfigFile(file, { yamlPaths: { [flag]: mimirYamlPath(flag) }, expandEnv, ignoreUnknown: true });
+    values.file = readConfigFile(file, { yamlPaths: { [flag]: flagYamlPath(flag, serverConfigShape[flag]) }, expandEnv, ignoreUnknown: true });
   }
   return parseByteSize(flagValue(values, flag) ?? '0');
 }

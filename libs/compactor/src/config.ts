@@ -25,9 +25,9 @@ export const compactorConfigShape = {
   'compactor.cleanup-interval': duration('15m').describe('How often bucket indexes are rewritten and retention and deletions applied.'),
   'compactor.deletion-delay': duration('12h').describe('Blocks marked for deletion are deleted this long after the mark (queriers stop reading them first).'),
   'compactor.first-level-compaction-wait-period': duration('25m').describe("Ingesters' blocks younger than this are not compacted yet, so both zones' copies are in."),
-  'compactor.blocks-retention-period': duration('0s').describe('Blocks whose newest sample is older than this are deleted (0s: keep forever).'),
+  'compactor.blocks-retention-period': duration('0s').describe('Blocks whose newest sample is older than this are deleted (0s: keep forever).').meta({ yaml: 'limits.compactor_blocks_retention_period' }),
   'compactor.tenant-blocks-retention-periods': z.string().default('').describe('Per-tenant retention overriding the default, as tenant=duration,...'),
-  'compactor.partial-block-deletion-delay': duration('1d').describe('A block without meta.json whose files are older than this is a failed upload and is deleted (0s: never).'),
+  'compactor.partial-block-deletion-delay': duration('1d').describe('A block without meta.json whose files are older than this is a failed upload and is deleted (0s: never).').meta({ yaml: 'limits.compactor_partial_block_deletion_delay' }),
   'compactor.enabled-tenants': z.string().default('').describe('Only these tenants (comma-separated) are compacted; empty: every tenant in the bucket.'),
 };
 

@@ -11,7 +11,7 @@ export const querierConfigShape = {
   'querier.max-samples': z.coerce.number().int().positive().default(50_000_000).describe('Samples one query may hold in memory; over it 422.'),
   'querier.max-fetched-series-per-query': z.coerce.number().int().min(0).default(0).describe(
     'Series one query may fetch over all its selectors; over it 422; 0: no limit. Unset: one per 4 KiB of -server.memory-limit.',
-  ),
+  ).meta({ yaml: 'limits.max_fetched_series_per_query' }),
   'querier.max-estimated-memory-per-query': z.coerce.number().int().min(0).default(0).describe(
     'Bytes one query is estimated to hold (fetched series and samples, then evaluated points), checked as it fetches and evaluates, in ingesters too; over it 422; 0: no limit. Unset: 10% of -server.memory-limit.',
   ),
@@ -20,7 +20,7 @@ export const querierConfigShape = {
   'querier.promql-experimental-functions-enabled': boolFlag(false).describe('Enable experimental PromQL functions and modifiers (limit_ratio, sort_by_label, info(), ...).'),
   'querier.promql-duration-expressions-enabled': boolFlag(false).describe('Duration expressions in ranges and offsets ([step()*4], offset 1h+5m).'),
   // Durations yield ms.
-  'querier.query-ingesters-within': duration('13h').describe('Ingesters are asked only for data newer than this (0s: always).'),
+  'querier.query-ingesters-within': duration('13h').describe('Ingesters are asked only for data newer than this (0s: always).').meta({ yaml: 'limits.query_ingesters_within' }),
   'querier.query-store-after': duration('12h').describe("The bucket's blocks are asked only for data older than this (0s: always)."),
   'querier.deletion-requests-sync-interval': duration('1m').describe('How old a tenant\'s delete requests and deletion mark (read from the bucket) may get before they are read again.'),
 };
@@ -35,8 +35,8 @@ export const querierBudgetDefaults = {
 export const resultsCacheConfigShape = {
   'query-frontend.results-cache.redis.endpoint': z.string().default('').describe('Redis host:port of the range-query results cache; empty: no cache.'),
   'query-frontend.split-queries-by-interval': duration('24h').describe('Range queries are split (and cached) at these boundaries.'),
-  'query-frontend.max-cache-freshness': duration('10m').describe('Points newer than this are never cached.'),
-  'query-frontend.results-cache-ttl': duration('168h').describe('Lifetime of cached extents.'),
+  'query-frontend.max-cache-freshness': duration('10m').describe('Points newer than this are never cached.').meta({ yaml: 'limits.max_cache_freshness' }),
+  'query-frontend.results-cache-ttl': duration('168h').describe('Lifetime of cached extents.').meta({ yaml: 'limits.results_cache_ttl' }),
 };
 
 export type ResultsCacheConfig = z.infer<z.ZodObject<typeof resultsCacheConfigShape>>;

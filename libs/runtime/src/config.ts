@@ -14,7 +14,7 @@ import { querierConfigShape, resultsCacheConfigShape } from '@strata/querier';
 import { ingesterRingConfigShape } from '@strata/ring';
 import { rulerConfigShape } from '@strata/ruler';
 import { haTrackerConfigShape } from '@strata/ha-tracker';
-import { authConfigShape, configFileShape, logConfigShape, serverConfigShape, type FlagGroup } from '@strata/service';
+import { authConfigShape, configFileShape, flagYamlPath, logConfigShape, serverConfigShape, type FlagGroup } from '@strata/service';
 import { tracingConfigShape } from '@strata/tracing';
 
 const strataShape = {
@@ -66,3 +66,8 @@ export const strataConfigShape = {
 };
 
 export type StrataConfig = z.infer<z.ZodObject<typeof strataConfigShape>>;
+
+/** Every flag's place in -config.file (Mimir's YAML path, declared beside the flag); -config.* themselves are flags only. */
+export const YAML_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
+  (Object.entries(strataConfigShape) as [string, z.ZodType][]).filter(([flag]) => !(flag in configFileShape)).map(([flag, schema]) => [flag, flagYamlPath(flag, schema)]),
+);

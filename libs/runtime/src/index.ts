@@ -1,5 +1,5 @@
 // Public surface of @strata/runtime: what the modules of the one binary share.
-export { FLAG_GROUPS, strataConfigShape } from './config.ts';
+export { FLAG_GROUPS, YAML_PATHS, strataConfigShape } from './config.ts';
 export type { StrataConfig } from './config.ts';
 export { Strata } from './strata.ts';
 export type { ProcessConfig } from './strata.ts';

@@ -12,7 +12,7 @@ import { ReloadingYamlFile } from './reloading-file.ts';
 import { TenantError, validateTenantId } from './tenant.ts';
 
 export const authConfigShape = {
-  'auth.multitenancy-enabled': boolFlag(true).describe('Tenant from the X-Scope-OrgID header; false: every request is tenant "anonymous".'),
+  'auth.multitenancy-enabled': boolFlag(true).describe('Tenant from the X-Scope-OrgID header; false: every request is tenant "anonymous".').meta({ yaml: 'multitenancy_enabled' }),
   'auth.tokens-file': z.string().default('').describe('YAML tenants: { <tenant>: { bearer_token, basic_auth: { username, password } } }, re-read live; empty: no auth.'),
   'auth.tokens-reload-period': duration('10s').describe('How often the tokens file is re-read.'),
 };

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expandEnvVars, parseConfigYaml } from './index.ts';
+import { z } from 'zod';
+import { expandEnvVars, flagYamlPath, parseConfigYaml, serverConfigShape } from './index.ts';
 
 const yamlPaths = {
   'server.http-listen-port': 'server.http_listen_port',
@@ -41,4 +42,11 @@ test('-config.expand-env: ${VAR} and ${VAR:default}', () => {
   });
   // Without the flag the text is taken literally.
   assert.deepEqual(parseConfigYaml(text, 'c.yaml', { yamlPaths, expandEnv: false, env })['server.http-listen-port'], '${PORT:8080}');
+});
+
+test("a flag's YAML path: the one declared beside it where Mimir's differs, else its parts with '-' → '_'", () => {
+  assert.equal(flagYamlPath('server.http-listen-port', serverConfigShape['server.http-listen-port']), 'server.http_listen_port');
+  const declared = z.coerce.number().default(1).describe('Per-tenant samples/s.').meta({ yaml: 'limits.ingestion_rate' });
+  assert.equal(flagYamlPath('distributor.ingestion-rate-limit', declared), 'limits.ingestion_rate');
+  assert.equal(declared.description, 'Per-tenant samples/s.');
 });

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import type { z } from 'zod';
 import { StrataError } from '@strata/errors';
 import { closest } from './flags.ts';
 
@@ -15,6 +16,16 @@ export interface ConfigFileOptions {
   env?: NodeJS.ProcessEnv;
   /** Skip keys of no flag in yamlPaths instead of refusing them (reading a few flags before the full parse). */
   ignoreUnknown?: boolean;
+}
+
+/**
+ * The flag's dotted path in -config.file: the one its schema declares where Mimir's
+ * differs (`.meta({ yaml: 'limits.ingestion_rate' })`, beside the flag), else the
+ * flag's dotted parts with '-' → '_' (-server.http-listen-port → server.http_listen_port).
+ */
+export function flagYamlPath(flag: string, schema: z.ZodType): string {
+  const declared = schema.meta()?.yaml;
+  return typeof declared === 'string' ? declared : flag.replaceAll('-', '_');
 }
 
 /** Reads and maps the file; every error is one line naming the file and what is wrong. */

@@ -2,7 +2,7 @@ export { parseFlags, flagsToConfig, isFlagSet, lookup as flagValue, parseDuratio
 export type { FlagValues } from './flags.ts';
 export { flagDefault, flagDescription, renderHelp } from './help.ts';
 export type { FlagGroup } from './help.ts';
-export { readConfigFile, parseConfigYaml, expandEnvVars } from './config-file.ts';
+export { readConfigFile, parseConfigYaml, expandEnvVars, flagYamlPath } from './config-file.ts';
 export type { ConfigFileOptions } from './config-file.ts';
 export { createLogger, toLogfmt } from './logger.ts';
 export type { Logger, LogFormat } from './logger.ts';
