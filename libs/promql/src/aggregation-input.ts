@@ -1,12 +1,34 @@
-// How an aggregation reads its input: which group each series falls into
+// How an aggregation reads its input (AggregationParams, shared by aggregations.ts and
+// aggregation-k.ts so neither imports the other): which group each series falls into
 // (by/without, Prometheus' generateGroupingKey/generateGroupingLabels) and each
 // series' sample at each step (nextValues), consumed in series order.
 
 import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
+import type { AggregateExpr } from './ast.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
 import { labelsKeep, labelsWithout, signature } from './labels.ts';
 import type { EvalMatrix, EvalSeries } from './values.ts';
+
+/** What an aggregation is evaluated with: its expression, its input series and the steps. */
+export interface AggregationParams {
+  expr: AggregateExpr;
+  input: EvalMatrix;
+  /** The scalar parameter at each step (topk's k, quantile's q). */
+  params: number[] | undefined;
+  start: number;
+  end: number;
+  interval: number;
+  delayedNameRemoval: boolean;
+  /** Annotations at the parameter's position. */
+  warn(message: string): void;
+  /** Annotations at the aggregated expression's position. */
+  warnAtExpr(message: string): void;
+  infoAtExpr(message: string): void;
+  /** Annotations at the whole aggregation's position. */
+  infoAtAggregation(message: string): void;
+  checkCancel(): void;
+}
 
 /** The label set of a group's output series: the `by` labels, or all but the `without` ones and the name. */
 export function groupingLabels(metric: Labels, grouping: ReadonlySet<string>, without: boolean): Labels {

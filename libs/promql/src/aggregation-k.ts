@@ -7,8 +7,7 @@
 // limit_ratio leave the heap's order. Never replace the heaps by a sort.
 
 import type { AggregateOp } from './ast.ts';
-import { StepReader, groupsOf, type StepValue } from './aggregation-input.ts';
-import type { AggregationParams } from './aggregations.ts';
+import { StepReader, groupsOf, type AggregationParams, type StepValue } from './aggregation-input.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { formatGoG } from './go-compat.ts';
 import { goHeapFix, goHeapUp, goReverse, goSort, reverseValueLess, valueLess, type GoSortable } from './go-sort.ts';

@@ -7,8 +7,8 @@
 import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
 import { evalAggregationK, isSelectingAggregation } from './aggregation-k.ts';
-import { StepReader, groupingKey, groupingLabels, groupsOf } from './aggregation-input.ts';
-import type { AggregateExpr, AggregateOp } from './ast.ts';
+import { StepReader, groupingKey, groupingLabels, groupsOf, type AggregationParams } from './aggregation-input.ts';
+import type { AggregateOp } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { formatGoFloat, goQuote } from './go-compat.ts';
 import { kahanSumOrMean } from './histogram-functions.ts';
@@ -142,25 +142,6 @@ const COUNTING = new Set<AggregateOp>(['count', 'group']);
 
 export function isKnownAggregation(op: AggregateOp): boolean {
   return op in GROUP_AGGREGATIONS || isSelectingAggregation(op) || op === 'count_values';
-}
-
-export interface AggregationParams {
-  expr: AggregateExpr;
-  input: EvalMatrix;
-  /** The scalar parameter at each step (topk's k, quantile's q). */
-  params: number[] | undefined;
-  start: number;
-  end: number;
-  interval: number;
-  delayedNameRemoval: boolean;
-  /** Annotations at the parameter's position. */
-  warn(message: string): void;
-  /** Annotations at the aggregated expression's position. */
-  warnAtExpr(message: string): void;
-  infoAtExpr(message: string): void;
-  /** Annotations at the whole aggregation's position. */
-  infoAtAggregation(message: string): void;
-  checkCancel(): void;
 }
 
 /** Evaluates an aggregation (other than count_values) over all steps of its already evaluated input. */
