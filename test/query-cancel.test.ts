@@ -98,8 +98,19 @@ describe('query cancellation end to end', { timeout: 600_000 }, () => {
     ingester.opts.args.push('-querier.max-fetched-series-per-query=1000');
     ingester.start();
     await ingester.waitReady(120_000);
+    // Ready comes within -ingester.max-lag-records-for-ready of the end, before every record is replayed; a count
+    // over the budget is answered shard by shard, so it can tell when all series are back.
+    await waitFor(
+      `${SERIES} series replayed`,
+      async () => {
+        const c = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'count(cancel_me)', time: String((start + 30 * 60_000) / 1000) });
+        return c.data.result[0]?.value[1] === String(SERIES) ? c : undefined;
+      },
+      180_000,
+    );
     const before = await stopped('budget');
-    const r = await api(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'count(cancel_me)', time: String((start + 30 * 60_000) / 1000) });
+    // topk: an aggregation the engine does not answer shard by shard (count would be).
+    const r = await api(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'topk(1, cancel_me)', time: String((start + 30 * 60_000) / 1000) });
     assert.equal(r.httpStatus, 422, JSON.stringify(r));
     assert.equal(r.errorType, 'execution');
     assert.match(r.error ?? '', /maximum number of series \(limit: 1000 series\).*-querier.max-fetched-series-per-query/);
