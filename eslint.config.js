@@ -1,8 +1,10 @@
 // `npm run lint` (part of `npm test`): type-aware checks that catch what review misses
 // (a promise nobody awaits, an `any` that spreads), and the import boundaries of the
-// layout: no lib imports an app, the PromQL and storage engines import no transport,
-// libs reach each other only through their public surface.
+// layout: no lib imports an app, no role app imports another app, no import cycle
+// (type imports counted), the PromQL and storage engines import no transport, libs
+// reach each other only through their public surface and take only the UI's types.
 import tseslint from 'typescript-eslint';
+import strataImports from './scripts/eslint-import-rules.mjs';
 
 const TRANSPORTS = ['fastify', '@grpc/grpc-js', '@grpc/proto-loader', 'kafkajs', 'ioredis', 'node:http', 'node:http2', 'node:net', '@aws-sdk/*'];
 const TRANSPORT_LIBS = ['@strata/kafka', '@strata/ingester-rpc', '@strata/querier', '@strata/distributor', '@strata/service', '@strata/objstore'];
@@ -31,6 +33,17 @@ export default tseslint.config(
     },
   },
   {
+    // The whole tree's import graph (apps, libs, test, chaos, scripts): a cycle is an error in every file on it.
+    files: ['**/*.ts'],
+    plugins: { strata: strataImports },
+    rules: { 'strata/no-import-cycle': 'error' },
+  },
+  {
+    // apps/<role>/ holds its role's wiring over libs; only the binary, apps/strata, imports the roles (as @strata/app-<role>).
+    files: ['apps/**/*.ts'],
+    rules: { 'strata/no-cross-app-import': ['error', { binary: 'strata' }] },
+  },
+  {
     // An `any` in shipped code spreads silently; in a test it is a JSON body an assertion reads, and a
     // wrong shape fails the assertion anyway.
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'scripts/**/*.ts', 'chaos/**/*.ts', 'test/support/**/*.ts', 'test/bench/**/*.ts'],
@@ -50,6 +63,27 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [deepImports, otherLibsSrc, { group: ['**/apps/**', '@strata/app-*'], message: 'a lib never imports an app: apps wire libs, not the other way round' }] },
+      ],
+    },
+  },
+  {
+    // A component hands the UI plain data (its StatusPage beside it); registering the UI is the binary's.
+    files: ['libs/**/*.ts'],
+    ignores: ['libs/ui/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@strata/ui', allowTypeImports: true, message: "a lib takes only the UI's types (StatusPage, StatusValue, ...): `import type`; apps/strata registers the UI" }] },
+      ],
+    },
+  },
+  {
+    // The UI renders what the modules hand it and knows none of them, so any lib can put its page beside it.
+    files: ['libs/ui/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [deepImports, otherLibsSrc, { group: ['**/apps/**', '@strata/*'], message: 'the UI imports no other Strata lib or app: components depend on its types, never the reverse' }] },
       ],
     },
   },
