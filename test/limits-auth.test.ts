@@ -97,6 +97,40 @@ describe('per-tenant limits and auth in single-process mode', { timeout: 300_000
     assert.equal(r.status, 200, 'the raised limit still applies');
   });
 
+  test("a tenant's metric_relabel_configs drop and rewrite its series before they are written; another tenant is untouched; a bad rule keeps the old ones", async () => {
+    const rules = [
+      'overrides:',
+      '  limited:',
+      '    ingestion_rate: 100000',
+      '    ingestion_burst_size: 1000000',
+      '  relabelled:',
+      '    metric_relabel_configs:',
+      '      - { action: drop, source_labels: [__name__], regex: "e2e_relabel_noise" }',
+      '      - { source_labels: [instance], regex: "host-(.*)", target_label: node, replacement: "n$1" }',
+    ];
+    writeFileSync(runtimeFile, [...rules, '    drop_labels: [instance]', ''].join('\n'));
+    await waitFor('the rules to load', async () => ((await gauge('strata_runtime_config_last_reload_successful')) === '1' ? true : undefined), 20_000);
+    for (const tenant of ['relabelled', 'plain']) {
+      for (const metric of ['e2e_relabel_noise', 'e2e_relabel_kept']) {
+        const r = await push(strata.url, generateSeries(metric, 20, 1, start, 15_000), { 'x-scope-orgid': tenant });
+        assert.equal(r.status, 200, r.body);
+      }
+    }
+    await waitFor('both tenants readable', async () => ((await count('plain', 'e2e_relabel_kept')) === '20' && (await count('relabelled', 'e2e_relabel_kept')) === '20' ? true : undefined));
+    assert.equal(await count('relabelled', 'e2e_relabel_noise'), undefined, 'dropped before it was written');
+    assert.equal(await count('plain', 'e2e_relabel_noise'), '20', 'the other tenant keeps it');
+    const series = await api<Record<string, string>[]>(strata.url, '/prometheus/api/v1/series', { 'match[]': 'e2e_relabel_kept{node="n3"}' }, { headers: { 'x-scope-orgid': 'relabelled' } });
+    assert.deepEqual(series.data, [{ __name__: 'e2e_relabel_kept', job: 'e2e', node: 'n3' }], 'instance became node, then was dropped');
+    const metrics = await (await fetch(`${strata.url}/metrics`)).text();
+    assert.match(metrics, /^strata_distributor_relabel_dropped_series_total\{tenant="relabelled"[^}]*\} 20$/m);
+
+    writeFileSync(runtimeFile, [...rules, '      - { action: hashmod, source_labels: [job], target_label: shard }', ''].join('\n'));
+    await waitFor('the bad rule to be refused', async () => ((await gauge('strata_runtime_config_last_reload_successful')) === '0' ? true : undefined), 20_000);
+    assert.match(readFileSync(strata.opts.logFile, 'utf8'), /runtime config reload failed; keeping the last good runtime config: .*relabel config 2: the hashmod action requires a non-zero modulus/);
+    assert.equal((await push(strata.url, generateSeries('e2e_relabel_noise', 20, 1, start + 15_000, 15_000), { 'x-scope-orgid': 'relabelled' })).status, 200);
+    await waitFor('the old rules still dropping', async () => (/tenant="relabelled"[^}]*\} 40$/m.test(await (await fetch(`${strata.url}/metrics`)).text()) ? true : undefined), 20_000);
+  });
+
   test('a missing or wrong token is 401 on push and on query; nothing is written or read', async () => {
     const series = generateSeries('e2e_auth_denied', 10, 1, start, 15_000);
     for (const headers of [{ 'x-scope-orgid': 'secure' }, { 'x-scope-orgid': 'secure', authorization: 'Bearer wrong' }] as Record<string, string>[]) {
