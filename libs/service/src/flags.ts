@@ -107,19 +107,22 @@ export function parseDuration(text: string): number {
   return total;
 }
 
-/** zod type for a duration flag, yielding milliseconds. */
-export const duration = (fallback: string) =>
+/** zod type for a flag written as text and parsed by `parse`, whose error message becomes the flag's. */
+export const parsedFlag = (fallback: string, parse: (text: string) => number) =>
   z
     .string()
     .default(fallback)
     .transform((s, ctx) => {
       try {
-        return parseDuration(s);
+        return parse(s);
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
         return z.NEVER;
       }
     });
+
+/** zod type for a duration flag, yielding milliseconds. */
+export const duration = (fallback: string) => parsedFlag(fallback, parseDuration);
 
 /** zod type for a boolean flag ("true"/"false"). */
 export const boolFlag = (fallback: boolean) =>

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
-import { z } from 'zod';
+import { parsedFlag } from './flags.ts';
 
 type BudgetSource = 'flag' | 'cgroup' | 'machine';
 
@@ -36,18 +36,7 @@ export function parseByteSize(text: string): number {
 }
 
 /** zod type for a byte-size flag, yielding bytes. */
-export const byteSize = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((s, ctx) => {
-      try {
-        return parseByteSize(s);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    });
+export const byteSize = (fallback: string) => parsedFlag(fallback, parseByteSize);
 
 /** 512 MiB, 3.5 GiB: for log lines and pages. */
 export function formatBytes(bytes: number): string {
