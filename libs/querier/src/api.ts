@@ -6,13 +6,14 @@
 
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata/model';
 import { compareUtf8, labelsToRecord } from '@strata/model';
 import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
 import { checkRangeResolution, formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
 import { asStrataError } from '@strata/errors';
-import { REQUEST_LATENCY_BUCKETS, TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { TenantError, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { ApiMetrics } from './api-metrics.ts';
 import { parseReadConsistency, type StrongReads } from './consistency.ts';
 import { PROMETHEUS_API_ERRORS, badData } from './errors.ts';
 import { MAX_TIME, MIN_TIME, matchParams, parseDurationParam, parseStep, parseTime, range, required, unescapeLabelName } from './params.ts';
@@ -93,212 +94,247 @@ export interface ExtraRoute {
 }
 
 export function registerPrometheusApi(app: FastifyInstance, opts: PrometheusApiOptions): void {
-  const latency = new Histogram({
-    name: 'strata_querier_request_duration_seconds',
-    help: 'Query API latency by endpoint and status code.',
-    labelNames: ['endpoint', 'status'],
-    buckets: [...REQUEST_LATENCY_BUCKETS],
-    enableExemplars: exemplarsEnabled(opts.registry),
-    registers: [opts.registry],
-  });
-  const canceled = new Counter({
-    name: 'strata_querier_queries_canceled_total',
-    help: 'Queries stopped before they answered because their client went away; downstream reads are canceled with them.',
-    labelNames: ['endpoint'],
-    registers: [opts.registry],
-  });
-  const tracer = opts.tracer ?? defaultTracer();
-  const { engine } = opts;
-  const buildInfo: BuildInfo = {
-    version: '0.1.0',
-    revision: process.env.STRATA_REVISION ?? 'unknown',
-    branch: process.env.STRATA_BRANCH ?? 'unknown',
-    buildUser: 'strata',
-    buildDate: 'unknown',
-    goVersion: `node ${process.version}`,
-    ...opts.buildInfo,
-  };
+  new PrometheusApi(opts).register(app);
+}
 
-  const handlers: Record<string, Handler> = {
-    query: async ({ params: p, tenant, signal, querier }) => {
-      const query = required(p, 'query');
-      const time = parseTime(p.get('time'), 'time', Date.now());
-      return withAnnotations(await engine.instantQuery({ tenant, query, time, signal, querier, timeoutMs: timeoutParam(p) }));
-    },
-    query_range: async ({ params: p, tenant, signal, querier, strong }) => {
-      const query = required(p, 'query');
-      const start = parseTime(p.get('start'), 'start', NaN);
-      const end = parseTime(p.get('end'), 'end', NaN);
-      if (Number.isNaN(start)) throw badData('invalid parameter "start": cannot parse "" to a valid timestamp');
-      if (Number.isNaN(end)) throw badData('invalid parameter "end": cannot parse "" to a valid timestamp');
-      if (end < start) throw badData('invalid parameter "end": end timestamp must not be before start time');
-      const step = parseStep(p.get('step'), 'step');
-      if (step <= 0) throw badData('invalid parameter "step": zero or negative query resolution step widths are not accepted. Try a positive integer');
-      checkRangeResolution(start, end, step);
-      const params: RangeQueryParams = { tenant, query, start, end, step, signal, querier, timeoutMs: timeoutParam(p) };
-      const run = (q: RangeQueryParams) => engine.rangeQuery(q);
-      // Strong reads want the newest data; the cache only ever holds old data, but it would skip the wait.
-      const result = opts.resultsCache && !strong ? await opts.resultsCache.rangeQuery(params, run) : await run(params);
-      return withAnnotations(result);
-    },
-    series: async ({ params: p, tenant, querier }) => {
-      const matcherSets = matchParams(p, true);
-      const { mint, maxt } = range(p);
-      const seen = new Map<string, Record<string, string>>();
-      for (const matchers of matcherSets) {
-        for (const s of await querier.select({ tenant, matchers, mint, maxt })) {
-          const rec = labelsToRecord(s.labels);
-          seen.set(JSON.stringify(rec), rec);
+/** The API's endpoints, one function each as in Prometheus' web/api/v1/api.go, and what every request goes through. */
+class PrometheusApi {
+  private readonly opts: PrometheusApiOptions;
+  private readonly metrics: ApiMetrics;
+  private readonly tracer: Tracer;
+  private readonly buildInfo: BuildInfo;
+
+  constructor(opts: PrometheusApiOptions) {
+    this.opts = opts;
+    this.metrics = new ApiMetrics(opts.registry);
+    this.tracer = opts.tracer ?? defaultTracer();
+    this.buildInfo = {
+      version: '0.1.0',
+      revision: process.env.STRATA_REVISION ?? 'unknown',
+      branch: process.env.STRATA_BRANCH ?? 'unknown',
+      buildUser: 'strata',
+      buildDate: 'unknown',
+      goVersion: `node ${process.version}`,
+      ...opts.buildInfo,
+    };
+  }
+
+  /** The built-in endpoints by name, each served at `<prefix>/<name>`. */
+  private handlers(): Record<string, Handler> {
+    const { engine, resultsCache } = this.opts;
+    return {
+      query: (ctx) => query(engine, ctx),
+      query_range: (ctx) => queryRange(engine, resultsCache, ctx),
+      series,
+      labels,
+      query_exemplars: queryExemplars,
+      metadata,
+      format_query: formatQuery,
+    };
+  }
+
+  register(app: FastifyInstance): void {
+    const handlers = this.handlers();
+    void app.register(async (scope) => {
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+        done(null, body),
+      );
+      for (const prefix of this.opts.prefixes) {
+        for (const [name, fn] of Object.entries(handlers)) {
+          // Prometheus serves metadata on GET only; everything else takes POST forms too.
+          const method = name === 'metadata' ? ['GET'] : ['GET', 'POST'];
+          scope.route({ method, url: `${prefix}/${name}`, handler: (req, reply) => this.run(name, req, reply, fn) });
+        }
+        scope.route({
+          method: ['GET'],
+          url: `${prefix}/label/:name/values`,
+          handler: (req, reply) => this.run('label_values', req, reply, (ctx) => labelValues((req.params as { name: string }).name, ctx)),
+        });
+        scope.route({
+          method: ['GET'],
+          url: `${prefix}/status/buildinfo`,
+          handler: (req, reply) => this.run('buildinfo', req, reply, async () => ({ data: this.buildInfo })),
+        });
+      }
+      for (const r of this.opts.routes ?? []) {
+        for (const prefix of r.prefixes ?? this.opts.prefixes) {
+          scope.route({ method: r.methods, url: `${prefix}${r.path}`, handler: (req, reply) => this.run(r.endpoint, req, reply, r.handler) });
         }
       }
-      return { data: limit([...seen.values()], p) };
-    },
-    labels: async ({ params: p, tenant, querier }) => {
-      const { mint, maxt } = range(p);
-      const sets = matchParams(p, false);
-      const names = new Set<string>();
-      for (const matchers of sets.length > 0 ? sets : [[]]) {
-        for (const n of await querier.labelNames({ tenant, matchers, mint, maxt })) names.add(n);
-      }
-      return { data: limit([...names].sort(compareUtf8), p) };
-    },
-    query_exemplars: async ({ params: p, tenant, querier }) => {
-      const query = required(p, 'query');
-      const mint = parseTime(p.get('start'), 'start', MIN_TIME);
-      const maxt = parseTime(p.get('end'), 'end', MAX_TIME);
-      if (maxt < mint) throw badData('invalid parameter "end": end timestamp must not be before start time');
-      const matcherSets: Matcher[][] = [];
-      walk(parseExpr(query, { enableExperimentalFunctions: true, enableDurationExpressions: true }), (node) => {
-        if (node.kind === 'vectorSelector') matcherSets.push(node.matchers);
-      });
-      if (matcherSets.length === 0 || !querier.exemplars) return { data: [] };
-      const series = await querier.exemplars({ tenant, matcherSets, mint, maxt });
-      return {
-        data: series.map((s) => ({
-          seriesLabels: labelsToRecord(s.seriesLabels),
-          exemplars: s.exemplars.map((e) => ({ labels: labelsToRecord(e.labels), value: formatValue(e.value), timestamp: e.timestamp / 1000 })),
-        })),
-      };
-    },
-    metadata: async ({ params: p, tenant, querier }) => {
-      const maxMetrics = intParam(p, 'limit');
-      const perMetric = intParam(p, 'limit_per_metric');
-      const metric = p.get('metric') ?? '';
-      const entries = querier.metadata ? await querier.metadata({ tenant, metric: metric || undefined }) : [];
-      const out: Record<string, { type: string; help: string; unit: string }[]> = {};
-      let families = 0;
-      for (const m of entries) {
-        if (metric && m.metricFamilyName !== metric) continue;
-        let list = out[m.metricFamilyName];
-        if (!list) {
-          if (maxMetrics > 0 && families >= maxMetrics) continue;
-          families++;
-          list = out[m.metricFamilyName] = [];
-        }
-        if (perMetric > 0 && list.length >= perMetric) continue;
-        list.push({ type: m.type, help: m.help, unit: m.unit });
-      }
-      return { data: out };
-    },
-    format_query: async ({ params: p }) => ({ data: prettyExpr(parseExpr(required(p, 'query'), { enableExperimentalFunctions: true, enableDurationExpressions: true })) }),
-  };
+    });
+  }
 
-  const labelValues = async (pathName: string, { params: p, tenant, querier }: RequestContext) => {
-    // Any UTF-8 name, as Prometheus 3; `U__…` is its escaped form.
-    const name = unescapeLabelName(pathName);
-    if (name === '' || /\p{Cs}/u.test(name)) throw badData(`invalid label name: ${JSON.stringify(pathName)}`);
-    const { mint, maxt } = range(p);
-    const sets = matchParams(p, false);
-    const values = new Set<string>();
-    for (const matchers of sets.length > 0 ? sets : [[]]) {
-      for (const v of await querier.labelValues({ tenant, matchers, mint, maxt, name })) values.add(v);
-    }
-    return { data: limit([...values].sort(compareUtf8), p) };
-  };
-
-  const run = (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler) =>
-    inSpan(tracer, `querier.${endpoint}`, { kind: SpanKind.SERVER, attributes: { endpoint } }, extractTraceContext(req.headers), async (span) => {
-      const out = await runTraced(endpoint, req, reply, fn, (tenant) => span.setAttribute('tenant', tenant));
+  /** One request in a server span that continues the caller's trace. */
+  private run(endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler): Promise<FastifyReply> {
+    return inSpan(this.tracer, `querier.${endpoint}`, { kind: SpanKind.SERVER, attributes: { endpoint } }, extractTraceContext(req.headers), async (span) => {
+      const out = await this.runTraced(endpoint, req, reply, fn, (tenant) => span.setAttribute('tenant', tenant));
       span.setAttribute('http.response.status_code', reply.statusCode);
       if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${reply.statusCode}` });
       return out;
     });
+  }
 
-  const runTraced = async (endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler, onTenant: (tenant: string) => void) => {
-    const end = latency.startTimer({ endpoint }, {});
+  /** Tenant, auth, the querier to read through, the handler, and its answer or error in Prometheus' envelope. */
+  private async runTraced(endpoint: string, req: FastifyRequest, reply: FastifyReply, fn: Handler, onTenant: (tenant: string) => void): Promise<FastifyReply> {
+    const end = this.metrics.latency.startTimer({ endpoint }, {});
     let tenant: string | undefined;
     const query = () => requestParams(req).get('query') ?? undefined;
     const abort = new AbortController();
     // The client went away before the answer: stop evaluating. (The request's own 'close' fires once its body is read.)
     reply.raw.on('close', () => {
       if (reply.raw.writableFinished) return;
-      canceled.inc({ endpoint });
-      opts.logger.info({ endpoint, tenant, query: query() }, 'query canceled: the client went away');
+      this.metrics.canceled.inc({ endpoint });
+      this.opts.logger.info({ endpoint, tenant, query: query() }, 'query canceled: the client went away');
       abort.abort();
     });
     try {
-      tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
+      tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
       onTenant(tenant);
-      opts.auth?.authenticate(tenant, req.headers.authorization);
+      this.opts.auth?.authenticate(tenant, req.headers.authorization);
       const strong = parseReadConsistency(req.headers['x-read-consistency']) === 'strong';
-      let querier: ApiQuerier = opts.querier;
-      if (strong) {
-        if (!opts.strongReads) {
-          throw badData('X-Read-Consistency: strong needs the querier to reach Kafka; start it with -ingest-storage.kafka.address');
-        }
-        querier = await opts.strongReads.querier();
-      }
-      if (opts.readFilter) querier = opts.readFilter(querier);
+      const querier = await this.querier(strong);
       const rawBody = Buffer.isBuffer(req.body) ? req.body : undefined;
       const body = await fn({ params: requestParams(req), body: rawBody, tenant, signal: abort.signal, querier, strong });
-      if ('raw' in body) {
-        end({ status: body.status }, exemplarLabels());
-        reply.code(body.status);
-        for (const [k, v] of Object.entries(body.headers ?? {})) reply.header(k, v);
-        return reply.send(body.body);
-      }
-      end({ status: 200 }, exemplarLabels());
-      return reply.code(200).send({ status: 'success', ...body });
+      const status = 'raw' in body ? body.status : 200;
+      end({ status }, exemplarLabels());
+      return sendAnswer(reply, body);
     } catch (err) {
       const e = asStrataError(err);
       const { errorType, status } = PROMETHEUS_API_ERRORS[e.kind];
       end({ status }, exemplarLabels());
       // Inside the request's span: the line carries its trace id.
       const line = { tenant, endpoint, status, code: e.code, query: query(), err: e.message };
-      if (status >= 500) opts.logger.warn(line, 'query failed');
-      else opts.logger.debug(line, 'query rejected');
+      if (status >= 500) this.opts.logger.warn(line, 'query failed');
+      else this.opts.logger.debug(line, 'query rejected');
       if (err instanceof TenantError && err.challenge !== undefined) reply.header('WWW-Authenticate', err.challenge);
       return reply.code(status).send({ status: 'error', errorType, error: e.message });
     }
-  };
+  }
 
-  void app.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
-      done(null, body),
-    );
-    for (const prefix of opts.prefixes) {
-      for (const [name, fn] of Object.entries(handlers)) {
-        // Prometheus serves metadata on GET only; everything else takes POST forms too.
-        const method = name === 'metadata' ? ['GET'] : ['GET', 'POST'];
-        scope.route({ method, url: `${prefix}/${name}`, handler: (req, reply) => run(name, req, reply, fn) });
+  /** What a request reads through: the ingesters after they consumed every acknowledged write for a strong read, behind the read filter. */
+  private async querier(strong: boolean): Promise<ApiQuerier> {
+    let querier: ApiQuerier = this.opts.querier;
+    if (strong) {
+      if (!this.opts.strongReads) {
+        throw badData('X-Read-Consistency: strong needs the querier to reach Kafka; start it with -ingest-storage.kafka.address');
       }
-      scope.route({
-        method: ['GET'],
-        url: `${prefix}/label/:name/values`,
-        handler: (req, reply) => run('label_values', req, reply, (ctx) => labelValues((req.params as { name: string }).name, ctx)),
-      });
-      scope.route({
-        method: ['GET'],
-        url: `${prefix}/status/buildinfo`,
-        handler: (req, reply) => run('buildinfo', req, reply, async () => ({ data: buildInfo })),
-      });
+      querier = await this.opts.strongReads.querier();
     }
-    for (const r of opts.routes ?? []) {
-      for (const prefix of r.prefixes ?? opts.prefixes) {
-        scope.route({ method: r.methods, url: `${prefix}${r.path}`, handler: (req, reply) => run(r.endpoint, req, reply, r.handler) });
-      }
+    return this.opts.readFilter ? this.opts.readFilter(querier) : querier;
+  }
+}
+
+function sendAnswer(reply: FastifyReply, body: Envelope | RawReply): FastifyReply {
+  if ('raw' in body) {
+    reply.code(body.status);
+    for (const [k, v] of Object.entries(body.headers ?? {})) reply.header(k, v);
+    return reply.send(body.body);
+  }
+  return reply.code(200).send({ status: 'success', ...body });
+}
+
+async function query(engine: Engine, { params: p, tenant, signal, querier }: RequestContext): Promise<Envelope> {
+  const query = required(p, 'query');
+  const time = parseTime(p.get('time'), 'time', Date.now());
+  return withAnnotations(await engine.instantQuery({ tenant, query, time, signal, querier, timeoutMs: timeoutParam(p) }));
+}
+
+async function queryRange(engine: Engine, resultsCache: ResultsCache | undefined, ctx: RequestContext): Promise<Envelope> {
+  const { params: p, tenant, signal, querier, strong } = ctx;
+  const query = required(p, 'query');
+  const start = parseTime(p.get('start'), 'start', NaN);
+  const end = parseTime(p.get('end'), 'end', NaN);
+  if (Number.isNaN(start)) throw badData('invalid parameter "start": cannot parse "" to a valid timestamp');
+  if (Number.isNaN(end)) throw badData('invalid parameter "end": cannot parse "" to a valid timestamp');
+  if (end < start) throw badData('invalid parameter "end": end timestamp must not be before start time');
+  const step = parseStep(p.get('step'), 'step');
+  if (step <= 0) throw badData('invalid parameter "step": zero or negative query resolution step widths are not accepted. Try a positive integer');
+  checkRangeResolution(start, end, step);
+  const params: RangeQueryParams = { tenant, query, start, end, step, signal, querier, timeoutMs: timeoutParam(p) };
+  const run = (q: RangeQueryParams) => engine.rangeQuery(q);
+  // Strong reads want the newest data; the cache only ever holds old data, but it would skip the wait.
+  const result = resultsCache && !strong ? await resultsCache.rangeQuery(params, run) : await run(params);
+  return withAnnotations(result);
+}
+
+async function series({ params: p, tenant, querier }: RequestContext): Promise<Envelope> {
+  const matcherSets = matchParams(p, true);
+  const { mint, maxt } = range(p);
+  const seen = new Map<string, Record<string, string>>();
+  for (const matchers of matcherSets) {
+    for (const s of await querier.select({ tenant, matchers, mint, maxt })) {
+      const rec = labelsToRecord(s.labels);
+      seen.set(JSON.stringify(rec), rec);
     }
+  }
+  return { data: limit([...seen.values()], p) };
+}
+
+async function labels({ params: p, tenant, querier }: RequestContext): Promise<Envelope> {
+  const { mint, maxt } = range(p);
+  const sets = matchParams(p, false);
+  const names = new Set<string>();
+  for (const matchers of sets.length > 0 ? sets : [[]]) {
+    for (const n of await querier.labelNames({ tenant, matchers, mint, maxt })) names.add(n);
+  }
+  return { data: limit([...names].sort(compareUtf8), p) };
+}
+
+async function labelValues(pathName: string, { params: p, tenant, querier }: RequestContext): Promise<Envelope> {
+  // Any UTF-8 name, as Prometheus 3; `U__…` is its escaped form.
+  const name = unescapeLabelName(pathName);
+  if (name === '' || /\p{Cs}/u.test(name)) throw badData(`invalid label name: ${JSON.stringify(pathName)}`);
+  const { mint, maxt } = range(p);
+  const sets = matchParams(p, false);
+  const values = new Set<string>();
+  for (const matchers of sets.length > 0 ? sets : [[]]) {
+    for (const v of await querier.labelValues({ tenant, matchers, mint, maxt, name })) values.add(v);
+  }
+  return { data: limit([...values].sort(compareUtf8), p) };
+}
+
+async function queryExemplars({ params: p, tenant, querier }: RequestContext): Promise<Envelope> {
+  const query = required(p, 'query');
+  const mint = parseTime(p.get('start'), 'start', MIN_TIME);
+  const maxt = parseTime(p.get('end'), 'end', MAX_TIME);
+  if (maxt < mint) throw badData('invalid parameter "end": end timestamp must not be before start time');
+  const matcherSets: Matcher[][] = [];
+  walk(parseExpr(query, { enableExperimentalFunctions: true, enableDurationExpressions: true }), (node) => {
+    if (node.kind === 'vectorSelector') matcherSets.push(node.matchers);
   });
+  if (matcherSets.length === 0 || !querier.exemplars) return { data: [] };
+  const series = await querier.exemplars({ tenant, matcherSets, mint, maxt });
+  return {
+    data: series.map((s) => ({
+      seriesLabels: labelsToRecord(s.seriesLabels),
+      exemplars: s.exemplars.map((e) => ({ labels: labelsToRecord(e.labels), value: formatValue(e.value), timestamp: e.timestamp / 1000 })),
+    })),
+  };
+}
+
+async function metadata({ params: p, tenant, querier }: RequestContext): Promise<Envelope> {
+  const maxMetrics = intParam(p, 'limit');
+  const perMetric = intParam(p, 'limit_per_metric');
+  const metric = p.get('metric') ?? '';
+  const entries = querier.metadata ? await querier.metadata({ tenant, metric: metric || undefined }) : [];
+  const out: Record<string, { type: string; help: string; unit: string }[]> = {};
+  let families = 0;
+  for (const m of entries) {
+    if (metric && m.metricFamilyName !== metric) continue;
+    let list = out[m.metricFamilyName];
+    if (!list) {
+      if (maxMetrics > 0 && families >= maxMetrics) continue;
+      families++;
+      list = out[m.metricFamilyName] = [];
+    }
+    if (perMetric > 0 && list.length >= perMetric) continue;
+    list.push({ type: m.type, help: m.help, unit: m.unit });
+  }
+  return { data: out };
+}
+
+async function formatQuery({ params: p }: RequestContext): Promise<Envelope> {
+  return { data: prettyExpr(parseExpr(required(p, 'query'), { enableExperimentalFunctions: true, enableDurationExpressions: true })) };
 }
 
 /** A query's data plus the warnings and infos Prometheus puts next to it (omitted when empty). */
