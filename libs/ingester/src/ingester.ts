@@ -5,7 +5,7 @@
 // replays from the committed offset and blocks + replay hold everything.
 // It serves queries (head + local blocks) only once caught up and warm.
 
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { join } from 'node:path';
 import { StrataError } from '@strata/errors';
 import { SymbolizedDecoder, decodeWriteRequest, validateHistogram, type DecodedSeries, type SymbolizedRecord } from '@strata/remote-write';
@@ -28,6 +28,7 @@ import {
 import type { Bucket } from '@strata/objstore';
 import type { Logger } from '@strata/service';
 import { BlockCutter } from './block-cutter.ts';
+import { IngesterMetrics } from './ingester-metrics.ts';
 import { ConsumedOffset } from './consumed-offset.ts';
 import type { IngesterIdentity } from './instance-id.ts';
 import { OffsetTracker } from './offset-tracker.ts';
@@ -182,20 +183,13 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private lastCommitted: bigint | null = null;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
-  private readonly samplesAppended: Counter<'tenant'>;
-  private readonly samplesRejected: Counter<'tenant' | 'reason'>;
-  private readonly exemplarsAppended: Counter<'tenant'>;
+  private readonly metrics: IngesterMetrics;
   /** When each tenant's series-limit rejection was last logged (one line per tenant per minute). */
   private readonly seriesLimitLoggedAt = new Map<string, number>();
   /** When each tenant's rejected samples were last logged (one line per tenant per minute). */
   private readonly rejectionLoggedAt = new Map<string, number>();
   /** Tenants whose head chunk file error was logged (once each). */
   private readonly chunkFileErrorLogged = new Set<string>();
-  private readonly recordsConsumed: Counter;
-  private readonly queriesStopped: Counter<'reason'>;
-  private readonly samplesConsumed: Counter<'tenant'>;
-  private readonly receiveDelay: Histogram<'partition'>;
-  private readonly committedOffset: Gauge;
   private readonly tracer: Tracer;
   private readonly decodedSamples: DecodedSamplesCache | undefined;
 
@@ -209,105 +203,13 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     this.tracker = new OffsetTracker((opts.blocksStorage?.blockRangeMs ?? 0) / 8);
     this.now = opts.now ?? Date.now;
     this.tracer = opts.tracer ?? defaultTracer();
-    const registers = [opts.registry];
-    const partition = String(opts.identity.partition);
-    this.samplesAppended = new Counter({ name: 'strata_ingester_samples_appended_total', help: 'Samples appended to the head.', labelNames: ['tenant'], registers });
-    this.samplesRejected = new Counter({
-      name: 'strata_ingester_samples_rejected_total',
-      help: 'Samples not appended, by reason (duplicate = idempotent replay).',
-      labelNames: ['tenant', 'reason'],
-      registers,
-    });
-    this.exemplarsAppended = new Counter({ name: 'strata_ingester_exemplars_appended_total', help: 'Exemplars stored.', labelNames: ['tenant'], registers });
-    this.recordsConsumed = new Counter({ name: 'strata_ingester_kafka_records_consumed_total', help: 'Kafka records consumed from the owned partition.', registers });
-    this.queriesStopped = new Counter({
-      name: 'strata_ingester_queries_stopped_total',
-      help: 'Selects stopped before they finished: canceled by the caller (timeout, client gone) or over the query budget.',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.samplesConsumed = new Counter({
-      name: 'strata_ingester_samples_consumed_total',
-      help: 'Samples in consumed Kafka records, appended or not (see strata_ingester_samples_appended_total and _rejected_total).',
-      labelNames: ['tenant'],
-      registers,
-    });
-    this.receiveDelay = new Histogram({
-      name: 'strata_ingester_kafka_receive_delay_seconds',
-      help: 'Time from Kafka accepting a record (its timestamp) to this ingester consuming it; high during replay.',
-      labelNames: ['partition'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600],
-      registers,
-    });
-    const source = (): RecordSource | undefined => (this.consuming ? this.source : undefined);
-    let lastLag = 0;
-    new Gauge({
-      name: 'strata_ingester_kafka_partition_lag_records',
-      help: 'Records acknowledged in the owned partition and not consumed yet (asked from Kafka at scrape; the last answer if Kafka is slow).',
-      labelNames: ['partition'],
-      registers,
-      async collect() {
-        const s = source();
-        if (s?.lag !== undefined) {
-          const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref());
-          const got = await Promise.race([s.lag().catch(() => undefined), timeout]);
-          if (got !== undefined) lastLag = Number(got);
-        }
-        this.set({ partition }, lastLag);
-      },
-    });
-    this.committedOffset = new Gauge({ name: 'strata_ingester_kafka_committed_offset', help: 'Offset committed for the owned partition (everything before it is in shipped blocks).', registers });
-    const dbs = this.dbs;
-    new Gauge({
-      name: 'strata_ingester_active_series',
-      help: 'Series in the in-memory head, per tenant.',
-      labelNames: ['tenant'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [tenant, db] of dbs) this.set({ tenant }, db.head.numSeries);
-      },
-    });
-    new Gauge({
-      name: 'strata_ingester_memory_series',
-      help: 'Series in the in-memory head, all tenants.',
-      registers,
-      collect() {
-        let n = 0;
-        for (const db of dbs.values()) n += db.head.numSeries;
-        this.set(n);
-      },
-    });
-    new Counter({
-      name: 'strata_ingester_series_order_relearnings_total',
-      help: "Times a head's table of series started over to follow the order records list them in (a resharded or restarted sender); it waits longer after each that did not help.",
-      registers,
-      collect() {
-        this.reset();
-        let n = 0;
-        for (const db of dbs.values()) n += db.head.orderRelearnings;
-        this.inc(n);
-      },
-    });
-    new Gauge({
-      name: 'strata_ingester_head_chunk_file_bytes',
-      help: "Bytes of closed head chunks in files (<tsdb dir>/<tenant>/chunks_head), all tenants; a tenant whose disk refused a write keeps its chunks in memory (see the ingester's log).",
-      registers,
-      collect() {
-        let n = 0;
-        for (const db of dbs.values()) n += db.head.chunkFiles?.bytes ?? 0;
-        this.set(n);
-      },
-    });
-    new Gauge({
-      name: 'strata_ingester_local_blocks',
-      help: 'Blocks on local disk, all tenants (shipped and not).',
-      registers,
-      collect() {
-        let n = 0;
-        for (const db of dbs.values()) n += db.blocks.length;
-        this.set(n);
-      },
+    this.metrics = new IngesterMetrics({
+      registry: opts.registry,
+      partition: opts.identity.partition,
+      dbs: this.dbs,
+      lag: () => (this.consuming ? this.source.lag?.() : undefined),
+      overLimit: () => this.limitGate?.reason,
+      blocks: opts.blocksStorage !== undefined,
     });
     const bs = opts.blocksStorage;
     if (bs) {
@@ -320,24 +222,11 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         outOfOrderWindowMs: (t) => this.limits.outOfOrderTimeWindowMs(t),
         logger: opts.logger,
         now: this.now,
-        metrics: {
-          blocksCut: new Counter({ name: 'strata_ingester_blocks_cut_total', help: 'Blocks cut from the head.', registers }),
-          blocksShipped: new Counter({ name: 'strata_ingester_blocks_shipped_total', help: 'Blocks uploaded to the bucket.', registers }),
-          uploadFailures: new Counter({ name: 'strata_ingester_block_upload_failures_total', help: 'Block uploads that failed (retried).', registers }),
-        },
+        metrics: this.metrics.blockCutter!,
       });
     }
     this.source = opts.createSource((batch) => this.consume(batch));
     if (opts.instanceLimits) this.limitGate = new InstanceLimitGate({ limits: opts.instanceLimits, numSeries: () => this.numSeries, onChange: (r) => opts.onOverLimit?.(r) });
-    const gate = this.limitGate;
-    new Gauge({
-      name: 'strata_ingester_instance_limit_reached',
-      help: 'Whether this ingester is over an instance limit (max series, heap): distributors refuse writes to its partition while it is 1.',
-      registers: [opts.registry],
-      collect() {
-        this.set(gate?.reason === undefined ? 0 : 1);
-      },
-    });
   }
 
   get identity(): IngesterIdentity {
@@ -488,7 +377,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     } catch (err) {
       const reason = err instanceof QueryAbortedError ? 'canceled' : err instanceof StrataError && err.kind === 'unprocessable' ? 'budget' : undefined;
       if (reason !== undefined) {
-        this.queriesStopped.inc({ reason });
+        this.metrics.queriesStopped.inc({ reason });
         this.opts.logger.info({ tenant: p.tenant, reason, err: (err as Error).message }, `select stopped (${reason}): ${(err as Error).message}`);
       }
       throw err;
@@ -571,7 +460,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     try {
       await this.source.commit(offset);
       this.lastCommitted = offset;
-      this.committedOffset.set(Number(offset));
+      this.metrics.committedOffset.set(Number(offset));
       this.opts.logger.info({ offset: String(offset), pending: this.tracker.pending }, `committed offset ${offset}: every record before it is in shipped blocks`);
     } catch (err) {
       this.opts.logger.warn({ offset: String(offset), err: (err as Error).message }, 'offset commit failed; the next round retries');
@@ -605,7 +494,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     const now = this.now();
     const partition = String(this.opts.identity.partition);
     for (const record of batch) {
-      if (record.timestamp !== undefined) this.receiveDelay.observe({ partition }, Math.max(0, now - record.timestamp) / 1000);
+      if (record.timestamp !== undefined) this.metrics.receiveDelay.observe({ partition }, Math.max(0, now - record.timestamp) / 1000);
       // The append continues the trace of the push that produced the record.
       inSpanSync(
         this.tracer,
@@ -619,7 +508,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         },
       );
     }
-    this.recordsConsumed.inc(batch.length);
+    this.metrics.recordsConsumed.inc(batch.length);
     if (batch.length > 0) this.consumed.advance(batch[batch.length - 1].offset);
     this.limitGate?.check();
   }
@@ -636,7 +525,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       req = record.format === 'symbolized' ? this.symbolized.decode(record.value) : decodeWriteRequest(record.value);
     } catch (err) {
       // A record the distributor would never write; skip it rather than stall the partition.
-      this.samplesRejected.inc({ tenant: record.tenant, reason: 'corrupt-record' });
+      this.metrics.samplesRejected.inc({ tenant: record.tenant, reason: 'corrupt-record' });
       this.opts.logger.error({ tenant: record.tenant, offset: String(record.offset), err: (err as Error).message }, 'skipping undecodable record');
       this.tracker.add(record.offset, record.tenant, -Infinity);
       return undefined;
@@ -648,7 +537,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     if (r.seriesLimited > 0) this.seriesLimitReached(record.tenant, r.maxSeries, r.seriesLimited);
     db.lastAppendAt = now;
     this.tracker.add(record.offset, record.tenant, r.maxTime);
-    if (r.samples > 0) this.samplesConsumed.inc({ tenant: record.tenant }, r.samples);
+    if (r.samples > 0) this.metrics.samplesConsumed.inc({ tenant: record.tenant }, r.samples);
     this.count(record.tenant, r.stats);
     this.logRejections(record, r.stats);
     return r.stats;
@@ -692,7 +581,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private appendHistograms(tenant: string, head: Head, ts: DecodedSeries, stats: AppendStats): number {
     const valid = ts.histogramSamples.filter((h) => validateHistogram(h) === null);
     const invalid = ts.histogramSamples.length - valid.length;
-    if (invalid > 0) this.samplesRejected.inc({ tenant, reason: 'invalid-histogram' }, invalid);
+    if (invalid > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'invalid-histogram' }, invalid);
     let maxTime = -Infinity;
     for (const h of valid) if (h.timestamp > maxTime) maxTime = h.timestamp;
     if (valid.length > 0) head.appendHistograms(ts, valid, stats);
@@ -718,7 +607,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   }
 
   private seriesLimitReached(tenant: string, maxSeries: number, samples: number): void {
-    this.samplesRejected.inc({ tenant, reason: 'per-user-series-limit' }, samples);
+    this.metrics.samplesRejected.inc({ tenant, reason: 'per-user-series-limit' }, samples);
     const now = this.now();
     if (now - (this.seriesLimitLoggedAt.get(tenant) ?? -Infinity) < 60_000) return;
     this.seriesLimitLoggedAt.set(tenant, now);
@@ -730,19 +619,19 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   }
 
   private count(tenant: string, stats: AppendStats): void {
-    if (stats.appended > 0) this.samplesAppended.inc({ tenant }, stats.appended);
+    if (stats.appended > 0) this.metrics.samplesAppended.inc({ tenant }, stats.appended);
     // The live rate: a replay after a restart is not what the tenant sends now.
     if (stats.appended > 0 && this.caughtUp) {
       let rate = this.rates.get(tenant);
       if (!rate) this.rates.set(tenant, (rate = new EwmaRate()));
       rate.add(stats.appended);
     }
-    if (stats.duplicates > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate' }, stats.duplicates);
-    if (stats.outOfOrder > 0) this.samplesRejected.inc({ tenant, reason: 'out-of-order' }, stats.outOfOrder);
-    if (stats.conflicting > 0) this.samplesRejected.inc({ tenant, reason: 'duplicate-timestamp-other-value' }, stats.conflicting);
+    if (stats.duplicates > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'duplicate' }, stats.duplicates);
+    if (stats.outOfOrder > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'out-of-order' }, stats.outOfOrder);
+    if (stats.conflicting > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'duplicate-timestamp-other-value' }, stats.conflicting);
     // While replaying after a restart these are mostly samples already in local blocks: told apart for operators.
-    if (stats.outOfBounds > 0) this.samplesRejected.inc({ tenant, reason: this.caughtUp ? 'out-of-bounds' : 'out-of-bounds-during-replay' }, stats.outOfBounds);
-    if (stats.exemplarsAppended > 0) this.exemplarsAppended.inc({ tenant }, stats.exemplarsAppended);
-    if (stats.exemplarsRejected > 0) this.samplesRejected.inc({ tenant, reason: 'exemplar-rejected' }, stats.exemplarsRejected);
+    if (stats.outOfBounds > 0) this.metrics.samplesRejected.inc({ tenant, reason: this.caughtUp ? 'out-of-bounds' : 'out-of-bounds-during-replay' }, stats.outOfBounds);
+    if (stats.exemplarsAppended > 0) this.metrics.exemplarsAppended.inc({ tenant }, stats.exemplarsAppended);
+    if (stats.exemplarsRejected > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'exemplar-rejected' }, stats.exemplarsRejected);
   }
 }
