@@ -4,13 +4,14 @@
 // status of a failure is its kind through the tables in push-status.ts, nowhere else.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { asStrataError, type StrataError } from '@strata/errors';
 import { encodeExportResponse, encodeStatus, otlpContentType, type OtlpFormat } from '@strata/otlp';
 import { parseContentType } from '@strata/remote-write';
-import { REQUEST_LATENCY_BUCKETS, TenantError, exemplarsEnabled, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { TenantError, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Span, type Tracer } from '@strata/tracing';
 import { errors } from './errors.ts';
+import { PushMetrics } from './push-metrics.ts';
 import type { Distributor, WrittenCounts } from './distributor.ts';
 import { OTLP_STATUS, REMOTE_WRITE_STATUS } from './push-status.ts';
 
@@ -31,43 +32,65 @@ export interface PushRoutesOptions {
 }
 
 export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions): void {
-  const latency = new Histogram({
-    name: 'strata_distributor_push_duration_seconds',
-    help: 'Push request latency by status code.',
-    labelNames: ['status'],
-    buckets: [...REQUEST_LATENCY_BUCKETS],
-    enableExemplars: exemplarsEnabled(opts.registry),
-    registers: [opts.registry],
-  });
-  const tracer = opts.tracer ?? defaultTracer();
-  // Each push runs in a server span that continues the sender's trace, if it sent one.
-  const traced =
-    (name: string, fn: (req: PushHttpRequest, reply: FastifyReply, span: Span) => Promise<unknown>) => (req: PushHttpRequest, reply: FastifyReply) =>
-      inSpan(tracer, name, { kind: SpanKind.SERVER }, extractTraceContext(req.headers), async (span) => {
+  new PushRoutes(opts).register(app);
+}
+
+/** One handler per protocol, each in a server span, behind a check of the instance limits. */
+class PushRoutes {
+  private readonly opts: PushRoutesOptions;
+  private readonly metrics: PushMetrics;
+  private readonly tracer: Tracer;
+
+  constructor(opts: PushRoutesOptions) {
+    this.opts = opts;
+    this.metrics = new PushMetrics(opts.registry);
+    this.tracer = opts.tracer ?? defaultTracer();
+  }
+
+  register(app: FastifyInstance): void {
+    // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
+    void app.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: this.opts.maxBodyBytes }, (_req, body, done) => done(null, body));
+      const push = this.traced('distributor.push', (req, reply, span) => this.remoteWrite(req, reply, span));
+      scope.post('/api/v1/push', { onRequest: this.shed(false) }, push);
+      scope.post('/api/v1/write', { onRequest: this.shed(false) }, push);
+      scope.post('/otlp/v1/metrics', { onRequest: this.shed(true) }, this.traced('distributor.push-otlp', (req, reply, span) => this.otlp(req, reply, span)));
+    });
+  }
+
+  /** Each push runs in a server span that continues the sender's trace, if it sent one. */
+  private traced(name: string, fn: (req: PushHttpRequest, reply: FastifyReply, span: Span) => Promise<unknown>) {
+    return (req: PushHttpRequest, reply: FastifyReply) =>
+      inSpan(this.tracer, name, { kind: SpanKind.SERVER }, extractTraceContext(req.headers), async (span) => {
         const out = await fn(req, reply, span);
         span.setAttribute('http.response.status_code', reply.statusCode);
         if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${reply.statusCode}` });
         return out;
       });
-  // What both push routes check before the distributor sees a request: credentials, then a byte body.
-  const admit = (req: PushHttpRequest, span: Span, tenant: string, expected: string): Buffer => {
+  }
+
+  /** What both push routes check before the distributor sees a request: credentials, then a byte body. */
+  private admit(req: PushHttpRequest, span: Span, tenant: string, expected: string): Buffer {
     span.setAttribute('tenant', tenant);
-    opts.auth?.authenticate(tenant, header(req.headers.authorization));
+    this.opts.auth?.authenticate(tenant, header(req.headers.authorization));
     if (!Buffer.isBuffer(req.body)) throw errors.notAByteBody(expected);
     return req.body;
-  };
-  const handler = async (req: PushHttpRequest, reply: FastifyReply, span: Span) => {
-    const end = latency.startTimer({}, {});
+  }
+
+  /** Remote write 1.0 or 2.0: errors are one line of text. */
+  private async remoteWrite(req: PushHttpRequest, reply: FastifyReply, span: Span): Promise<FastifyReply> {
+    const end = this.metrics.latency.startTimer({}, {});
     let tenant: string | undefined;
     // A 2.0 answer says what was written, failures included (nothing, when the push fails).
     let v2 = false;
     try {
-      tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
-      const body = admit(req, span, tenant, 'a snappy-compressed protobuf body (Content-Type: application/x-protobuf)');
+      tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
+      const body = this.admit(req, span, tenant, 'a snappy-compressed protobuf body (Content-Type: application/x-protobuf)');
       const contentType = header(req.headers['content-type']);
       const contentEncoding = header(req.headers['content-encoding']);
       v2 = isRemoteWriteV2(contentType, contentEncoding);
-      const result = await opts.distributor.push({ tenant, body, contentType, contentEncoding });
+      const result = await this.opts.distributor.push({ tenant, body, contentType, contentEncoding });
       end({ status: result.status }, exemplarLabels());
       span.setAttributes({ samples: result.samples, series: result.series });
       if (result.written) setWrittenHeaders(reply, result.written);
@@ -77,31 +100,25 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       const e = pushError(err);
       const status = REMOTE_WRITE_STATUS[e.kind];
       end({ status }, exemplarLabels());
-      log(opts.logger, tenant, e, status);
+      log(this.opts.logger, tenant, e, status);
       challenge(reply, err);
       retryAfter(reply, status, e);
       if (v2) setWrittenHeaders(reply, NOTHING_WRITTEN);
       return reply.code(status).type('text/plain').send(oneLine(e.message) + '\n');
     }
-  };
-  const otlpLatency = new Histogram({
-    name: 'strata_distributor_otlp_push_duration_seconds',
-    help: 'OTLP metrics push latency by status code.',
-    labelNames: ['status'],
-    buckets: [...REQUEST_LATENCY_BUCKETS],
-    enableExemplars: exemplarsEnabled(opts.registry),
-    registers: [opts.registry],
-  });
-  const otlpHandler = async (req: PushHttpRequest, reply: FastifyReply, span: Span) => {
-    const end = otlpLatency.startTimer({}, {});
+  }
+
+  /** OTLP metrics: errors are a google.rpc.Status in the request's encoding. */
+  private async otlp(req: PushHttpRequest, reply: FastifyReply, span: Span): Promise<FastifyReply> {
+    const end = this.metrics.otlpLatency.startTimer({}, {});
     const contentType = header(req.headers['content-type']);
     // Errors are answered in the request's encoding when it has a known one.
-    const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(contentType ?? '') ? 'json' : 'protobuf';
+    const format = otlpFormatOf(contentType);
     let tenant: string | undefined;
     try {
-      tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
-      const body = admit(req, span, tenant, 'an OTLP ExportMetricsServiceRequest body (Content-Type: application/x-protobuf)');
-      const result = await opts.distributor.pushOtlp({
+      tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
+      const body = this.admit(req, span, tenant, 'an OTLP ExportMetricsServiceRequest body (Content-Type: application/x-protobuf)');
+      const result = await this.opts.distributor.pushOtlp({
         tenant,
         body,
         contentType,
@@ -116,36 +133,34 @@ export function registerPushRoutes(app: FastifyInstance, opts: PushRoutesOptions
       const e = pushError(err);
       const { http, grpc } = OTLP_STATUS[e.kind];
       end({ status: http }, exemplarLabels());
-      log(opts.logger, tenant, e, http);
+      log(this.opts.logger, tenant, e, http);
       challenge(reply, err);
       retryAfter(reply, http, e);
       return reply.code(http).type(otlpContentType(format)).send(encodeStatus(format, grpc, oneLine(e.message)));
     }
-  };
-  // Over an instance limit, refuse before the body is read (the handler checks again, exactly, with the body).
-  const shed = (otlp: boolean) => async (req: { headers: PushHttpRequest['headers'] }, reply: FastifyReply) => {
-    try {
-      opts.distributor.checkInstanceLimits(Number(header(req.headers['content-length'])) || 0);
-    } catch (err) {
-      const e = pushError(err);
-      const status = otlp ? OTLP_STATUS[e.kind].http : REMOTE_WRITE_STATUS[e.kind];
-      // With exemplars on, prom-client's histograms take only the object form of observe.
-      (otlp ? otlpLatency : latency).startTimer({}, {})({ status }, exemplarLabels());
-      retryAfter(reply, status, e);
-      if (!otlp) return reply.code(status).type('text/plain').send(oneLine(e.message) + '\n');
-      const format: OtlpFormat = /^\s*application\/json\s*(;|$)/i.test(header(req.headers['content-type']) ?? '') ? 'json' : 'protobuf';
-      return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, OTLP_STATUS[e.kind].grpc, oneLine(e.message)));
-    }
-  };
-  // Any content type reaches the handler as bytes; the remote-write codec decides (415 for the wrong one).
-  void app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body));
-    const push = traced('distributor.push', handler);
-    scope.post('/api/v1/push', { onRequest: shed(false) }, push);
-    scope.post('/api/v1/write', { onRequest: shed(false) }, push);
-    scope.post('/otlp/v1/metrics', { onRequest: shed(true) }, traced('distributor.push-otlp', otlpHandler));
-  });
+  }
+
+  /** Over an instance limit, refuse before the body is read (the handler checks again, exactly, with the body). */
+  private shed(otlp: boolean) {
+    return async (req: { headers: PushHttpRequest['headers'] }, reply: FastifyReply) => {
+      try {
+        this.opts.distributor.checkInstanceLimits(Number(header(req.headers['content-length'])) || 0);
+      } catch (err) {
+        const e = pushError(err);
+        const status = otlp ? OTLP_STATUS[e.kind].http : REMOTE_WRITE_STATUS[e.kind];
+        // With exemplars on, prom-client's histograms take only the object form of observe.
+        (otlp ? this.metrics.otlpLatency : this.metrics.latency).startTimer({}, {})({ status }, exemplarLabels());
+        retryAfter(reply, status, e);
+        if (!otlp) return reply.code(status).type('text/plain').send(oneLine(e.message) + '\n');
+        const format = otlpFormatOf(header(req.headers['content-type']));
+        return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, OTLP_STATUS[e.kind].grpc, oneLine(e.message)));
+      }
+    };
+  }
+}
+
+function otlpFormatOf(contentType: string | undefined): OtlpFormat {
+  return /^\s*application\/json\s*(;|$)/i.test(contentType ?? '') ? 'json' : 'protobuf';
 }
 
 /** Every lib's errors carry their kind already; anything else is a bug, and the sender is told so. */
