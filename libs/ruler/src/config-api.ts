@@ -23,88 +23,102 @@ export interface RulerConfigApiOptions {
 
 type Params = { namespace?: string; group?: string };
 
+/** What an endpoint answers: YAML, JSON, or Mimir's empty success envelope. */
+interface Answer {
+  status: number;
+  yaml?: unknown;
+  json?: unknown;
+}
+
+type Endpoint = (tenant: string, p: Params, req: FastifyRequest) => Promise<Answer>;
+
 export function registerRulerConfigApi(app: FastifyInstance, opts: RulerConfigApiOptions): void {
-  const { store } = opts;
-  const handle = (fn: (tenant: string, p: Params, req: FastifyRequest) => Promise<{ status: number; yaml?: unknown; json?: unknown }>) => async (req: FastifyRequest, reply: FastifyReply) => {
+  const api = new RulerConfigApi(opts);
+  const handle = (fn: Endpoint) => (req: FastifyRequest, reply: FastifyReply) => api.handle(fn, req, reply);
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    for (const prefix of opts.prefixes ?? ['/prometheus/config/v1/rules']) {
+      scope.get(prefix, handle((tenant) => api.listRules(tenant)));
+      scope.get(`${prefix}/:namespace`, handle((tenant, p) => api.listRules(tenant, p.namespace!)));
+      scope.get(`${prefix}/:namespace/:group`, handle((tenant, p) => api.getRuleGroup(tenant, p.namespace!, p.group!)));
+      scope.post(`${prefix}/:namespace`, handle((tenant, p, req) => api.setRuleGroups(tenant, p.namespace!, req.body)));
+      scope.delete(`${prefix}/:namespace`, handle((tenant, p) => api.deleteNamespace(tenant, p.namespace!)));
+      scope.delete(`${prefix}/:namespace/:group`, handle((tenant, p) => api.deleteRuleGroup(tenant, p.namespace!, p.group!)));
+    }
+  });
+}
+
+/** One method per endpoint, as Mimir's ruler API has; handle() is the edge every request goes through. */
+class RulerConfigApi {
+  private readonly opts: RulerConfigApiOptions;
+
+  constructor(opts: RulerConfigApiOptions) {
+    this.opts = opts;
+  }
+
+  /** Tenant and credentials, the endpoint, and its answer or error (plain text, its kind's status). */
+  async handle(fn: Endpoint, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     let tenant: string | undefined;
     try {
-      tenant = tenantFromHeader(req.headers['x-scope-orgid'], opts.multitenancyEnabled);
-      opts.auth?.authenticate(tenant, req.headers.authorization);
+      tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
+      this.opts.auth?.authenticate(tenant, req.headers.authorization);
       const out = await fn(tenant, req.params as Params, req);
       if (out.yaml !== undefined) return reply.code(out.status).header('content-type', 'application/yaml').send(stringifyYaml(out.yaml, { lineWidth: 0 }));
       return reply.code(out.status).send(out.json ?? { status: 'success', data: null, errorType: '', error: '' });
     } catch (err) {
       const e = asStrataError(err);
       const status = ADMIN_HTTP_STATUS[e.kind];
-      if (status >= 500) opts.logger.warn({ tenant, err: e.message }, 'ruler config API request failed');
+      if (status >= 500) this.opts.logger.warn({ tenant, err: e.message }, 'ruler config API request failed');
       if (err instanceof TenantError && err.challenge !== undefined) reply.header('WWW-Authenticate', err.challenge);
       return reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(`${e.message}\n`);
     }
-  };
-  const byNamespace = (groups: StoredGroup[]) => {
-    const out: Record<string, unknown[]> = {};
-    for (const g of groups) (out[g.namespace] ??= []).push(groupToYamlObject(g.group));
-    return out;
-  };
-  const notFound = (what: string) => new RulerError('rules-not-found', 'not-found', what);
+  }
 
-  void app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    for (const prefix of opts.prefixes ?? ['/prometheus/config/v1/rules']) {
-      scope.get(
-        prefix,
-        handle(async (tenant) => {
-          const groups = await store.list(tenant);
-          if (groups.length === 0) throw notFound('no rule groups found');
-          return { status: 200, yaml: byNamespace(groups) };
-        }),
-      );
-      scope.get(
-        `${prefix}/:namespace`,
-        handle(async (tenant, p) => {
-          const groups = await store.list(tenant, p.namespace!);
-          if (groups.length === 0) throw notFound('no rule groups found');
-          return { status: 200, yaml: byNamespace(groups) };
-        }),
-      );
-      scope.get(
-        `${prefix}/:namespace/:group`,
-        handle(async (tenant, p) => {
-          const g = await store.get(tenant, p.namespace!, p.group!);
-          if (!g) throw notFound('group does not exist');
-          return { status: 200, yaml: groupToYamlObject(g) };
-        }),
-      );
-      scope.post(
-        `${prefix}/:namespace`,
-        handle(async (tenant, p, req) => {
-          const body = typeof req.body === 'string' ? req.body : '';
-          if (body.trim() === '') throw new RulerError('invalid-rule-group', 'bad-input', 'the body must be a rule group in YAML (name, interval, rules)');
-          const groups = parseRuleGroups(body);
-          for (const g of groups) await store.put(tenant, p.namespace!, g);
-          opts.onChange(tenant);
-          return { status: 202 };
-        }),
-      );
-      scope.delete(
-        `${prefix}/:namespace`,
-        handle(async (tenant, p) => {
-          const n = await store.deleteNamespace(tenant, p.namespace!);
-          if (n === 0) throw notFound('namespace does not exist');
-          opts.onChange(tenant);
-          return { status: 202 };
-        }),
-      );
-      scope.delete(
-        `${prefix}/:namespace/:group`,
-        handle(async (tenant, p) => {
-          if (!(await store.get(tenant, p.namespace!, p.group!))) throw notFound('group does not exist');
-          await store.delete(tenant, p.namespace!, p.group!);
-          opts.onChange(tenant);
-          return { status: 202 };
-        }),
-      );
-    }
-  });
+  /** The tenant's rule groups (of one namespace, when given) by namespace. */
+  async listRules(tenant: string, namespace?: string): Promise<Answer> {
+    const groups = await this.opts.store.list(tenant, namespace);
+    if (groups.length === 0) throw notFound('no rule groups found');
+    return { status: 200, yaml: byNamespace(groups) };
+  }
+
+  async getRuleGroup(tenant: string, namespace: string, group: string): Promise<Answer> {
+    const g = await this.opts.store.get(tenant, namespace, group);
+    if (!g) throw notFound('group does not exist');
+    return { status: 200, yaml: groupToYamlObject(g) };
+  }
+
+  /** The body's rule groups stored in the namespace (each replacing the group of its name). */
+  async setRuleGroups(tenant: string, namespace: string, body: unknown): Promise<Answer> {
+    const yaml = typeof body === 'string' ? body : '';
+    if (yaml.trim() === '') throw new RulerError('invalid-rule-group', 'bad-input', 'the body must be a rule group in YAML (name, interval, rules)');
+    const groups = parseRuleGroups(yaml);
+    for (const g of groups) await this.opts.store.put(tenant, namespace, g);
+    this.opts.onChange(tenant);
+    return { status: 202 };
+  }
+
+  async deleteNamespace(tenant: string, namespace: string): Promise<Answer> {
+    const n = await this.opts.store.deleteNamespace(tenant, namespace);
+    if (n === 0) throw notFound('namespace does not exist');
+    this.opts.onChange(tenant);
+    return { status: 202 };
+  }
+
+  async deleteRuleGroup(tenant: string, namespace: string, group: string): Promise<Answer> {
+    if (!(await this.opts.store.get(tenant, namespace, group))) throw notFound('group does not exist');
+    await this.opts.store.delete(tenant, namespace, group);
+    this.opts.onChange(tenant);
+    return { status: 202 };
+  }
+}
+
+function byNamespace(groups: StoredGroup[]): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const g of groups) (out[g.namespace] ??= []).push(groupToYamlObject(g.group));
+  return out;
+}
+
+function notFound(what: string): RulerError {
+  return new RulerError('rules-not-found', 'not-found', what);
 }
