@@ -50,6 +50,17 @@ export interface EngineOptions {
   fusedAggregations?: boolean;
 }
 
+/** One query to evaluate: its expression and the steps it is evaluated at (an instant query: one step). */
+interface Evaluation {
+  tenant: string;
+  query: string;
+  expr: Expr;
+  start: number;
+  end: number;
+  interval: number;
+  instant: boolean;
+}
+
 /** What every query may override for itself. */
 interface QueryOverrides {
   signal?: AbortSignal;
@@ -121,7 +132,7 @@ export class Engine {
     if (!Number.isFinite(p.time)) throw new PromQLBadDataError('invalid parameter "time": not a finite timestamp');
     const expr = parseExpr(p.query, this.parseOptions);
     const time = Math.round(p.time);
-    return this.exec(p.tenant, p.query, expr, time, time, 1, true, p);
+    return this.exec({ tenant: p.tenant, query: p.query, expr, start: time, end: time, interval: 1, instant: true }, p);
   }
 
   /** Evaluates a query at every step from start to end (Prometheus' /api/v1/query_range). */
@@ -140,27 +151,18 @@ export class Engine {
     if (t !== 'scalar' && t !== 'vector') {
       throw new PromQLBadDataError(`invalid expression type ${goQuote(documentedType(t))} for range query, must be Scalar or instant Vector`);
     }
-    return this.exec(p.tenant, p.query, expr, Math.round(start), Math.round(end), Math.round(step), false, p);
+    return this.exec({ tenant: p.tenant, query: p.query, expr, start: Math.round(start), end: Math.round(end), interval: Math.round(step), instant: false }, p);
   }
 
   /**
    * Evaluates the query; one over a query budget is answered shard by shard when it is an
    * aggregation whose shards fold exactly (sharded-aggregation.ts), else refused.
    */
-  private async exec(
-    tenant: string,
-    query: string,
-    expr: Expr,
-    start: number,
-    end: number,
-    interval: number,
-    instant: boolean,
-    overrides: QueryOverrides,
-  ): Promise<QueryResult> {
+  private async exec(q: Evaluation, overrides: QueryOverrides): Promise<QueryResult> {
     // One deadline for all the shards.
-    const deadline = Date.now() + (overrides.timeoutMs !== undefined ? Math.min(overrides.timeoutMs, this.timeoutMs) : this.timeoutMs);
-    const once = () => this.execOnce(tenant, query, expr, start, end, interval, instant, { ...overrides, timeoutMs: Math.max(1, deadline - Date.now()) });
-    const plan = shardableAggregation(expr);
+    const deadline = Date.now() + this.timeoutOf(overrides);
+    const once = () => this.execOnce(q, { ...overrides, timeoutMs: Math.max(1, deadline - Date.now()) });
+    const plan = shardableAggregation(q.expr);
     if (plan === undefined) return once();
     let refusal: unknown;
     try {
@@ -181,19 +183,15 @@ export class Engine {
     throw refusal;
   }
 
-  private async execOnce(
-    tenant: string,
-    query: string,
-    expr: Expr,
-    start: number,
-    end: number,
-    interval: number,
-    instant: boolean,
-    overrides: QueryOverrides,
-  ): Promise<QueryResult> {
+  /** The query's timeout: its own when shorter than the engine's. */
+  private timeoutOf(overrides: QueryOverrides): number {
+    return overrides.timeoutMs !== undefined ? Math.min(overrides.timeoutMs, this.timeoutMs) : this.timeoutMs;
+  }
+
+  private async execOnce(q: Evaluation, overrides: QueryOverrides): Promise<QueryResult> {
+    const { tenant, query, expr, start, end, interval, instant } = q;
     const { signal } = overrides;
-    const timeoutMs = overrides.timeoutMs !== undefined ? Math.min(overrides.timeoutMs, this.timeoutMs) : this.timeoutMs;
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + this.timeoutOf(overrides);
     rejectUnsupported(expr);
     resolveAtStartEnd(expr, start, end);
     resolveDurationExprs(expr, instant ? 0 : interval, end - start);
@@ -291,27 +289,24 @@ export class Engine {
     signal: AbortSignal | undefined,
     deadline: number,
   ): Promise<{ data: Map<VectorSelector | Call, PreparedSeries[]>; bytes: number }> {
-    const selectors: { key: VectorSelector | Call; matchers: Matcher[]; mint: number; maxt: number; hints: SelectHints }[] = [];
+    const selectors = this.selectors(expr, start, end, step);
+    const results = await selectAll(querier, tenant, selectors, signal, deadline);
+    const bytes = this.checkFetchBudget(results);
+    const data = new Map<VectorSelector | Call, PreparedSeries[]>();
+    const stats = statsOnlySelectors(expr);
+    selectors.forEach(({ key }, i) => {
+      const prepared = results[i].map(prepareSeries);
+      data.set(key, key.kind === 'vectorSelector' && stats.has(key) ? prepared.map(statsOnly) : prepared);
+    });
+    return { data, bytes };
+  }
+
+  /** What each selector (and each info() call) selects: its matchers and the window every step it is evaluated at needs. */
+  private selectors(expr: Expr, start: number, end: number, step: number): FetchSelector[] {
+    const selectors: FetchSelector[] = [];
     walk(expr, (node, path) => {
       if (node.kind === 'call' && node.func.name === 'info') {
-        // info() fetches its info series over the window of its first selector, moved by that selector's @ and offset.
-        const { evalStart, evalEnd } = this.evalWindow(path, start, end);
-        let first: VectorSelector | undefined;
-        walk(node.args[0], (n) => {
-          if (!first && n.kind === 'vectorSelector') first = n;
-        });
-        const at = first?.atMs;
-        const offset = first?.offsetMs ?? 0;
-        const sel = node.args[1]?.kind === 'vectorSelector' ? node.args[1] : undefined;
-        const mint = (at ?? evalStart) - this.lookbackDeltaMs + 1 - offset;
-        const maxt = (at ?? evalEnd) - offset;
-        selectors.push({
-          key: node,
-          matchers: infoFetchMatchers(sel),
-          mint,
-          maxt,
-          hints: { start: mint, end: maxt, step: this.selectStep(path, step), func: 'info', range: 0 },
-        });
+        selectors.push(this.infoSelector(node, path, start, end, step));
         return;
       }
       if (node.kind !== 'vectorSelector') return;
@@ -329,59 +324,42 @@ export class Engine {
       if (func !== undefined) hints.func = func;
       selectors.push({ key: node, matchers: node.matchers, mint, maxt, hints });
     });
+    return selectors;
+  }
 
-    const abortError = (where: string) =>
-      signal?.aborted ? new PromQLTimeoutError('canceled', where) : new PromQLTimeoutError('timeout', where);
-    if (signal?.aborted) throw abortError('query execution');
-
-    // Storage sees its own signal: it fires on the timeout, on the caller's abort, and when
-    // one select fails (the others' answers are not wanted then), so downstream work stops.
-    const storage = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const cancelled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(abortError('query execution'));
-        storage.abort(new PromQLTimeoutError('timeout', 'query execution'));
-      }, Math.max(0, deadline - Date.now()));
-      onAbort = () => {
-        reject(abortError('query execution'));
-        storage.abort(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+  /** info() fetches its info series over the window of its first selector, moved by that selector's @ and offset. */
+  private infoSelector(node: Call, path: readonly Expr[], start: number, end: number, step: number): FetchSelector {
+    const { evalStart, evalEnd } = this.evalWindow(path, start, end);
+    let first: VectorSelector | undefined;
+    walk(node.args[0], (n) => {
+      if (!first && n.kind === 'vectorSelector') first = n;
     });
-    cancelled.catch(() => undefined);
-    let fetched = false;
-    try {
-      const results = await Promise.race([
-        Promise.all(
-          // Querier errors pass through unchanged so the HTTP layer can map its own error types.
-          selectors.map(({ matchers, mint, maxt, hints }) => querier.select({ tenant, matchers, mint, maxt, signal: storage.signal, hints })),
-        ),
-        cancelled,
-      ]);
-      fetched = true;
-      if (this.maxFetchedSeries > 0) {
-        const fetched = results.reduce((n, r) => n + r.length, 0);
-        if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(queryBudgetMessage('series', this.maxFetchedSeries));
-      }
-      let bytes = 0;
-      if (this.maxBytes > 0) {
-        for (const r of results) for (const s of r) bytes += estimatedSeriesBytes(s);
-        if (bytes > this.maxBytes) throw new PromQLExecutionError(queryBudgetMessage('memory', this.maxBytes));
-      }
-      const data = new Map<VectorSelector | Call, PreparedSeries[]>();
-      const stats = statsOnlySelectors(expr);
-      selectors.forEach(({ key }, i) => {
-        const prepared = results[i].map(prepareSeries);
-        data.set(key, key.kind === 'vectorSelector' && stats.has(key) ? prepared.map(statsOnly) : prepared);
-      });
-      return { data, bytes };
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-      if (!fetched) storage.abort();
+    const at = first?.atMs;
+    const offset = first?.offsetMs ?? 0;
+    const sel = node.args[1]?.kind === 'vectorSelector' ? node.args[1] : undefined;
+    const mint = (at ?? evalStart) - this.lookbackDeltaMs + 1 - offset;
+    const maxt = (at ?? evalEnd) - offset;
+    return {
+      key: node,
+      matchers: infoFetchMatchers(sel),
+      mint,
+      maxt,
+      hints: { start: mint, end: maxt, step: this.selectStep(path, step), func: 'info', range: 0 },
+    };
+  }
+
+  /** The fetched series against the query's series and memory budgets; returns their estimated bytes (0 without a memory budget). */
+  private checkFetchBudget(results: Series[][]): number {
+    if (this.maxFetchedSeries > 0) {
+      const fetched = results.reduce((n, r) => n + r.length, 0);
+      if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(queryBudgetMessage('series', this.maxFetchedSeries));
     }
+    let bytes = 0;
+    if (this.maxBytes > 0) {
+      for (const r of results) for (const s of r) bytes += estimatedSeriesBytes(s);
+      if (bytes > this.maxBytes) throw new PromQLExecutionError(queryBudgetMessage('memory', this.maxBytes));
+    }
+    return bytes;
   }
 
   /** The step a selector under `path` is evaluated at: the innermost subquery's, else the query's (0 for instant). */
@@ -391,6 +369,57 @@ export class Engine {
       if (n.kind === 'subquery') return n.stepMs > 0 ? n.stepMs : this.defaultSubqueryStepMs;
     }
     return step;
+  }
+}
+
+/** One select the query makes: what it keys the data by, its matchers, window and hints. */
+interface FetchSelector {
+  key: VectorSelector | Call;
+  matchers: Matcher[];
+  mint: number;
+  maxt: number;
+  hints: SelectHints;
+}
+
+/**
+ * Every select at once, stopped by the deadline or the caller's abort. Storage sees its own
+ * signal: it fires on the timeout, on the caller's abort, and when one select fails (the
+ * others' answers are not wanted then), so downstream work stops.
+ */
+async function selectAll(querier: Querier, tenant: string, selectors: FetchSelector[], signal: AbortSignal | undefined, deadline: number): Promise<Series[][]> {
+  const abortError = (where: string) =>
+    signal?.aborted ? new PromQLTimeoutError('canceled', where) : new PromQLTimeoutError('timeout', where);
+  if (signal?.aborted) throw abortError('query execution');
+  const storage = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const cancelled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(abortError('query execution'));
+      storage.abort(new PromQLTimeoutError('timeout', 'query execution'));
+    }, Math.max(0, deadline - Date.now()));
+    onAbort = () => {
+      reject(abortError('query execution'));
+      storage.abort(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  cancelled.catch(() => undefined);
+  let fetched = false;
+  try {
+    const results = await Promise.race([
+      Promise.all(
+        // Querier errors pass through unchanged so the HTTP layer can map its own error types.
+        selectors.map(({ matchers, mint, maxt, hints }) => querier.select({ tenant, matchers, mint, maxt, signal: storage.signal, hints })),
+      ),
+      cancelled,
+    ]);
+    fetched = true;
+    return results;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    if (!fetched) storage.abort();
   }
 }
 
