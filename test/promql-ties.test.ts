@@ -18,7 +18,6 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +25,7 @@ import { AppProcess, LocalCluster, freePorts } from '@strata/local-cluster';
 import { compareLabels, labelsFromRecord } from '@strata/model';
 import { compressBody, encodeWriteRequest, type SeriesInput } from '@strata/remote-write';
 import { api, push, waitFor } from './support/client.ts';
-import { PROMETHEUS3 } from './support/promtool.ts';
+import { startPrometheus3, type Prometheus3 } from './support/prometheus3.ts';
 
 const S = 1000;
 const M = 60 * S;
@@ -113,37 +112,20 @@ const INSTANT_ONLY = [
 
 describe('differential: Strata vs Prometheus 3 where values tie and order matters', { timeout: 1_500_000 }, () => {
   let dir: string;
-  let prometheus: ChildProcess | undefined;
+  let prometheus: Prometheus3 | undefined;
   let promUrl: string;
-  let promStderr = '';
   const series = generate();
   const total = String(series.reduce((n, s) => n + s.samples.length, 0));
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'strata-ties-'));
-    const [promPort] = await freePorts(1);
-    writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  evaluation_interval: 1m\n');
-    promUrl = `http://127.0.0.1:${promPort}`;
-    prometheus = spawn(
-      PROMETHEUS3,
-      [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'prometheus')}`,
-        `--web.listen-address=127.0.0.1:${promPort}`,
-        '--web.enable-remote-write-receiver',
-        '--enable-feature=promql-experimental-functions',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    prometheus.stderr!.on('data', (d: Buffer) => (promStderr = (promStderr + d.toString()).slice(-4000)));
-    await waitFor('Prometheus 3 ready', async () => ((await fetch(`${promUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined), 60_000).catch(
-      (err: Error) => assert.fail(`${err.message}\nprometheus stderr: ${promStderr}`),
-    );
+    prometheus = await startPrometheus3(dir, ['--web.enable-remote-write-receiver', '--enable-feature=promql-experimental-functions'], 'global:\n  evaluation_interval: 1m\n');
+    promUrl = prometheus.url;
     for (const batch of batches(series, 15 * M)) await remoteWrite(promUrl, batch);
   });
 
   after(() => {
-    if (prometheus?.pid !== undefined && prometheus.exitCode === null) process.kill(prometheus.pid, 'SIGKILL');
+    prometheus?.stop();
     if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
   });
 

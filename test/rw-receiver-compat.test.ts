@@ -5,14 +5,12 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, freePorts } from '@strata/local-cluster';
 import { compressBody, encodeSymbolizedWriteRequestV2, encodeWriteRequest, encodeWriteRequestV2, type SeriesInput } from '@strata/remote-write';
-import { waitFor } from './support/client.ts';
-import { PROMETHEUS3 } from './support/promtool.ts';
+import { startPrometheus3, type Prometheus3 } from './support/prometheus3.ts';
 
 const V1 = { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' };
 const V2 = { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '2.0.0' };
@@ -78,12 +76,12 @@ const statusClass = (s: number) => `${Math.floor(s / 100)}xx`;
 describe('remote write answers against a Prometheus 3 receiver', { timeout: 300_000 }, () => {
   let dir: string;
   let strata: AppProcess;
-  let prometheus: ChildProcess | undefined;
+  let prometheus: Prometheus3 | undefined;
   let promUrl: string;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'strata-rw-compat-'));
-    const [strataPort, promPort] = await freePorts(2);
+    const [strataPort] = await freePorts(1);
     strata = new AppProcess({
       name: 'strata',
       target: 'all',
@@ -92,29 +90,18 @@ describe('remote write answers against a Prometheus 3 receiver', { timeout: 300_
       args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${strataPort}`, '-validation.name-validation-scheme=utf8'],
     });
     strata.start();
-    writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 1m\n');
-    promUrl = `http://127.0.0.1:${promPort}`;
-    prometheus = spawn(
-      PROMETHEUS3,
-      [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'prometheus')}`,
-        `--web.listen-address=127.0.0.1:${promPort}`,
-        '--web.enable-remote-write-receiver',
-        '--web.remote-write-receiver.accepted-protobuf-messages=prometheus.WriteRequest',
-        '--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request',
-        '--enable-feature=exemplar-storage',
-      ],
-      { stdio: 'ignore' },
-    );
-    await Promise.all([
-      strata.waitReady(180_000),
-      waitFor('Prometheus 3 ready', async () => ((await fetch(`${promUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined), 60_000),
+    prometheus = await startPrometheus3(dir, [
+      '--web.enable-remote-write-receiver',
+      '--web.remote-write-receiver.accepted-protobuf-messages=prometheus.WriteRequest',
+      '--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request',
+      '--enable-feature=exemplar-storage',
     ]);
+    promUrl = prometheus.url;
+    await strata.waitReady(180_000);
   });
 
   after(async () => {
-    if (prometheus?.pid !== undefined && prometheus.exitCode === null) process.kill(prometheus.pid, 'SIGKILL');
+    prometheus?.stop();
     await strata?.kill('SIGTERM');
     if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
   });
