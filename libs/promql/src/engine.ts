@@ -2,7 +2,7 @@
 // whole query range from the Querier, then hands it to the in-memory evaluator.
 // All I/O of a query happens here, before evaluation starts.
 
-import type { Matcher, Querier, SelectHints } from '@strata/model';
+import type { Matcher, Querier, SelectHints, Series } from '@strata/model';
 import { compareLabels, estimatedSeriesBytes, queryBudgetMessage } from '@strata/model';
 import type { Call, DurationExpr, Expr, VectorSelector } from './ast.ts';
 import { infoFetchMatchers } from './info.ts';
