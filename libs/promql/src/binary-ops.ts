@@ -250,9 +250,24 @@ export function vectorBinop(
   const fillMany = m.fillLeft;
   const fillOne = m.fillRight;
   if ((many.length === 0 && fillMany === undefined) || (one.length === 0 && fillOne === undefined)) return [];
-  const trim = isTrimOp(op);
-  const o = trim ? undefined : operator(op);
+  const j = new VectorJoin(op, m, returnBool, swapped, ctx);
+  const oneBySig = indexBySignature(one, oneSig, m, swapped);
+  for (let i = 0; i < many.length; i++) {
+    const ls = many[i];
+    const rs = oneBySig.get(manySig[i]);
+    if (rs) j.join(ls, rs, manySig[i], true);
+    else if (fillOne !== undefined) j.join(ls, j.filled(ls, fillOne), manySig[i], false);
+  }
+  if (fillMany !== undefined) {
+    for (let i = 0; i < one.length; i++) {
+      if (!j.matched.has(oneSig[i])) j.join(j.filled(one[i], fillMany), one[i], oneSig[i], false);
+    }
+  }
+  return j.out;
+}
 
+/** The "one" side's samples by signature; two of one signature are an error (many-to-many is for set operators). */
+function indexBySignature(one: EvalVector, oneSig: string[], m: VectorMatching, swapped: boolean): Map<string, EvalSample> {
   const oneBySig = new Map<string, EvalSample>();
   for (let i = 0; i < one.length; i++) {
     const rs = one[i];
@@ -266,77 +281,106 @@ export function vectorBinop(
     }
     oneBySig.set(oneSig[i], rs);
   }
+  return oneBySig;
+}
 
-  const matched = new Map<string, Set<string> | null>();
-  const out: EvalVector = [];
+/** One vector/vector operation at one step: the pairs joined so far (by match group) and the samples they gave. */
+class VectorJoin {
+  readonly matched = new Map<string, Set<string> | null>();
+  readonly out: EvalVector = [];
+  private readonly op: BinaryOp;
+  private readonly m: VectorMatching;
+  private readonly returnBool: boolean;
+  private readonly swapped: boolean;
+  private readonly ctx: BinopContext;
+  /** The float operator; undefined for a trim operator. */
+  private readonly o: ReturnType<typeof operator> | undefined;
+  // The last pair's result (apply()).
+  private value = 0;
+  private hist: FloatHistogram | undefined;
+  private keep = true;
+
+  constructor(op: BinaryOp, m: VectorMatching, returnBool: boolean, swapped: boolean, ctx: BinopContext) {
+    this.op = op;
+    this.m = m;
+    this.returnBool = returnBool;
+    this.swapped = swapped;
+    this.ctx = ctx;
+    this.o = isTrimOp(op) ? undefined : operator(op);
+  }
+
   /** A stand-in for a missing sample: the fill value with the match group's labels. */
-  const filled = (other: EvalSample, f: number): EvalSample => ({ metric: matchLabels(other.metric, m), t: ctx.ts, f, dropName: false });
-  const join = (ls: EvalSample, rs: EvalSample, sig: string, cache: boolean): void => {
+  filled(other: EvalSample, f: number): EvalSample {
+    return { metric: matchLabels(other.metric, this.m), t: this.ctx.ts, f, dropName: false };
+  }
+
+  /** The many side's `ls` with the one side's `rs` (of match group `sig`): a sample unless a comparison drops it. */
+  join(ls: EvalSample, rs: EvalSample, sig: string, cache: boolean): void {
+    if (!this.apply(ls, rs)) return;
+    const { op, m, ctx, returnBool } = this;
+    let metric = cache ? cachedResultMetric(ls.metric, rs.metric, op, m, ctx) : resultMetric(ls.metric, rs.metric, op, m);
+    if (!ctx.delayedNameRemoval && returnBool) metric = dropMetadataLabels(metric);
+    this.checkUniqueMatch(sig, metric);
+    if (!this.keep && !returnBool) return;
+    const smp: EvalSample = { metric, t: ctx.ts, f: this.value, dropName: returnBool };
+    if (this.hist) smp.h = this.hist;
+    this.out.push(smp);
+  }
+
+  /** The operator on the pair (left and right as written) into value, hist and keep; false when the pair gives nothing. */
+  private apply(ls: EvalSample, rs: EvalSample): boolean {
+    const { o, swapped, returnBool } = this;
     const fl = swapped ? rs.f : ls.f;
     const fr = swapped ? ls.f : rs.f;
-    let value: number;
-    let hist: FloatHistogram | undefined;
-    let keep = true;
+    this.hist = undefined;
+    this.keep = true;
     if (!o) {
       // A trim operator: a histogram on the left, a float on the right.
       const hl = swapped ? rs.h : ls.h;
-      if (!hl || (swapped ? ls.h : rs.h)) return;
-      value = 0;
-      hist = trimHistogram(hl, fr, op === '</');
+      if (!hl || (swapped ? ls.h : rs.h)) return false;
+      this.value = 0;
+      this.hist = trimHistogram(hl, fr, this.op === '</');
     } else if (!ls.h && !rs.h) {
-      if ('arithmetic' in o) value = o.arithmetic(fl, fr);
+      if ('arithmetic' in o) this.value = o.arithmetic(fl, fr);
       else {
-        keep = o.comparison(fl, fr);
-        value = returnBool ? (keep ? 1 : 0) : fl;
+        this.keep = o.comparison(fl, fr);
+        this.value = returnBool ? (this.keep ? 1 : 0) : fl;
       }
     } else {
-      const r = elemBinop(op, fl, fr, swapped ? rs.h : ls.h, swapped ? ls.h : rs.h);
+      const r = elemBinop(this.op, fl, fr, swapped ? rs.h : ls.h, swapped ? ls.h : rs.h);
       if (r.error) {
-        ctx.warn?.(r.error);
-        return;
+        this.ctx.warn?.(r.error);
+        return false;
       }
-      if (r.info) ctx.info?.(r.info);
-      if (r.incompatible) return;
-      keep = r.keep;
-      value = returnBool ? (keep ? 1 : 0) : r.f;
-      hist = returnBool ? undefined : r.h;
+      if (r.info) this.ctx.info?.(r.info);
+      if (r.incompatible) return false;
+      this.keep = r.keep;
+      this.value = returnBool ? (r.keep ? 1 : 0) : r.f;
+      this.hist = returnBool ? undefined : r.h;
     }
-    let metric = cache ? cachedResultMetric(ls.metric, rs.metric, op, m, ctx) : resultMetric(ls.metric, rs.metric, op, m);
-    if (!ctx.delayedNameRemoval && returnBool) metric = dropMetadataLabels(metric);
-    if (m.card === 'one-to-one') {
-      if (matched.has(sig)) {
+    return true;
+  }
+
+  /** A match group matches once one-to-one; many-to-one, once per result label set. */
+  private checkUniqueMatch(sig: string, metric: Labels): void {
+    if (this.m.card === 'one-to-one') {
+      if (this.matched.has(sig)) {
         throw new PromQLExecutionError('multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)');
       }
-      matched.set(sig, null);
-    } else {
-      // The grouping labels must keep results of one match group apart.
-      const key = keyOf(metric);
-      let seen = matched.get(sig);
-      if (!seen) {
-        seen = new Set();
-        matched.set(sig, seen);
-      } else if (seen.has(key)) {
-        throw new PromQLExecutionError('multiple matches for labels: grouping labels must ensure unique matches');
-      }
-      seen.add(key);
+      this.matched.set(sig, null);
+      return;
     }
-    if (!keep && !returnBool) return;
-    const smp: EvalSample = { metric, t: ctx.ts, f: value, dropName: returnBool };
-    if (hist) smp.h = hist;
-    out.push(smp);
-  };
-  for (let i = 0; i < many.length; i++) {
-    const ls = many[i];
-    const rs = oneBySig.get(manySig[i]);
-    if (rs) join(ls, rs, manySig[i], true);
-    else if (fillOne !== undefined) join(ls, filled(ls, fillOne), manySig[i], false);
-  }
-  if (fillMany !== undefined) {
-    for (let i = 0; i < one.length; i++) {
-      if (!matched.has(oneSig[i])) join(filled(one[i], fillMany), one[i], oneSig[i], false);
+    // The grouping labels must keep results of one match group apart.
+    const key = keyOf(metric);
+    let seen = this.matched.get(sig);
+    if (!seen) {
+      seen = new Set();
+      this.matched.set(sig, seen);
+    } else if (seen.has(key)) {
+      throw new PromQLExecutionError('multiple matches for labels: grouping labels must ensure unique matches');
     }
+    seen.add(key);
   }
-  return out;
 }
 
 /** lhs and rhs: the lhs samples that have a match on the right. */
