@@ -206,79 +206,75 @@ export function unquoteGoString(lit: string): string {
   if (quote !== '"' && quote !== "'") throw new Error('invalid syntax');
   if (!body.includes('\\') && !body.includes(quote)) return body;
   const bytes: number[] = [];
-  const pushString = (str: string) => {
-    for (const b of Buffer.from(str, 'utf8')) bytes.push(b);
-  };
   const chars = Array.from(body);
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i];
     if (c === quote) throw new Error('invalid syntax');
     if (c === '\n') throw new Error('invalid syntax');
-    if (c !== '\\') {
-      pushString(c);
-      continue;
-    }
-    const e = chars[++i];
-    switch (e) {
-      case 'a':
-        bytes.push(7);
-        break;
-      case 'b':
-        bytes.push(8);
-        break;
-      case 'f':
-        bytes.push(12);
-        break;
-      case 'n':
-        bytes.push(10);
-        break;
-      case 'r':
-        bytes.push(13);
-        break;
-      case 't':
-        bytes.push(9);
-        break;
-      case 'v':
-        bytes.push(11);
-        break;
-      case '\\':
-        bytes.push(92);
-        break;
-      case "'":
-      case '"':
-        if (e !== quote) throw new Error('invalid syntax');
-        bytes.push(e.charCodeAt(0));
-        break;
-      case 'x':
-      case 'u':
-      case 'U': {
-        const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-        const digits = chars.slice(i + 1, i + 1 + n).join('');
-        if (digits.length !== n || !/^[0-9a-fA-F]+$/.test(digits)) throw new Error('invalid syntax');
-        i += n;
-        const v = parseInt(digits, 16);
-        if (e === 'x') bytes.push(v);
-        else {
-          if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) throw new Error('invalid syntax');
-          pushString(String.fromCodePoint(v));
-        }
-        break;
-      }
-      default: {
-        if (e !== undefined && e >= '0' && e <= '7') {
-          const digits = chars.slice(i, i + 3).join('');
-          if (!/^[0-7]{3}$/.test(digits)) throw new Error('invalid syntax');
-          const v = parseInt(digits, 8);
-          if (v > 255) throw new Error('invalid syntax');
-          bytes.push(v);
-          i += 2;
-          break;
-        }
-        throw new Error('invalid syntax');
-      }
-    }
+    if (c === '\\') i = unescapeInto(bytes, chars, i + 1, quote);
+    else pushUtf8(bytes, c);
   }
   return decodeUtf8Lossless(bytes);
+}
+
+/** Go's one-letter escapes and the bytes they stand for. */
+const SIMPLE_ESCAPES = new Map<string, number>([
+  ['a', 7],
+  ['b', 8],
+  ['f', 12],
+  ['n', 10],
+  ['r', 13],
+  ['t', 9],
+  ['v', 11],
+  ['\\', 92],
+]);
+
+function pushUtf8(bytes: number[], str: string): void {
+  for (const b of Buffer.from(str, 'utf8')) bytes.push(b);
+}
+
+/** The escape after a backslash, at chars[i], appended to `bytes`; returns the index of its last character. */
+function unescapeInto(bytes: number[], chars: string[], i: number, quote: string): number {
+  const e = chars[i];
+  const simple = SIMPLE_ESCAPES.get(e);
+  if (simple !== undefined) {
+    bytes.push(simple);
+    return i;
+  }
+  if (e === "'" || e === '"') {
+    if (e !== quote) throw new Error('invalid syntax');
+    bytes.push(e.charCodeAt(0));
+    return i;
+  }
+  if (e === 'x' || e === 'u' || e === 'U') return unescapeHex(bytes, chars, i);
+  if (e !== undefined && e >= '0' && e <= '7') return unescapeOctal(bytes, chars, i);
+  throw new Error('invalid syntax');
+}
+
+/** \xHH (a byte), \uHHHH or \UHHHHHHHH (a code point, as UTF-8). */
+function unescapeHex(bytes: number[], chars: string[], i: number): number {
+  const e = chars[i];
+  const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+  const digits = chars.slice(i + 1, i + 1 + n).join('');
+  if (digits.length !== n || !/^[0-9a-fA-F]+$/.test(digits)) throw new Error('invalid syntax');
+  const v = parseInt(digits, 16);
+  if (e === 'x') {
+    bytes.push(v);
+  } else {
+    if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) throw new Error('invalid syntax');
+    pushUtf8(bytes, String.fromCodePoint(v));
+  }
+  return i + n;
+}
+
+/** \OOO: three octal digits, a byte. */
+function unescapeOctal(bytes: number[], chars: string[], i: number): number {
+  const digits = chars.slice(i, i + 3).join('');
+  if (!/^[0-7]{3}$/.test(digits)) throw new Error('invalid syntax');
+  const v = parseInt(digits, 8);
+  if (v > 255) throw new Error('invalid syntax');
+  bytes.push(v);
+  return i + 2;
 }
 
 /**
