@@ -50,14 +50,12 @@ export class LocalCluster {
 
   static async start(opts: LocalClusterOptions): Promise<LocalCluster> {
     const partitions = opts.partitions ?? 2;
-    const zones = opts.zones ?? ['a', 'b'];
     const topic = opts.topic ?? 'ingest';
     const brokerCount = opts.kafkaBrokers ?? 1;
     const log = opts.log ?? (() => undefined);
     mkdirSync(join(opts.dataDir, 'logs'), { recursive: true });
     const kafka = await startKafka({ dataDir: join(opts.dataDir, 'kafka'), brokers: brokerCount, log });
-    const processes = new Map<string, AppProcess>();
-    const cluster = new LocalCluster(kafka, processes, topic);
+    const cluster = new LocalCluster(kafka, new Map<string, AppProcess>(), topic);
     const cleanup = () => cluster.killAllNow();
     process.once('exit', cleanup);
     try {
@@ -65,7 +63,6 @@ export class LocalCluster {
         cluster.redisServer = await LocalRedis.start(join(opts.dataDir, 'redis'));
         log(`redis-server on ${cluster.redisServer.endpoint} (pid ${cluster.redisServer.pid})`);
       }
-      const ringArgs = cluster.redisServer ? ['-ring.store=redis', `-ring.redis.endpoint=${cluster.redisServer.endpoint}`] : [];
       await ensureTopic({
         brokers: kafka.brokers,
         topic,
@@ -73,89 +70,9 @@ export class LocalCluster {
         replicationFactor: brokerCount,
         minInsyncReplicas: brokerCount === 3 ? 2 : undefined,
       });
-      const kafkaArgs = [`-ingest-storage.kafka.address=${kafka.brokers.join(',')}`, `-ingest-storage.kafka.topic=${topic}`];
-      const logFile = (name: string) => join(opts.dataDir, 'logs', `${name}.log`);
-      const ingesterIds = zones.flatMap((z) => Array.from({ length: partitions }, (_, n) => `ingester-zone-${z}-${n}`));
-      const distributorNames = Array.from({ length: opts.distributors ?? 1 }, (_, i) => (i === 0 ? 'distributor' : `distributor-${i}`));
-      const ports = await freePorts(ingesterIds.length * 2 + distributorNames.length + 1 + (opts.compactor ? 1 : 0));
-      const bucketArgs = opts.bucketArgs ?? [`-blocks-storage.filesystem.dir=${join(opts.dataDir, 'bucket')}`];
-      const grpcAddresses: string[] = [];
-      for (const id of ingesterIds) {
-        const [httpPort, grpcPort] = [ports.pop()!, ports.pop()!];
-        grpcAddresses.push(`${id}=127.0.0.1:${grpcPort}`);
-        processes.set(
-          id,
-          new AppProcess({
-            name: id,
-            target: 'ingester',
-            httpPort,
-            logFile: logFile(id),
-            args: [
-              ...kafkaArgs,
-              `-ingester.ring.instance-id=${id}`,
-              `-server.http-listen-port=${httpPort}`,
-              `-server.grpc-listen-port=${grpcPort}`,
-              // Each ingester its own local blocks directory; all of them one bucket.
-              `-blocks-storage.tsdb.dir=${join(opts.dataDir, id, 'tsdb')}`,
-              ...bucketArgs,
-              ...ringArgs,
-              ...(opts.extraArgs?.ingester ?? []),
-            ],
-          }),
-        );
-      }
-      for (const name of distributorNames) {
-        const httpPort = ports.pop()!;
-        processes.set(
-          name,
-          new AppProcess({
-            name,
-            target: 'distributor',
-            httpPort,
-            logFile: logFile(name),
-            args: [...kafkaArgs, `-server.http-listen-port=${httpPort}`, ...ringArgs, ...(opts.extraArgs?.distributor ?? [])],
-          }),
-        );
-      }
-      const querierPort = ports.pop()!;
-      processes.set(
-        'querier',
-        new AppProcess({
-          name: 'querier',
-          target: 'querier',
-          httpPort: querierPort,
-          logFile: logFile('querier'),
-          args: [
-            // The querier reads the partitions' last produced offsets for X-Read-Consistency: strong.
-            ...kafkaArgs,
-            `-server.http-listen-port=${querierPort}`,
-            `-querier.ingester-addresses=${grpcAddresses.join(',')}`,
-            ...bucketArgs,
-            ...ringArgs,
-            ...(opts.extraArgs?.querier ?? []),
-          ],
-        }),
-      );
-      if (opts.compactor) {
-        const httpPort = ports.pop()!;
-        processes.set(
-          'compactor',
-          new AppProcess({
-            name: 'compactor',
-            target: 'compactor',
-            httpPort,
-            logFile: logFile('compactor'),
-            args: [
-              `-server.http-listen-port=${httpPort}`,
-              `-compactor.data-dir=${join(opts.dataDir, 'compactor')}`,
-              ...bucketArgs,
-              ...(opts.extraArgs?.compactor ?? []),
-            ],
-          }),
-        );
-      }
-      for (const p of processes.values()) p.start();
-      await Promise.all([...processes.values()].map((p) => p.waitReady()));
+      await cluster.addProcesses(opts, partitions);
+      for (const p of cluster.processes.values()) p.start();
+      await Promise.all([...cluster.processes.values()].map((p) => p.waitReady()));
       if (cluster.redisServer) await cluster.waitPartitionsActive(partitions);
       log(`cluster ready: distributor ${cluster.distributorUrl}, querier ${cluster.querierUrl}`);
       return cluster;
@@ -163,6 +80,33 @@ export class LocalCluster {
       await cluster.stop();
       throw err;
     }
+  }
+
+  /** Every process of the cluster, not started: ingesters (a zone's per partition), distributors, the querier, a compactor. */
+  private async addProcesses(opts: LocalClusterOptions, partitions: number): Promise<void> {
+    const zones = opts.zones ?? ['a', 'b'];
+    const ingesterIds = zones.flatMap((z) => Array.from({ length: partitions }, (_, n) => `ingester-zone-${z}-${n}`));
+    const distributorNames = Array.from({ length: opts.distributors ?? 1 }, (_, i) => (i === 0 ? 'distributor' : `distributor-${i}`));
+    const ports = await freePorts(ingesterIds.length * 2 + distributorNames.length + 1 + (opts.compactor ? 1 : 0));
+    const common: CommonArgs = {
+      opts,
+      kafka: [`-ingest-storage.kafka.address=${this.kafka.brokers.join(',')}`, `-ingest-storage.kafka.topic=${this.topic}`],
+      ring: this.redisServer ? ['-ring.store=redis', `-ring.redis.endpoint=${this.redisServer.endpoint}`] : [],
+      bucket: opts.bucketArgs ?? [`-blocks-storage.filesystem.dir=${join(opts.dataDir, 'bucket')}`],
+    };
+    const grpcAddresses: string[] = [];
+    for (const id of ingesterIds) {
+      const [httpPort, grpcPort] = [ports.pop()!, ports.pop()!];
+      grpcAddresses.push(`${id}=127.0.0.1:${grpcPort}`);
+      this.add(ingester(common, id, httpPort, grpcPort));
+    }
+    for (const name of distributorNames) this.add(distributor(common, name, ports.pop()!));
+    this.add(querier(common, ports.pop()!, grpcAddresses));
+    if (opts.compactor) this.add(compactor(common, ports.pop()!));
+  }
+
+  private add(p: AppProcess): void {
+    this.processes.set(p.name, p);
   }
 
   get distributorUrl(): string {
@@ -217,4 +161,80 @@ export class LocalCluster {
     for (const p of this.processes.values()) p.killNow();
     this.redisServer?.killNow();
   }
+}
+
+/** What every process of a cluster is given. */
+interface CommonArgs {
+  opts: LocalClusterOptions;
+  kafka: string[];
+  /** The ring in redis, when the cluster has one. */
+  ring: string[];
+  bucket: string[];
+}
+
+function logFile(c: CommonArgs, name: string): string {
+  return join(c.opts.dataDir, 'logs', `${name}.log`);
+}
+
+function ingester(c: CommonArgs, id: string, httpPort: number, grpcPort: number): AppProcess {
+  return new AppProcess({
+    name: id,
+    target: 'ingester',
+    httpPort,
+    logFile: logFile(c, id),
+    args: [
+      ...c.kafka,
+      `-ingester.ring.instance-id=${id}`,
+      `-server.http-listen-port=${httpPort}`,
+      `-server.grpc-listen-port=${grpcPort}`,
+      // Each ingester its own local blocks directory; all of them one bucket.
+      `-blocks-storage.tsdb.dir=${join(c.opts.dataDir, id, 'tsdb')}`,
+      ...c.bucket,
+      ...c.ring,
+      ...(c.opts.extraArgs?.ingester ?? []),
+    ],
+  });
+}
+
+function distributor(c: CommonArgs, name: string, httpPort: number): AppProcess {
+  return new AppProcess({
+    name,
+    target: 'distributor',
+    httpPort,
+    logFile: logFile(c, name),
+    args: [...c.kafka, `-server.http-listen-port=${httpPort}`, ...c.ring, ...(c.opts.extraArgs?.distributor ?? [])],
+  });
+}
+
+function querier(c: CommonArgs, httpPort: number, grpcAddresses: string[]): AppProcess {
+  return new AppProcess({
+    name: 'querier',
+    target: 'querier',
+    httpPort,
+    logFile: logFile(c, 'querier'),
+    args: [
+      // The querier reads the partitions' last produced offsets for X-Read-Consistency: strong.
+      ...c.kafka,
+      `-server.http-listen-port=${httpPort}`,
+      `-querier.ingester-addresses=${grpcAddresses.join(',')}`,
+      ...c.bucket,
+      ...c.ring,
+      ...(c.opts.extraArgs?.querier ?? []),
+    ],
+  });
+}
+
+function compactor(c: CommonArgs, httpPort: number): AppProcess {
+  return new AppProcess({
+    name: 'compactor',
+    target: 'compactor',
+    httpPort,
+    logFile: logFile(c, 'compactor'),
+    args: [
+      `-server.http-listen-port=${httpPort}`,
+      `-compactor.data-dir=${join(c.opts.dataDir, 'compactor')}`,
+      ...c.bucket,
+      ...(c.opts.extraArgs?.compactor ?? []),
+    ],
+  });
 }
