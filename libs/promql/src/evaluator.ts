@@ -322,11 +322,7 @@ export class Evaluator {
       if (preEvaluated?.[i] !== undefined) return preEvaluated[i];
       return exprType(e) === 'string' ? null : this.evalMatrix(e);
     });
-    const seriesSigs = inputs.map((inp) =>
-      signatureOf && inp && !isPerStep(inp) ? (inp as EvalMatrix).map((s) => signatureOf(s.metric)) : null,
-    );
-    const cursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
-    const hCursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
+    const steps = new StepInputs(inputs, signatureOf);
     const held = this.s.currentSamples;
     let produced = 0;
     const bySeries = new Map<string, { series: EvalSeries; lastTs: number }>();
@@ -335,43 +331,7 @@ export class Evaluator {
       this.s.checkCancel();
       const vectors: EvalVector[] = [];
       const sigs: string[][] = [];
-      let gathered = 0;
-      for (let i = 0; i < inputs.length; i++) {
-        const inp = inputs[i];
-        const vec: EvalVector = [];
-        const sig: string[] = [];
-        if (inp && isPerStep(inp)) {
-          for (const smp of inp[step]) {
-            vec.push(smp);
-            if (signatureOf) sig.push(signatureOf(smp.metric));
-          }
-        } else if (inp) {
-          const mat = inp as EvalMatrix;
-          const cur = cursors[i]!;
-          const hCur = hCursors[i]!;
-          const ss = seriesSigs[i];
-          for (let si = 0; si < mat.length; si++) {
-            const fl = mat[si].floats;
-            const c = cur[si];
-            if (c < fl.length && fl[c].t === ts) {
-              cur[si] = c + 1;
-              vec.push({ metric: mat[si].metric, t: ts, f: fl[c].f, dropName: mat[si].dropName });
-              if (ss) sig.push(ss[si]);
-              continue;
-            }
-            const hl = mat[si].histograms;
-            const hc = hCur[si];
-            if (hl && hc < hl.length && hl[hc].t === ts) {
-              hCur[si] = hc + 1;
-              vec.push({ metric: mat[si].metric, t: ts, f: 0, h: hl[hc].h, dropName: mat[si].dropName });
-              if (ss) sig.push(ss[si]);
-            }
-          }
-        }
-        gathered += vec.length;
-        vectors.push(vec);
-        sigs.push(sig);
-      }
+      const gathered = steps.gather(step, ts, vectors, sigs);
       this.s.currentSamples = held + produced + gathered;
       if (this.s.currentSamples > this.s.maxSamples) throw this.s.tooManySamples();
 
@@ -387,18 +347,7 @@ export class Evaluator {
         this.s.currentSamples = before + result.length;
         return result.map((r) => seriesOfSample(r, ts));
       }
-      for (const r of result) {
-        const key = keyOf(r.metric);
-        const entry = bySeries.get(key);
-        if (entry) {
-          if (entry.lastTs === ts) throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
-          entry.lastTs = ts;
-          if (r.h) (entry.series.histograms ??= []).push({ t: ts, h: r.h });
-          else entry.series.floats.push({ t: ts, f: r.f });
-        } else {
-          bySeries.set(key, { series: seriesOfSample(r, ts), lastTs: ts });
-        }
-      }
+      addStepResult(bySeries, result, ts);
     }
     this.s.currentSamples = before + produced;
     return [...bySeries.values()].map((e) => e.series);
@@ -569,20 +518,9 @@ export class Evaluator {
    * grouping, scalar arguments, anchored/smoothed, delayed name removal.
    */
   private fusedRangeAggregation(e: AggregateExpr, grouping: string[]): EvalMatrix | undefined {
-    if (!isFloatGroupOp(e.op) || e.without || this.s.delayed || grouping.some((g) => g.startsWith('__'))) return undefined;
-    const call = unwrapParens(e.expr);
-    if (call.kind !== 'call' || call.args.length !== 1) return undefined;
-    const def = FUNCTIONS[call.func.name];
-    const impl = def?.impl;
-    if (!impl || impl.kind !== 'range' || impl.absentOverTime) return undefined;
-    const arg = call.args[0];
-    if (arg.kind !== 'matrixSelector') return undefined;
-    const vs = unwrapParens(arg.vectorSelector);
-    if (vs.kind !== 'vectorSelector' || vs.anchored || vs.smoothed) return undefined;
-    const data = this.data(vs);
-    for (const s of data) if (s.liveH !== null && s.liveH.t.length > 0) return undefined;
-    if (!sameMetricName(data)) return undefined;
-
+    const fusable = this.fusableRange(e, grouping);
+    if (fusable === undefined) return undefined;
+    const { call, impl, arg, vs, data } = fusable;
     const a = this.s.annotations;
     const warn = (m: string) => a.warn(a.at(m, arg.pos.start));
     const info = (m: string) => a.info(a.at(m, arg.pos.start));
@@ -640,14 +578,27 @@ export class Evaluator {
       if (!impl.keepName) outputs[groupOf[si]].dropName = true;
       // What the general path holds at this point: the function's output points.
       this.addSamples(produced);
-      if (isRateLike && t.length > 0) {
-        const name = s.metric.find((l) => l.name === METRIC_NAME)?.value;
-        if (name && !/(_total|_sum|_count|_bucket)$/.test(name)) {
-          info(`PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${goQuote(name)}`);
-        }
-      }
+      if (isRateLike && t.length > 0) infoIfNotCounter(s.metric, info);
     }
     return cells.emit(outputs, this.start, this.interval);
+  }
+
+  /** What fusedRangeAggregation folds (the call, its range function, selector and data), or undefined where the general path is needed. */
+  private fusableRange(e: AggregateExpr, grouping: string[]): FusableRange | undefined {
+    if (!isFloatGroupOp(e.op) || e.without || this.s.delayed || grouping.some((g) => g.startsWith('__'))) return undefined;
+    const call = unwrapParens(e.expr);
+    if (call.kind !== 'call' || call.args.length !== 1) return undefined;
+    const def = FUNCTIONS[call.func.name];
+    const impl = def?.impl;
+    if (!impl || impl.kind !== 'range' || impl.absentOverTime) return undefined;
+    const arg = call.args[0];
+    if (arg.kind !== 'matrixSelector') return undefined;
+    const vs = unwrapParens(arg.vectorSelector);
+    if (vs.kind !== 'vectorSelector' || vs.anchored || vs.smoothed) return undefined;
+    const data = this.data(vs);
+    for (const s of data) if (s.liveH !== null && s.liveH.t.length > 0) return undefined;
+    if (!sameMetricName(data)) return undefined;
+    return { call, impl, arg, vs, data };
   }
 
   /**
@@ -728,26 +679,14 @@ export class Evaluator {
     const arg = args[matrixIdx];
     if (!arg) throw new PromQLExecutionError(`expected a range vector in call to ${goQuote(e.func.name)}`);
     const source = this.rangeSource(arg);
-
-    // Scalar arguments, one value per step.
-    const scalarArgs: number[][] = [];
-    for (let i = 0; i < args.length; i++) {
-      if (i === matrixIdx) continue;
-      const m = this.evalMatrix(args[i]);
-      const byTs = new Map((m[0]?.floats ?? []).map((p) => [p.t, p.f]));
-      const values: number[] = [];
-      for (let ts = this.start; ts <= this.end; ts += this.interval) values.push(byTs.get(ts) ?? NaN);
-      scalarArgs.push(values);
-    }
-
+    const scalarArgs = this.scalarArgsByStep(args, matrixIdx);
     const a = this.s.annotations;
     const warn = (m: string) => a.warn(a.at(m, arg.pos.start));
     const info = (m: string) => a.info(a.at(m, arg.pos.start));
     if (source.anchored || source.smoothed) return this.evalExtendedRange(e, arg, source);
     const isRateLike = e.func.name === 'rate' || e.func.name === 'increase';
-    const noHistograms = { t: new Float64Array(0), h: [] as FloatHistogram[] };
     // One window and one context, updated in place: this runs per series and step, and closures cost.
-    const window: RangeWindow = { t: noHistograms.t, f: noHistograms.t, lo: 0, hi: 0, ht: noHistograms.t, h: noHistograms.h };
+    const window: RangeWindow = { t: NO_HISTOGRAMS.t, f: NO_HISTOGRAMS.t, lo: 0, hi: 0, ht: NO_HISTOGRAMS.t, h: NO_HISTOGRAMS.h };
     const ctx: RangeContext = {
       ts: 0,
       rangeStart: 0,
@@ -762,58 +701,8 @@ export class Evaluator {
     const out: EvalMatrix = [];
     for (const s of source.series) {
       this.s.checkCancel();
-      const { t, f } = s;
-      const hs = s.h ?? noHistograms;
-      ctx.metric = s.metric;
-      let lo = 0;
-      let hi = 0;
-      let hlo = 0;
-      let hhi = 0;
-      const floats = [];
-      const histograms: HPoint[] = [];
-      let sawFloats = false;
-      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
-        const rangeEnd = (source.atMs ?? ts) - source.offsetMs;
-        const rangeStart = rangeEnd - source.rangeMs;
-        while (hi < t.length && t[hi] <= rangeEnd) hi++;
-        while (lo < hi && t[lo] <= rangeStart) lo++;
-        while (hhi < hs.t.length && hs.t[hhi] <= rangeEnd) hhi++;
-        while (hlo < hhi && hs.t[hlo] <= rangeStart) hlo++;
-        if (hi === lo && hhi === hlo) continue;
-        if (hi > lo) sawFloats = true;
-        if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw this.s.tooManySamples();
-        window.t = t;
-        window.f = f;
-        window.lo = lo;
-        window.hi = hi;
-        if (hhi > hlo) {
-          window.ht = hs.t.subarray(hlo, hhi);
-          window.h = hs.h.slice(hlo, hhi);
-        } else {
-          window.ht = noHistograms.t;
-          window.h = noHistograms.h;
-        }
-        ctx.ts = ts;
-        ctx.rangeStart = rangeStart;
-        ctx.rangeEnd = rangeEnd;
-        for (let i = 0; i < scalarArgs.length; i++) ctx.scalarArgs[i] = scalarArgs[i][step];
-        const v = impl.call(window, ctx);
-        if (v === undefined) continue;
-        if (typeof v === 'number') floats.push({ t: ts, f: v });
-        else histograms.push({ t: ts, h: v });
-      }
-      if (floats.length + histograms.length === 0) continue;
-      this.addSamples(floats.length + histograms.length);
-      // last_over_time and first_over_time keep the name, unless the input already lost it.
-      const dropName = !impl.keepName || s.dropName;
-      const metric = dropName && !this.s.delayed ? dropMetadataLabels(s.metric) : s.metric;
-      out.push({ metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName });
-      if (isRateLike && sawFloats && hs.h.length === 0) {
-        const name = s.metric.find((l) => l.name === METRIC_NAME)?.value;
-        if (name && !/(_total|_sum|_count|_bucket)$/.test(name)) {
-          info(`PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${goQuote(name)}`);
-        }
-      }
+      const series = this.rangeFunctionOf(s, source, impl, window, ctx, scalarArgs, isRateLike);
+      if (series !== undefined) out.push(series);
     }
 
     if (impl.absentOverTime) return this.absentOverTime(out, arg);
@@ -823,6 +712,79 @@ export class Evaluator {
       throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
     }
     return out;
+  }
+
+  /** The scalar arguments of a range function call, each as one value per step (NaN where it has none). */
+  private scalarArgsByStep(args: Expr[], matrixIdx: number): number[][] {
+    const scalarArgs: number[][] = [];
+    for (let i = 0; i < args.length; i++) {
+      if (i === matrixIdx) continue;
+      const m = this.evalMatrix(args[i]);
+      const byTs = new Map((m[0]?.floats ?? []).map((p) => [p.t, p.f]));
+      const values: number[] = [];
+      for (let ts = this.start; ts <= this.end; ts += this.interval) values.push(byTs.get(ts) ?? NaN);
+      scalarArgs.push(values);
+    }
+    return scalarArgs;
+  }
+
+  /** A range function over one series' windows, step by step; undefined when no step gave a value. */
+  private rangeFunctionOf(
+    s: RangeSource['series'][number],
+    source: RangeSource,
+    impl: Extract<FunctionImpl, { kind: 'range' }>,
+    window: RangeWindow,
+    ctx: RangeContext,
+    scalarArgs: number[][],
+    isRateLike: boolean,
+  ): EvalSeries | undefined {
+    const { t, f } = s;
+    const hs = s.h ?? NO_HISTOGRAMS;
+    ctx.metric = s.metric;
+    let lo = 0;
+    let hi = 0;
+    let hlo = 0;
+    let hhi = 0;
+    const floats = [];
+    const histograms: HPoint[] = [];
+    let sawFloats = false;
+    for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+      const rangeEnd = (source.atMs ?? ts) - source.offsetMs;
+      const rangeStart = rangeEnd - source.rangeMs;
+      while (hi < t.length && t[hi] <= rangeEnd) hi++;
+      while (lo < hi && t[lo] <= rangeStart) lo++;
+      while (hhi < hs.t.length && hs.t[hhi] <= rangeEnd) hhi++;
+      while (hlo < hhi && hs.t[hlo] <= rangeStart) hlo++;
+      if (hi === lo && hhi === hlo) continue;
+      if (hi > lo) sawFloats = true;
+      if (this.s.currentSamples + (hi - lo) + (hhi - hlo) > this.s.maxSamples) throw this.s.tooManySamples();
+      window.t = t;
+      window.f = f;
+      window.lo = lo;
+      window.hi = hi;
+      if (hhi > hlo) {
+        window.ht = hs.t.subarray(hlo, hhi);
+        window.h = hs.h.slice(hlo, hhi);
+      } else {
+        window.ht = NO_HISTOGRAMS.t;
+        window.h = NO_HISTOGRAMS.h;
+      }
+      ctx.ts = ts;
+      ctx.rangeStart = rangeStart;
+      ctx.rangeEnd = rangeEnd;
+      for (let i = 0; i < scalarArgs.length; i++) ctx.scalarArgs[i] = scalarArgs[i][step];
+      const v = impl.call(window, ctx);
+      if (v === undefined) continue;
+      if (typeof v === 'number') floats.push({ t: ts, f: v });
+      else histograms.push({ t: ts, h: v });
+    }
+    if (floats.length + histograms.length === 0) return undefined;
+    this.addSamples(floats.length + histograms.length);
+    // last_over_time and first_over_time keep the name, unless the input already lost it.
+    const dropName = !impl.keepName || s.dropName;
+    const metric = dropName && !this.s.delayed ? dropMetadataLabels(s.metric) : s.metric;
+    if (isRateLike && sawFloats && hs.h.length === 0) infoIfNotCounter(s.metric, ctx.info);
+    return { metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName };
   }
 
   /** rate/increase/delta/changes/resets over a range selector with `anchored` or `smoothed` (see extended.ts). */
@@ -982,6 +944,107 @@ export class Evaluator {
       return cleaned;
     }
     return this.mergeSeriesWithSameLabelset(cleaned);
+  }
+}
+
+/** No histogram samples: the window's histogram fields when a series or a window has none. */
+const NO_HISTOGRAMS = { t: new Float64Array(0), h: [] as FloatHistogram[] };
+
+/** What fusedRangeAggregation folds: `sum by (...) (<range function>(<selector>[range]))`. */
+interface FusableRange {
+  call: Call;
+  impl: Extract<FunctionImpl, { kind: 'range' }>;
+  arg: MatrixSelector;
+  vs: VectorSelector;
+  data: PreparedSeries[];
+}
+
+/** rate() and increase() of a series whose name does not look like a counter's get Prometheus' info annotation. */
+function infoIfNotCounter(metric: Labels, info: (m: string) => void): void {
+  const name = metric.find((l) => l.name === METRIC_NAME)?.value;
+  if (name && !/(_total|_sum|_count|_bucket)$/.test(name)) {
+    info(`PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${goQuote(name)}`);
+  }
+}
+
+/**
+ * rangeEval's arguments, read step by step: a matrix through a cursor per series (floats and
+ * histograms apart), or vectors already per step; with `signatureOf`, each sample's signature.
+ */
+class StepInputs {
+  private readonly inputs: (EvalMatrix | EvalVector[] | null)[];
+  private readonly signatureOf: ((metric: Labels) => string) | undefined;
+  private readonly seriesSigs: (string[] | null)[];
+  private readonly cursors: (Int32Array | null)[];
+  private readonly hCursors: (Int32Array | null)[];
+
+  constructor(inputs: (EvalMatrix | EvalVector[] | null)[], signatureOf: ((metric: Labels) => string) | undefined) {
+    this.inputs = inputs;
+    this.signatureOf = signatureOf;
+    this.seriesSigs = inputs.map((inp) =>
+      signatureOf && inp && !isPerStep(inp) ? (inp as EvalMatrix).map((s) => signatureOf(s.metric)) : null,
+    );
+    this.cursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
+    this.hCursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
+  }
+
+  /** Each argument's vector at `step` (time `ts`) into vectors, their signatures into sigs (strings: empty); returns the samples gathered. */
+  gather(step: number, ts: number, vectors: EvalVector[], sigs: string[][]): number {
+    let gathered = 0;
+    for (let i = 0; i < this.inputs.length; i++) {
+      const inp = this.inputs[i];
+      const vec: EvalVector = [];
+      const sig: string[] = [];
+      if (inp && isPerStep(inp)) {
+        for (const smp of inp[step]) {
+          vec.push(smp);
+          if (this.signatureOf) sig.push(this.signatureOf(smp.metric));
+        }
+      } else if (inp) {
+        gatherAt(inp as EvalMatrix, this.cursors[i]!, this.hCursors[i]!, this.seriesSigs[i], ts, vec, sig);
+      }
+      gathered += vec.length;
+      vectors.push(vec);
+      sigs.push(sig);
+    }
+    return gathered;
+  }
+}
+
+/** The matrix's samples at `ts` (a float, else a histogram, per series) into vec, moving each series' cursor past it. */
+function gatherAt(mat: EvalMatrix, cur: Int32Array, hCur: Int32Array, ss: string[] | null, ts: number, vec: EvalVector, sig: string[]): void {
+  for (let si = 0; si < mat.length; si++) {
+    const fl = mat[si].floats;
+    const c = cur[si];
+    if (c < fl.length && fl[c].t === ts) {
+      cur[si] = c + 1;
+      vec.push({ metric: mat[si].metric, t: ts, f: fl[c].f, dropName: mat[si].dropName });
+      if (ss) sig.push(ss[si]);
+      continue;
+    }
+    const hl = mat[si].histograms;
+    const hc = hCur[si];
+    if (hl && hc < hl.length && hl[hc].t === ts) {
+      hCur[si] = hc + 1;
+      vec.push({ metric: mat[si].metric, t: ts, f: 0, h: hl[hc].h, dropName: mat[si].dropName });
+      if (ss) sig.push(ss[si]);
+    }
+  }
+}
+
+/** A step's result added to its series (a second sample of one label set at one step is an error). */
+function addStepResult(bySeries: Map<string, { series: EvalSeries; lastTs: number }>, result: EvalVector, ts: number): void {
+  for (const r of result) {
+    const key = keyOf(r.metric);
+    const entry = bySeries.get(key);
+    if (entry) {
+      if (entry.lastTs === ts) throw new PromQLExecutionError('vector cannot contain metrics with the same labelset');
+      entry.lastTs = ts;
+      if (r.h) (entry.series.histograms ??= []).push({ t: ts, h: r.h });
+      else entry.series.floats.push({ t: ts, f: r.f });
+    } else {
+      bySeries.set(key, { series: seriesOfSample(r, ts), lastTs: ts });
+    }
   }
 }
 
