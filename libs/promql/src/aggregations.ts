@@ -7,7 +7,7 @@
 import type { Labels } from '@strata/model';
 import { METRIC_NAME } from '@strata/model';
 import { evalAggregationK, isSelectingAggregation } from './aggregation-k.ts';
-import { StepReader, groupingKey, groupingLabels, groupsOf, type AggregationParams } from './aggregation-input.ts';
+import { StepReader, groupingKey, groupingLabels, groupsOf, type AggregationParams, type StepValue } from './aggregation-input.ts';
 import type { AggregateOp } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { formatGoFloat, goQuote } from './go-compat.ts';
@@ -175,64 +175,77 @@ export function evalAggregation(p: AggregationParams): EvalMatrix {
     const v = reader.value;
     for (let si = 0; si < input.length; si++) {
       if (!reader.next(si, ts)) continue;
-      const g = groupOf[si];
-      let group = groups[g];
       if (v.h && FLOAT_ONLY.has(expr.op)) {
         p.infoAtExpr(ignored);
         continue;
       }
-      if (group === undefined) {
-        groups[g] = group = { dropName: input[si].dropName, hasFloat: false, hasHistogram: false, incompatible: false, counterReset: false, notCounterReset: false };
-        if (v.h && !COUNTING.has(expr.op)) {
-          group.hasHistogram = true;
-          group.histograms = [v.h];
-          group.histogramNames = [nameOf(input[si].metric)];
-          noteHint(group, v.h);
-        } else {
-          group.hasFloat = !v.h;
-          group.acc = factory(v.f);
-        }
-        continue;
-      }
-      if (input[si].dropName) group.dropName = true;
-      if (group.incompatible) continue;
-      if (!v.h || COUNTING.has(expr.op)) {
-        group.hasFloat ||= !v.h;
-        // After a leading histogram the float result is discarded (mixed group); it only needs to exist.
-        if (group.acc) group.acc.add(v.f);
-        else group.acc = factory(v.f);
-        continue;
-      }
-      group.hasHistogram = true;
-      if (!group.histograms) continue; // The group started with floats: its result is invalid anyway.
-      noteHint(group, v.h);
-      group.histograms.push(v.h);
-      group.histogramNames!.push(nameOf(input[si].metric));
-    }
-    const param = p.params ? p.params[step] : NaN;
-    for (let g = 0; g < numGroups; g++) {
+      const g = groupOf[si];
       const group = groups[g];
-      if (group === undefined) continue;
-      if (expr.op === 'sum' || expr.op === 'avg') {
-        if (group.hasFloat && group.hasHistogram) {
-          p.warnAtExpr('PromQL warning: encountered a mix of histograms and floats for aggregation');
-          continue;
-        }
-        if (group.hasHistogram && group.histograms) {
-          const h = combineHistograms(group, expr.op === 'avg', p);
-          if (!h) continue;
-          if (group.counterReset && group.notCounterReset) p.warnAtExpr('PromQL warning: conflicting counter resets during histogram aggregation');
-          (outputs[g].histograms ??= []).push({ t: ts, h: h.compact(0) });
-          if (group.dropName) outputs[g].dropName = true;
-          continue;
-        }
-      }
-      if (!group.acc) continue;
-      outputs[g].floats.push({ t: ts, f: group.acc.result(param) });
-      if (group.dropName) outputs[g].dropName = true;
+      if (group === undefined) groups[g] = newGroup(expr.op, input[si], v, factory);
+      else addToGroup(group, expr.op, input[si], v, factory);
     }
+    emitGroups(p, groups, outputs, ts, p.params ? p.params[step] : NaN);
   }
   return outputs.filter((s) => s.floats.length > 0 || (s.histograms?.length ?? 0) > 0);
+}
+
+/** A group started by its first sample at a step: a histogram (sum, avg) or an accumulator. */
+function newGroup(op: AggregateOp, series: EvalSeries, v: StepValue, factory: AccumulatorFactory): Group {
+  const group: Group = { dropName: series.dropName, hasFloat: false, hasHistogram: false, incompatible: false, counterReset: false, notCounterReset: false };
+  if (v.h && !COUNTING.has(op)) {
+    group.hasHistogram = true;
+    group.histograms = [v.h];
+    group.histogramNames = [nameOf(series.metric)];
+    noteHint(group, v.h);
+  } else {
+    group.hasFloat = !v.h;
+    group.acc = factory(v.f);
+  }
+  return group;
+}
+
+/** A later sample of the group at the step. */
+function addToGroup(group: Group, op: AggregateOp, series: EvalSeries, v: StepValue, factory: AccumulatorFactory): void {
+  if (series.dropName) group.dropName = true;
+  if (group.incompatible) return;
+  if (!v.h || COUNTING.has(op)) {
+    group.hasFloat ||= !v.h;
+    // After a leading histogram the float result is discarded (mixed group); it only needs to exist.
+    if (group.acc) group.acc.add(v.f);
+    else group.acc = factory(v.f);
+    return;
+  }
+  group.hasHistogram = true;
+  if (!group.histograms) return; // The group started with floats: its result is invalid anyway.
+  noteHint(group, v.h);
+  group.histograms.push(v.h);
+  group.histogramNames!.push(nameOf(series.metric));
+}
+
+/** Each group's result at the step (`param`: quantile's) into its output series; a mixed or incompatible group gives none. */
+function emitGroups(p: AggregationParams, groups: (Group | undefined)[], outputs: EvalSeries[], ts: number, param: number): void {
+  const op = p.expr.op;
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    if (group === undefined) continue;
+    if (op === 'sum' || op === 'avg') {
+      if (group.hasFloat && group.hasHistogram) {
+        p.warnAtExpr('PromQL warning: encountered a mix of histograms and floats for aggregation');
+        continue;
+      }
+      if (group.hasHistogram && group.histograms) {
+        const h = combineHistograms(group, op === 'avg', p);
+        if (!h) continue;
+        if (group.counterReset && group.notCounterReset) p.warnAtExpr('PromQL warning: conflicting counter resets during histogram aggregation');
+        (outputs[g].histograms ??= []).push({ t: ts, h: h.compact(0) });
+        if (group.dropName) outputs[g].dropName = true;
+        continue;
+      }
+    }
+    if (!group.acc) continue;
+    outputs[g].floats.push({ t: ts, f: group.acc.result(param) });
+    if (group.dropName) outputs[g].dropName = true;
+  }
 }
 
 const FAST_OPS = new Set<AggregateOp>(['sum', 'avg', 'count', 'group', 'min', 'max']);
