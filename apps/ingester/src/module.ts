@@ -12,18 +12,53 @@ import type { Service } from '@strata/service';
 import { failureSignal, type Strata } from '@strata/runtime';
 
 export function initIngester(t: Strata): Service[] {
-  const { config, logger, registry } = t;
+  const { config, logger } = t;
   const identity = parseInstanceId(config['ingester.ring.instance-id']);
-  const topic = config['ingest-storage.kafka.topic'];
   // Global per-tenant limits are split over the topic's partitions (one ingester per partition and zone).
-  const topicMetadata = new LastProducedOffsetsReader({ brokers: t.brokers, topic, clientId: `${identity.id}-metadata`, logger });
+  const topicMetadata = new LastProducedOffsetsReader({ brokers: t.brokers, topic: config['ingest-storage.kafka.topic'], clientId: `${identity.id}-metadata`, logger });
   const partitions = new PartitionCount({ fetch: async () => (await topicMetadata.fetch()).size, logger });
   const failure = failureSignal();
-  const ingester = new Ingester({
+  const ingester = newIngester(t, identity, partitions, failure, (reason) => lifecycler.setOverLimit(reason));
+  t.localIngester = { ingester, identity };
+  t.readiness.push(() => ingester.notReadyReason());
+  registerIngesterRoutes(t.http, { ingester, logger });
+  const grpc = t.runs('querier') ? undefined : new IngesterServer({ querier: ingester, address: `${config['server.grpc-listen-address']}:${config['server.grpc-listen-port']}`, tracer: t.tracing.tracer });
+  const lifecycler = partitionLifecycler(t, identity, grpc);
+  registerIngesterRingRoutes(t.http, { lifecycler, logger });
+  t.statusPages.push(ingesterPage(ingester), tenantsPage(ingester));
+  t.endpoints.push(`${identity.id} on partition ${identity.partition}`, 'flush $BASE/ingester/flush');
+  return [
+    {
+      name: 'partition-count',
+      start: () => partitions.start(),
+      stop: async () => {
+        await partitions.stop();
+        await topicMetadata.stop();
+      },
+    },
+    { name: 'ingester', start: () => ingester.start(), stop: () => ingester.stop(), watch: failure.watch },
+    ...(grpc ? [grpcService(t, identity, grpc)] : []),
+    {
+      name: 'ingester-ring',
+      start: async () => {
+        await lifecycler.start();
+        logger.info(`${identity.id} owns partition ${identity.partition} in the partition ring (${t.kv.description})`);
+      },
+      stop: () => lifecycler.stop(),
+    },
+  ];
+}
+
+type Identity = ReturnType<typeof parseInstanceId>;
+
+/** The ingester of partition `identity.partition`, reading it from the committed offset. */
+function newIngester(t: Strata, identity: Identity, partitions: PartitionCount, failure: ReturnType<typeof failureSignal>, onOverLimit: (reason: string | undefined) => void): Ingester {
+  const { config, logger } = t;
+  return new Ingester({
     identity,
     maxLagForReady: config['ingester.max-lag-records-for-ready'],
     logger,
-    registry,
+    registry: t.registry,
     blocksStorage: {
       bucket: t.bucket,
       dir: config['blocks-storage.tsdb.dir'],
@@ -44,11 +79,11 @@ export function initIngester(t: Strata): Service[] {
     decodedSamplesCacheBytes: config['ingester.decoded-chunks-cache-size'],
     // Over these the ingester keeps appending what Kafka holds and asks distributors, through its ring entry, to refuse writes.
     instanceLimits: { maxSeries: config['ingester.instance-limits.max-series'], maxHeapShare: DEFAULT_MAX_HEAP_SHARE },
-    onOverLimit: (reason) => lifecycler.setOverLimit(reason),
+    onOverLimit,
     createSource: (onRecords) =>
       new PartitionReader({
         brokers: t.brokers,
-        topic,
+        topic: config['ingest-storage.kafka.topic'],
         partition: identity.partition,
         consumerGroup: identity.id,
         startFrom: 'committed',
@@ -58,11 +93,12 @@ export function initIngester(t: Strata): Service[] {
         onError: (err) => failure.fail(err),
       }),
   });
-  t.localIngester = { ingester, identity };
-  t.readiness.push(() => ingester.notReadyReason());
-  registerIngesterRoutes(t.http, { ingester, logger });
-  const grpc = t.runs('querier') ? undefined : new IngesterServer({ querier: ingester, address: `${config['server.grpc-listen-address']}:${config['server.grpc-listen-port']}`, tracer: t.tracing.tracer });
-  const lifecycler = new PartitionInstanceLifecycler({
+}
+
+/** This ingester's entry in the partition ring: it owns its partition there, and says when it is over a limit. */
+function partitionLifecycler(t: Strata, identity: Identity, grpc: IngesterServer | undefined): PartitionInstanceLifecycler {
+  const { config } = t;
+  return new PartitionInstanceLifecycler({
     kv: t.kv,
     instanceId: identity.id,
     zone: identity.zone,
@@ -75,41 +111,18 @@ export function initIngester(t: Strata): Service[] {
     minOwnersDurationMs: t.kv.description === 'memory' ? 0 : config['ingester.partition-ring.min-partition-owners-duration'],
     deleteInactivePartitionAfterMs: config['ingester.partition-ring.delete-inactive-partition-after'],
     pollIntervalMs: config['ingester.partition-ring.polling-interval'],
-    logger,
-    registry,
+    logger: t.logger,
+    registry: t.registry,
   });
-  registerIngesterRingRoutes(t.http, { lifecycler, logger });
-  t.statusPages.push(ingesterPage(ingester), tenantsPage(ingester));
-  t.endpoints.push(`${identity.id} on partition ${identity.partition}`, 'flush $BASE/ingester/flush');
-  return [
-    {
-      name: 'partition-count',
-      start: () => partitions.start(),
-      stop: async () => {
-        await partitions.stop();
-        await topicMetadata.stop();
-      },
+}
+
+function grpcService(t: Strata, identity: Identity, grpc: IngesterServer): Service {
+  return {
+    name: 'ingester-grpc',
+    start: async () => {
+      await grpc.start();
+      t.logger.info(`${identity.id} serving queries on grpc://${t.config['server.grpc-listen-address']}:${grpc.port}`);
     },
-    { name: 'ingester', start: () => ingester.start(), stop: () => ingester.stop(), watch: failure.watch },
-    ...(grpc
-      ? [
-          {
-            name: 'ingester-grpc',
-            start: async () => {
-              await grpc.start();
-              logger.info(`${identity.id} serving queries on grpc://${config['server.grpc-listen-address']}:${grpc.port}`);
-            },
-            stop: () => grpc.stop(),
-          },
-        ]
-      : []),
-    {
-      name: 'ingester-ring',
-      start: async () => {
-        await lifecycler.start();
-        logger.info(`${identity.id} owns partition ${identity.partition} in the partition ring (${t.kv.description})`);
-      },
-      stop: () => lifecycler.stop(),
-    },
-  ];
+    stop: () => grpc.stop(),
+  };
 }

@@ -29,65 +29,22 @@ import { readBuildInfo, type Service } from '@strata/service';
 import type { Strata } from '@strata/runtime';
 
 export function initQuerier(t: Strata): Service[] {
-  const { config, logger, registry } = t;
-  const clients = parseIngesterAddresses(config['querier.ingester-addresses']).map(({ id, address }) => ({
-    ...parseInstanceId(id),
-    address,
-    client: new IngesterClient({ id, address, timeoutMs: config['querier.ingester-timeout'] }),
-  }));
+  const { config, logger } = t;
+  const clients = ingesterClients(t);
   const local = t.localIngester;
   const useRing = config['ring.store'] === 'redis';
   if (clients.length === 0 && !useRing && !local) logger.warn('no ingesters configured (-querier.ingester-addresses, or -ring.store=redis); every query will be empty');
-  const querier = new PartitionQuerier({
-    replicas: [
-      ...(local ? [{ ...local.identity, querier: local.ingester, waiter: local.ingester }] : []),
-      ...clients.map((c) => ({ id: c.id, zone: c.zone, partition: c.partition, querier: c.client, waiter: c.client })),
-    ],
-    preferredZone: config['querier.prefer-availability-zone'],
-    logger,
-  });
+  const querier = partitionQuerier(t, clients);
   // With a shared ring, ingesters are found there (their registered gRPC address); the static list is the fallback.
-  const ringWatcher = useRing ? new PartitionRingWatcher({ kv: t.kv, logger, registry, heartbeatTimeoutMs: t.config['ingester.ring.heartbeat-timeout'] }) : undefined;
-  const discovery = ringWatcher
-    ? new RingIngesterDiscovery({
-        ring: ringWatcher,
-        staticIngesters: clients,
-        connect: (id, address) => {
-          const known = clients.find((c) => c.id === id && c.address === address);
-          const client = known?.client ?? new IngesterClient({ id, address, timeoutMs: config['querier.ingester-timeout'] });
-          return { querier: client, waiter: client, close: () => (known ? undefined : client.close()) };
-        },
-        querier,
-        heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
-        logger,
-      })
-    : undefined;
-  // Older data from the bucket's blocks, joined with the ingesters by time (-querier.query-store-after).
-  const store = new BucketStore({
-    bucket: t.bucket,
-    logger,
-    registry,
-    syncIntervalMs: config['blocks-storage.bucket-store.sync-interval'],
-    ignoreDeletionMarksDelayMs: config['blocks-storage.bucket-store.ignore-deletion-marks-delay'],
-    bucketIndexEnabled: config['blocks-storage.bucket-store.bucket-index.enabled'],
-    warmStartPeriodMs: config['blocks-storage.bucket-store.warm-start-period'],
-  });
+  const { ringWatcher, discovery } = useRing ? ringDiscovery(t, clients, querier) : { ringWatcher: undefined, discovery: undefined };
+  const store = bucketStore(t);
   const blocksAndIngesters = new StoreAndIngestersQuerier({
     ingesters: querier,
     store,
     queryIngestersWithinMs: config['querier.query-ingesters-within'],
     queryStoreAfterMs: config['querier.query-store-after'],
   });
-  const engine = new Engine({
-    querier: blocksAndIngesters,
-    lookbackDeltaMs: config['querier.lookback-delta'],
-    maxSamples: config['querier.max-samples'],
-    maxFetchedSeries: config['querier.max-fetched-series-per-query'],
-    maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
-    timeoutMs: config['querier.timeout'],
-    enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
-    enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],
-  });
+  const engine = promqlEngine(t, blocksAndIngesters);
   // Read-after-write: the partitions' last produced offsets, through one long-lived admin client.
   const offsets = new LastProducedOffsetsReader({
     brokers: t.brokers,
@@ -102,42 +59,7 @@ export function initQuerier(t: Strata): Service[] {
   const strongReads = new StrongReads({ offsets, querier, maxWaitMs: config['querier.max-wait-for-offset'], blocks: blocksAndIngesters });
   const readFilter = (q: Querier) => new DeletionFilterQuerier(q, deletions);
   t.queryEngine = { engine, querier: async (strong) => readFilter(strong ? await strongReads.querier() : blocksAndIngesters) };
-  registerPrometheusApi(t.http, {
-    querier: blocksAndIngesters,
-    engine,
-    multitenancyEnabled: config['auth.multitenancy-enabled'],
-    logger,
-    registry,
-    prefixes: ['/api/v1', '/prometheus/api/v1'],
-    strongReads,
-    resultsCache: cacheBackend
-      ? new ResultsCache({
-          backend: cacheBackend,
-          splitIntervalMs: config['query-frontend.split-queries-by-interval'],
-          maxFreshnessMs: config['query-frontend.max-cache-freshness'],
-          ttlMs: config['query-frontend.results-cache-ttl'],
-          registry,
-        })
-      : undefined,
-    auth: t.auth,
-    tracer: t.tracing.tracer,
-    readFilter,
-    buildInfo: readBuildInfo(fileURLToPath(new URL('../../..', import.meta.url))),
-    routes: [
-      ...remoteReadRoutes({ registry }),
-      ...adminRoutes([deletions]),
-      ...statusRoutes({ config, headWindowMs: config['querier.query-ingesters-within'], retention: retentionText(config['compactor.blocks-retention-period']) }),
-      ...cardinalityRoutes({ headWindowMs: config['querier.query-ingesters-within'] }),
-    ],
-  });
-  // user_stats from the ingester in this process (remote ingesters have no user-stats RPC yet).
-  registerUserStatsApi(t.http, {
-    sources: () => (local ? [local.ingester] : []),
-    multitenancyEnabled: config['auth.multitenancy-enabled'],
-    auth: t.auth,
-    prefixes: ['/api/v1', '/prometheus/api/v1'],
-  });
-  t.queryApi = { apiPrefix: '/prometheus/api/v1', multitenancy: config['auth.multitenancy-enabled'] };
+  registerApis(t, { querier: blocksAndIngesters, engine, strongReads, cacheBackend, readFilter, deletions });
   // /ready stays 503 until the recent blocks' index headers are loaded.
   t.readiness.push(() => store.notReadyReason());
   t.endpoints.push('Prometheus API $BASE/prometheus');
@@ -166,6 +88,129 @@ export function initQuerier(t: Strata): Service[] {
     },
     { name: 'bucket-store', start: () => store.start(), stop: () => store.stop() },
   ];
+}
+
+type IngesterClientEntry = ReturnType<typeof ingesterClients>[number];
+
+/** A gRPC client per ingester of -querier.ingester-addresses. */
+function ingesterClients(t: Strata) {
+  const { config } = t;
+  return parseIngesterAddresses(config['querier.ingester-addresses']).map(({ id, address }) => ({
+    ...parseInstanceId(id),
+    address,
+    client: new IngesterClient({ id, address, timeoutMs: config['querier.ingester-timeout'] }),
+  }));
+}
+
+/** One healthy ingester per partition: the one in this process, the listed ones (the ring adds more). */
+function partitionQuerier(t: Strata, clients: IngesterClientEntry[]): PartitionQuerier {
+  const local = t.localIngester;
+  return new PartitionQuerier({
+    replicas: [
+      ...(local ? [{ ...local.identity, querier: local.ingester, waiter: local.ingester }] : []),
+      ...clients.map((c) => ({ id: c.id, zone: c.zone, partition: c.partition, querier: c.client, waiter: c.client })),
+    ],
+    preferredZone: t.config['querier.prefer-availability-zone'],
+    logger: t.logger,
+  });
+}
+
+/** Ingesters found in the partition ring (their registered gRPC address), the static list as the fallback. */
+function ringDiscovery(t: Strata, clients: IngesterClientEntry[], querier: PartitionQuerier) {
+  const { config, logger, registry } = t;
+  const ringWatcher = new PartitionRingWatcher({ kv: t.kv, logger, registry, heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'] });
+  const discovery = new RingIngesterDiscovery({
+    ring: ringWatcher,
+    staticIngesters: clients,
+    connect: (id, address) => {
+      const known = clients.find((c) => c.id === id && c.address === address);
+      const client = known?.client ?? new IngesterClient({ id, address, timeoutMs: config['querier.ingester-timeout'] });
+      return { querier: client, waiter: client, close: () => (known ? undefined : client.close()) };
+    },
+    querier,
+    heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
+    logger,
+  });
+  return { ringWatcher, discovery };
+}
+
+/** Older data from the bucket's blocks, joined with the ingesters by time (-querier.query-store-after). */
+function bucketStore(t: Strata): BucketStore {
+  const { config } = t;
+  return new BucketStore({
+    bucket: t.bucket,
+    logger: t.logger,
+    registry: t.registry,
+    syncIntervalMs: config['blocks-storage.bucket-store.sync-interval'],
+    ignoreDeletionMarksDelayMs: config['blocks-storage.bucket-store.ignore-deletion-marks-delay'],
+    bucketIndexEnabled: config['blocks-storage.bucket-store.bucket-index.enabled'],
+    warmStartPeriodMs: config['blocks-storage.bucket-store.warm-start-period'],
+  });
+}
+
+function promqlEngine(t: Strata, querier: Querier): Engine {
+  const { config } = t;
+  return new Engine({
+    querier,
+    lookbackDeltaMs: config['querier.lookback-delta'],
+    maxSamples: config['querier.max-samples'],
+    maxFetchedSeries: config['querier.max-fetched-series-per-query'],
+    maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
+    timeoutMs: config['querier.timeout'],
+    enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
+    enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],
+  });
+}
+
+interface ApiParts {
+  querier: StoreAndIngestersQuerier;
+  engine: Engine;
+  strongReads: StrongReads;
+  cacheBackend: RedisCacheBackend | undefined;
+  readFilter: (q: Querier) => Querier;
+  deletions: Deletions;
+}
+
+/** The Prometheus API (with remote read, admin, status and cardinality routes) and user_stats. */
+function registerApis(t: Strata, p: ApiParts): void {
+  const { config, logger, registry } = t;
+  registerPrometheusApi(t.http, {
+    querier: p.querier,
+    engine: p.engine,
+    multitenancyEnabled: config['auth.multitenancy-enabled'],
+    logger,
+    registry,
+    prefixes: ['/api/v1', '/prometheus/api/v1'],
+    strongReads: p.strongReads,
+    resultsCache: p.cacheBackend
+      ? new ResultsCache({
+          backend: p.cacheBackend,
+          splitIntervalMs: config['query-frontend.split-queries-by-interval'],
+          maxFreshnessMs: config['query-frontend.max-cache-freshness'],
+          ttlMs: config['query-frontend.results-cache-ttl'],
+          registry,
+        })
+      : undefined,
+    auth: t.auth,
+    tracer: t.tracing.tracer,
+    readFilter: p.readFilter,
+    buildInfo: readBuildInfo(fileURLToPath(new URL('../../..', import.meta.url))),
+    routes: [
+      ...remoteReadRoutes({ registry }),
+      ...adminRoutes([p.deletions]),
+      ...statusRoutes({ config, headWindowMs: config['querier.query-ingesters-within'], retention: retentionText(config['compactor.blocks-retention-period']) }),
+      ...cardinalityRoutes({ headWindowMs: config['querier.query-ingesters-within'] }),
+    ],
+  });
+  // user_stats from the ingester in this process (remote ingesters have no user-stats RPC yet).
+  const local = t.localIngester;
+  registerUserStatsApi(t.http, {
+    sources: () => (local ? [local.ingester] : []),
+    multitenancyEnabled: config['auth.multitenancy-enabled'],
+    auth: t.auth,
+    prefixes: ['/api/v1', '/prometheus/api/v1'],
+  });
+  t.queryApi = { apiPrefix: '/prometheus/api/v1', multitenancy: config['auth.multitenancy-enabled'] };
 }
 
 function retentionText(ms: number): string {

@@ -22,28 +22,9 @@ export function initRuler(t: Strata): Service[] {
   const { config, logger, registry } = t;
   const query = t.queryEngine;
   if (!query) throw new Error('the ruler needs the querier module in the same process');
-  const pushUrl = config['ruler.push-url'];
-  const distributor = t.distributor;
-  let push: PushFn;
-  if (pushUrl !== '') push = httpPush(pushUrl, config['ingest-storage.kafka.write-timeout'] + 5_000);
-  else if (distributor) push = (tenant, body, contentType) => distributor.push({ tenant, body, contentType, contentEncoding: 'snappy' });
-  else throw new Error('the ruler writes rule output through a distributor: run it in the same process (-target=ruler,distributor) or set -ruler.push-url');
-  const splitUrls = (s: string) => s.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const push = pushFn(t);
   const urls = splitUrls(config['ruler.alertmanager-url']);
-  // A tenant may name its own Alertmanager in the runtime overrides (ruler_alertmanager_url) even
-  // when the flag names none: the notifier always runs; with no URL for a tenant its alerts go nowhere.
-  const overrides = t.overrides;
-  const notifier = new AlertmanagerNotifier({
-    urls,
-    urlsFor: (tenant) => {
-      const own = overrides.forTenant(tenant).rulerAlertmanagerUrl;
-      return own !== '' ? splitUrls(own) : undefined;
-    },
-    timeoutMs: config['ruler.notification-timeout'],
-    queueCapacity: config['ruler.notification-queue-capacity'],
-    logger,
-    registry,
-  });
+  const notifier = alertmanagerNotifier(t, urls);
   const store = new RuleStore(t.bucket);
   // Groups are sharded over the healthy rulers in the ring KV (with the in-process KV: this ruler alone).
   let ruler: Ruler | undefined;
@@ -72,7 +53,67 @@ export function initRuler(t: Strata): Service[] {
     owns: (tenant, namespace, group) => ring.owns(tenant, namespace, group),
   });
   const rules = ruler;
-  const multitenancyEnabled = config['auth.multitenancy-enabled'];
+  registerApis(t, store, rules);
+  t.statusPages.push(rulerPage(config['ruler.ring.instance-id'], ring, rules));
+  return [
+    {
+      name: 'ruler',
+      start: async () => {
+        await ring.start();
+        await rules.start();
+        logger.info({ alertmanagers: urls, push: config['ruler.push-url'] || 'distributor', rulers: ring.healthy() }, `ruler evaluating rule groups from ${t.bucket.name}/rules (ruler ring in ${t.kv.description})`);
+      },
+      stop: async () => {
+        await rules.stop();
+        await ring.stop();
+        await notifier.flush();
+      },
+    },
+  ];
+}
+
+function splitUrls(s: string): string[] {
+  return s
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+}
+
+/** Where rule output goes: -ruler.push-url, else the distributor in this process. */
+function pushFn(t: Strata): PushFn {
+  const { config } = t;
+  const pushUrl = config['ruler.push-url'];
+  const distributor = t.distributor;
+  if (pushUrl !== '') return httpPush(pushUrl, config['ingest-storage.kafka.write-timeout'] + 5_000);
+  if (distributor) return (tenant, body, contentType) => distributor.push({ tenant, body, contentType, contentEncoding: 'snappy' });
+  throw new Error('the ruler writes rule output through a distributor: run it in the same process (-target=ruler,distributor) or set -ruler.push-url');
+}
+
+/**
+ * Alerts to -ruler.alertmanager-url. A tenant may name its own Alertmanager in the runtime overrides
+ * (ruler_alertmanager_url) even when the flag names none: the notifier always runs; with no URL for a
+ * tenant its alerts go nowhere.
+ */
+function alertmanagerNotifier(t: Strata, urls: string[]): AlertmanagerNotifier {
+  const { config } = t;
+  const overrides = t.overrides;
+  return new AlertmanagerNotifier({
+    urls,
+    urlsFor: (tenant) => {
+      const own = overrides.forTenant(tenant).rulerAlertmanagerUrl;
+      return own !== '' ? splitUrls(own) : undefined;
+    },
+    timeoutMs: config['ruler.notification-timeout'],
+    queueCapacity: config['ruler.notification-queue-capacity'],
+    logger: t.logger,
+    registry: t.registry,
+  });
+}
+
+/** Mimir's ruler config API and Prometheus' rules/alerts API. */
+function registerApis(t: Strata, store: RuleStore, rules: Ruler): void {
+  const { logger } = t;
+  const multitenancyEnabled = t.config['auth.multitenancy-enabled'];
   registerRulerConfigApi(t.http, {
     store,
     multitenancyEnabled,
@@ -82,20 +123,4 @@ export function initRuler(t: Strata): Service[] {
   });
   registerRulesApi(t.http, { groups: (tenant) => rules.groups(tenant), multitenancyEnabled, auth: t.auth });
   t.endpoints.push('ruler config $BASE/prometheus/config/v1/rules');
-  t.statusPages.push(rulerPage(config['ruler.ring.instance-id'], ring, rules));
-  return [
-    {
-      name: 'ruler',
-      start: async () => {
-        await ring.start();
-        await rules.start();
-        logger.info({ alertmanagers: urls, push: pushUrl || 'distributor', rulers: ring.healthy() }, `ruler evaluating rule groups from ${t.bucket.name}/rules (ruler ring in ${t.kv.description})`);
-      },
-      stop: async () => {
-        await rules.stop();
-        await ring.stop();
-        await notifier.flush();
-      },
-    },
-  ];
 }
