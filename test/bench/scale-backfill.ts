@@ -1,7 +1,8 @@
 // Sends the encoded rounds to one target as fast as it takes them: one loop per shard, one request
-// in flight each, retries as Prometheus' queue manager does, and every round finished by all
-// shards before the next starts (a shard running hours ahead would push the others' samples out
-// of the head's appendable window). Counts every attempt by status and watches the pid.
+// in flight each, retries as Prometheus' queue manager does (5xx, 429 and timeouts, for as long as
+// it takes), and every round finished by all shards before the next starts (a shard running hours
+// ahead would push the others' samples out of the head's appendable window). Counts every attempt
+// by status and watches the pid.
 
 import { performance } from 'node:perf_hooks';
 import { RequestLog, percentile } from './latency.ts';
@@ -33,9 +34,15 @@ export interface BackfillFigures {
   /** Most RSS sampled (each second) of the series holder and of the target's other processes. */
   peakRss: number;
   peakRssOthers: number;
+  /** RSS of the series holder as the last round was answered (a block cut's garbage may still be in it). */
+  rssAtEnd: number | undefined;
   roundsSent: number;
   /** Set when the target's process went away: when and how. */
   died?: string;
+  /** The longest time no request was answered (to the second): how long the target stood still. */
+  longestSilenceMs: number;
+  /** Set when no request was answered for STALL_LIMIT_MS and the backfill gave up. */
+  stalled?: string;
 }
 
 export interface BackfillOptions {
@@ -48,18 +55,31 @@ export interface BackfillOptions {
 }
 
 const WATCH_EVERY_MS = 1000;
+/** Prometheus retries a recoverable error until it succeeds; the bench gives up on a target this silent. */
+const STALL_LIMIT_MS = 30 * 60_000;
+/** Prometheus' queue manager: no limit on retries, 30 ms to 5 s backoff, remote_timeout 30 s. */
+const RETRY = { ...PROMETHEUS_RETRY, maxRetries: Number.POSITIVE_INFINITY };
 
 export async function backfill(target: BenchTarget, reader: RoundReader, o: BackfillOptions): Promise<BackfillFigures> {
   const main = target.memoryProcesses()[0];
   if (!main) throw new Error(`${target.name} is not running`);
   const others = target.processes().filter((p) => p.pid !== main.pid);
-  const pusher = new Pusher({ url: target.pushUrl, headers: target.headers, protocol: 'v1' }, o.plan.shards, PROMETHEUS_RETRY);
+  const pusher = new Pusher({ url: target.pushUrl, headers: target.headers, protocol: 'v1' }, o.plan.shards, RETRY);
   const requests = new RequestLog();
   const counters: ShardCounters[] = Array.from({ length: o.plan.shards }, () => newCounters());
-  const f = { peakRss: 0, peakRssOthers: 0, died: undefined as string | undefined, round: -1 };
+  const f = { peakRss: 0, peakRssOthers: 0, died: undefined as string | undefined, stalled: undefined as string | undefined, round: -1, answered: 0, answeredAt: performance.now(), longestSilenceMs: 0 };
   const began = performance.now();
   const watch = setInterval(() => {
-    if (f.died !== undefined) return;
+    if (f.died !== undefined || f.stalled !== undefined) return;
+    if (requests.length > f.answered) {
+      f.longestSilenceMs = Math.max(f.longestSilenceMs, performance.now() - f.answeredAt - WATCH_EVERY_MS);
+      f.answered = requests.length;
+      f.answeredAt = performance.now();
+    } else if (performance.now() - f.answeredAt > STALL_LIMIT_MS) {
+      f.stalled = `no request answered for ${STALL_LIMIT_MS / 60_000} min in round ${f.round + 1} of ${o.plan.rounds}; gave up`;
+      pusher.setDeadline(performance.now());
+      o.log(`  ${target.name} STALLED: ${f.stalled}`);
+    }
     f.peakRss = Math.max(f.peakRss, rssBytes(main.pid) ?? 0);
     f.peakRssOthers = Math.max(f.peakRssOthers, sum(others.map((p) => rssBytes(p.pid) ?? 0)));
     if (!pidAlive(main.pid)) {
@@ -72,7 +92,7 @@ export async function backfill(target: BenchTarget, reader: RoundReader, o: Back
   let unsent = 0;
   let acked = 0;
   try {
-    for (let r = await reader.read(); r && f.died === undefined; r = await reader.read()) {
+    for (let r = await reader.read(); r && f.died === undefined && f.stalled === undefined; r = await reader.read()) {
       f.round = r.round.index;
       planned += r.round.totalSamples;
       const t0 = performance.now();
@@ -114,8 +134,11 @@ export async function backfill(target: BenchTarget, reader: RoundReader, o: Back
     max: s.latencies.length > 0 ? s.latencies[s.latencies.length - 1] : NaN,
     peakRss: f.peakRss,
     peakRssOthers: f.peakRssOthers,
+    rssAtEnd: rssBytes(main.pid),
     roundsSent: f.round + 1,
     died: f.died,
+    stalled: f.stalled,
+    longestSilenceMs: Math.max(0, f.longestSilenceMs),
   };
 }
 

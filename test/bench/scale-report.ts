@@ -70,7 +70,9 @@ function rows(reports: ScaleTargetReport[], span: string): Row[] {
     { label: 'ingest rate samples/s (until all consumed)', value: ingestedRate, format: int, ratio: true },
     { label: 'failed push attempts (any non-2xx)', value: (r) => r.backfill?.failedAttempts, format: int },
     { label: 'samples failed after retries + unsent', value: (r) => (r.backfill ? r.backfill.failedSamples + r.backfill.unsentSamples : undefined), format: int },
+    { label: 'longest time no push was answered s', value: (r) => (r.backfill ? r.backfill.longestSilenceMs / 1000 : undefined), format: int },
     { label: 'process died', value: (r) => (r.error && !r.backfill ? undefined : r.died ? 'YES' : 'no') },
+    { label: "RSS at the backfill's end MiB", value: (r) => mib(r.backfill?.rssAtEnd), format: int, ratio: true },
     { label: 'RSS after settling MiB (the process)', value: (r) => mib(r.rss), format: int, ratio: true },
     { label: 'RSS bytes per series', value: (r) => perSeries(r.rss, r), format: int, ratio: true },
     { label: 'RSS bytes per series over idle', value: (r) => (r.rss === undefined || r.rssIdle === undefined ? undefined : perSeries(r.rss - r.rssIdle, r)), format: int, ratio: true },
@@ -112,6 +114,7 @@ export function renderScaleNotes(reports: ScaleTargetReport[]): string {
     for (const s of r.startup) lines.push(`  said at start: ${s}`);
     if (r.error) lines.push(`  error: ${r.error}`);
     if (r.died) lines.push(`  DIED: ${r.died}`);
+    if (r.backfill?.stalled) lines.push(`  STALLED: ${r.backfill.stalled}`);
     const b = r.backfill;
     if (b) {
       lines.push(
@@ -152,8 +155,8 @@ export function renderVerdict(reports: ScaleTargetReport[]): string {
   if (!s) return '';
   const b = s.backfill;
   const lines = [
-    `no crash and no failed push: ${!s.died && !s.error && b && b.failedAttempts === 0 && b.failedSamples + b.unsentSamples === 0 ? 'met' : 'NOT met'}` +
-      `${b ? ` (${b.failedAttempts} failed attempts, ${b.failedSamples + b.unsentSamples} samples failed or unsent${s.died ? `; died: ${s.died}` : ''})` : ''}`,
+    `no crash and no failed push: ${!s.died && !s.error && b && !b.stalled && b.failedAttempts === 0 && b.failedSamples + b.unsentSamples === 0 ? 'met' : 'NOT met'}` +
+      `${b ? ` (${b.failedAttempts} failed attempts; attempts by answer ${formatAttempts(b.attempts)}; ${b.failedSamples + b.unsentSamples} samples failed or unsent${s.died ? `; died: ${s.died}` : ''}${b.stalled ? `; ${b.stalled}` : ''})` : ''}`,
   ];
   if (p) {
     const a = perSeries(s.rss, s);

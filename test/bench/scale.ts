@@ -30,8 +30,10 @@ export interface ScaleOptions {
   keep: boolean;
 }
 
-/** After the minimum settle, wait this much longer at most for the target's CPU to go quiet (a compaction). */
-const SETTLE_QUIET_MAX_MS = 300_000;
+/** After the minimum settle, wait this much longer at most for the target's CPU to go quiet (Strata cut a 3.3M-series block in 15 min). */
+const SETTLE_QUIET_MAX_MS = 20 * 60_000;
+/** Quiet: under QUIET_CORES for this long in a row. One quiet 2 s sample let a 1M-series run read RSS and time queries during a block cut. */
+const QUIET_FOR_MS = 10_000;
 const QUIET_CORES = 0.2;
 const CATCH_UP_TIMEOUT_MS = 30 * 60_000;
 
@@ -117,8 +119,11 @@ async function scaleTarget(key: ScaleTargetReport['key'], plan: ScalePlan, round
     report.backfill = b;
     report.loadAfterBackfill = loadAverage();
     report.died = b.died;
-    log(`backfill done: ${b.okSamples.toLocaleString('en-US')} acknowledged in ${b.seconds.toFixed(0)}s = ${Math.round(b.rate).toLocaleString('en-US')}/s, ${b.failedAttempts} failed attempts; load ${report.loadAfterBackfill}`);
-    if (b.died) return report;
+    log(
+      `backfill done: ${b.okSamples.toLocaleString('en-US')} acknowledged in ${b.seconds.toFixed(0)}s = ${Math.round(b.rate).toLocaleString('en-US')}/s, ${b.failedAttempts} failed attempts, ` +
+        `no push answered for ${(b.longestSilenceMs / 1000).toFixed(0)}s at most; load ${report.loadAfterBackfill}`,
+    );
+    if (b.died || b.stalled) return report;
 
     const ingest = await target.waitIngested(b.okSamples, CATCH_UP_TIMEOUT_MS);
     report.catchUpMs = ingest.waitedMs;
@@ -160,14 +165,20 @@ async function scaleTarget(key: ScaleTargetReport['key'], plan: ScalePlan, round
   return report;
 }
 
-/** Waits `minMs`, then until the target's processes use under QUIET_CORES (a compaction finishing), at most SETTLE_QUIET_MAX_MS more. */
+/**
+ * Waits `minMs` (a head-compaction tick), then until the target's processes stay under QUIET_CORES
+ * for QUIET_FOR_MS (a block cut or compaction finished), at most SETTLE_QUIET_MAX_MS more.
+ */
 async function settleQuietly(target: BenchTarget, minMs: number): Promise<number> {
   const began = Date.now();
   await sleep(minMs);
+  let quietSince: number | undefined;
   for (const until = Date.now() + SETTLE_QUIET_MAX_MS; Date.now() < until; ) {
     const before = snapshotCpu(target.processes());
     await sleep(2000);
-    if (sum(cpuDelta(before, snapshotCpu(target.processes())).values()) / 2 < QUIET_CORES) break;
+    const quiet = sum(cpuDelta(before, snapshotCpu(target.processes())).values()) / 2 < QUIET_CORES;
+    quietSince = quiet ? (quietSince ?? Date.now() - 2000) : undefined;
+    if (quietSince !== undefined && Date.now() - quietSince >= QUIET_FOR_MS) break;
   }
   return Date.now() - began;
 }
