@@ -20,7 +20,6 @@ import {
   validateParsedSeries,
   sortLabelsInPlace,
   ParsedSeries,
-  withoutEmptyLabelValues,
   withoutExemplars,
   checkSeriesHistograms,
   Symbolizer,
@@ -39,24 +38,18 @@ import {
 } from '@strata/otlp';
 import { DEFAULT_MAX_RECORD_SIZE_BYTES, KafkaUnavailableError, type PartitionRecord } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
-import { relabel } from '@strata/relabel';
 import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
 import { errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
-import { seriesTokenFrom, tenantSeed } from './sharding.ts';
+import { seriesTokenFrom } from './sharding.ts';
+import { PushBatch, labelsToStore, relabelled, type Failure, type PartitionSeries, type RouteOutcome, type Routable, type TimeBounds } from './push-batch.ts';
 import { KnownSeries } from './known-series.ts';
 import { HaDedupe } from './ha-dedupe.ts';
 import { WritePartitions, type PartitionLookup } from '@strata/ring';
-import { withoutLabel, type HaReplicaChecker } from '@strata/ha-tracker';
+import type { HaReplicaChecker } from '@strata/ha-tracker';
 import { checkMetadata, checkSampleTimes } from './validate-limits.ts';
 import { InflightLimiter, type InstanceLimits } from './instance-limits.ts';
 import { defaultTracer, exemplarLabels, inSpan, traceContextHeaders, type Tracer } from '@strata/tracing';
-
-/** A partition's series bodies, each with its run of label pair ids (or -1: look its labels up). */
-interface PartitionSeries {
-  bodies: Uint8Array[];
-  runs: number[];
-}
 
 /** What the distributor needs from Kafka: acked writes and the partition count. */
 export interface RecordWriter {
@@ -119,24 +112,6 @@ export interface DistributorOptions {
 /** Metadata to validate and route: a 1.0 request's carries its own bytes. */
 type MetadataItem = MetricMetadata & { raw?: Uint8Array };
 
-/** What the routing loop needs of a series, whatever protocol it came in. */
-interface Routable {
-  labels: Label[];
-  samples: number;
-  exemplars: number;
-  histograms: number;
-  invalidUtf8: boolean;
-}
-
-interface RouteOutcome {
-  series: number;
-  samples: number;
-  histograms: number;
-  exemplars: number;
-  /** One line for the sender: the first rejection and how much was rejected; undefined if nothing was. */
-  rejection?: string;
-}
-
 /** A request checked and packed into Kafka records, nothing of it written yet. */
 interface Prepared {
   records: PartitionRecord[];
@@ -146,7 +121,7 @@ interface Prepared {
 
 interface RouteSteps<S> {
   /** A protocol-specific rejection, checked before label validation. */
-  reject?: (s: S) => { code: string; message: string } | undefined;
+  reject?: (s: S) => Failure | undefined;
   /** The 1.0 TimeSeries body to route, with `labels` (empty values dropped), or the labels as sent when undefined. */
   body: (s: S, labels: Label[] | undefined) => Uint8Array;
   accepted?: (s: S) => void;
@@ -362,116 +337,98 @@ export class Distributor {
     haReplicaLabel: string | undefined,
   ): Prepared {
     const limits = this.limits.forTenant(tenant);
-    const labelLimits = {
-      nameValidationScheme: limits.nameValidationScheme,
-      maxLabelNamesPerSeries: limits.maxLabelNamesPerSeries,
-      maxLabelNameLength: limits.maxLabelNameLength,
-      maxLabelValueLength: limits.maxLabelValueLength,
-    };
-    const now = this.now();
-    const exemplarsEnabled = limits.maxGlobalExemplarsPerUser > 0;
-    const histogramLimits = { enabled: limits.nativeHistogramsIngestionEnabled, maxBuckets: limits.maxNativeHistogramBuckets };
-    const byPartition = new Map<number, PartitionSeries>();
+    const b = new PushBatch(tenant, limits, this.now(), partitions, haReplicaLabel);
     // Nothing below awaits: the pair ids looked up from here on stay valid until the records exist.
-    const known = this.known;
-    known.begin();
-    const out: RouteOutcome = { series: 0, samples: 0, histograms: 0, exemplars: 0 };
-    let firstRejection: string | undefined;
-    let rejectedSeries = 0;
-    let rejectedSamples = 0;
-    const seed = tenantSeed(tenant);
-    const relabelling = limits.metricRelabelConfigs.length > 0 || limits.dropLabels.length > 0;
-    for (const s of all) {
-      // Well-formed ASCII 1.0 series are validated and hashed by their label pairs; the rest decode their labels.
-      const knownToken = s instanceof ParsedSeries && !relabelling ? known.token(s, seed, labelLimits) : -1;
-      const fast = knownToken >= 0;
-      const run = known.run;
-      // The labels to check and store when not `fast`: relabelled by the tenant's rules, sorted as Prometheus sorts them.
-      const own = fast ? s.labels : relabelling ? relabelled(s.labels, limits) : s.labels;
-      if (own === undefined) {
-        this.relabelDropped.inc({ tenant });
-        continue;
-      }
-      // Known series were sent sorted; the rest are sorted here (in place, on the parsed or relabelled labels).
-      const resorted = !fast && (sortLabelsInPlace(own) || own !== s.labels);
-      let failure = steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries({ labels: own, invalidUtf8: s.invalidUtf8 }, labelLimits)) ?? checkSampleTimes(s, now, limits);
-      let body: Uint8Array | undefined;
-      let histograms = s.histograms;
-      // undefined: the labels as sent (not decoded when `fast`).
-      let labels: Label[] | undefined;
-      if (failure === undefined) {
-        // Prometheus treats an empty label value as no label: drop it before the series is stored.
-        if (!fast) labels = withoutEmptyLabelValues(own);
-        if (haReplicaLabel !== undefined) labels = withoutLabel(labels ?? s.labels, haReplicaLabel);
-        if (labels !== undefined && labels === s.labels && !resorted) labels = undefined;
-        body = steps.body(s, labels);
-        if (!exemplarsEnabled && s.exemplars > 0) body = withoutExemplars(body);
-        if (s.histograms > 0) {
-          const h = checkSeriesHistograms(body, histogramLimits);
-          if (h.error !== undefined) {
-            failure = histogramFailure(s, h.error);
-          } else {
-            body = h.body;
-            histograms -= h.dropped;
-            if (h.dropped > 0) this.discarded.inc({ tenant, reason: 'err-strata-native-histograms-disabled' }, h.dropped);
-            // A series left with nothing to store is not written (nor rejected).
-            if (s.samples === 0 && histograms === 0) continue;
-          }
-        }
-      }
-      const tooLarge = body !== undefined && framedSize(body.length) > this.maxRecordSize ? seriesTooLarge(s, body.length, this.maxRecordSize) : undefined;
-      if (failure !== undefined || tooLarge !== undefined || body === undefined) {
-        const f = failure ?? tooLarge!;
-        firstRejection ??= f.message;
-        rejectedSeries++;
-        rejectedSamples += s.samples + s.histograms;
-        this.discarded.inc({ tenant, reason: f.code }, s.samples + s.histograms);
-        continue;
-      }
-      const asSent = fast && labels === undefined;
-      const p = partitions.partitionFor(asSent ? knownToken : seriesTokenFrom(seed, labels ?? s.labels));
-      let list = byPartition.get(p);
-      if (!list) byPartition.set(p, (list = { bodies: [], runs: [] }));
-      list.bodies.push(body);
-      list.runs.push(asSent ? run : -1);
-      steps.accepted?.(s);
-      out.series++;
-      out.samples += s.samples;
-      out.histograms += histograms;
-      if (exemplarsEnabled) out.exemplars += s.exemplars;
-      else if (s.exemplars > 0) this.discardedExemplars.inc({ tenant, reason: 'err-strata-exemplars-disabled' }, s.exemplars);
-    }
-    const metadata: Uint8Array[] = [];
+    this.known.begin();
+    for (const s of all) this.addSeries(b, s, steps);
     const allMetadata = steps.metadata();
-    let metadataRejection: string | undefined;
-    let rejectedMetadata = 0;
-    for (const m of allMetadata) {
-      const checked = checkMetadata(m, limits);
+    const metadata = this.checkedMetadata(b, allMetadata);
+    this.checkPartitionsTakeWrites(b);
+    this.checkRate(tenant, limits, b.out.samples + b.out.histograms, b.out.exemplars, metadata.length);
+    if (metadata.length > 0) b.makeRoomForMetadata();
+    const records = this.records(b.byPartition, metadata);
+    const rejection = b.rejection(all.length, allMetadata.length);
+    if (rejection !== undefined) b.out.rejection = rejection;
+    return { records, partitions: b.byPartition.size, outcome: b.out };
+  }
+
+  /**
+   * One series through the push path's steps, in Mimir's order: relabel, sort labels, validate,
+   * drop empty and HA replica labels, drop exemplars when disabled, check native histograms and
+   * the record size; then to its partition. A series that fails a step is counted and left out.
+   */
+  private addSeries<S extends Routable & TimeBounds>(b: PushBatch, s: S, steps: RouteSteps<S>): void {
+    // Well-formed ASCII 1.0 series are validated and hashed by their label pairs; the rest decode their labels.
+    const knownToken = s instanceof ParsedSeries && !b.relabelling ? this.known.token(s, b.seed, b.labelLimits) : -1;
+    const fast = knownToken >= 0;
+    const run = this.known.run;
+    // The labels to check and store when not `fast`: relabelled by the tenant's rules, sorted as Prometheus sorts them.
+    const own = fast || !b.relabelling ? s.labels : relabelled(s.labels, b.limits);
+    if (own === undefined) {
+      this.relabelDropped.inc({ tenant: b.tenant });
+      return;
+    }
+    // Known series were sent sorted; the rest are sorted here (in place, on the parsed or relabelled labels).
+    const resorted = !fast && (sortLabelsInPlace(own) || own !== s.labels);
+    const failure =
+      steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries({ labels: own, invalidUtf8: s.invalidUtf8 }, b.labelLimits)) ?? checkSampleTimes(s, b.now, b.limits);
+    if (failure !== undefined) return this.rejectSeries(b, s, failure);
+    // undefined: the labels as sent (not decoded when `fast`).
+    const labels = labelsToStore(s, own, fast, resorted, b.haReplicaLabel);
+    let body = steps.body(s, labels);
+    if (!b.exemplarsEnabled && s.exemplars > 0) body = withoutExemplars(body);
+    let histograms = s.histograms;
+    if (s.histograms > 0) {
+      const h = checkSeriesHistograms(body, b.histogramLimits);
+      if (h.error !== undefined) return this.rejectSeries(b, s, histogramFailure(s, h.error));
+      body = h.body;
+      histograms -= h.dropped;
+      if (h.dropped > 0) this.discarded.inc({ tenant: b.tenant, reason: 'err-strata-native-histograms-disabled' }, h.dropped);
+      // A series left with nothing to store is not written (nor rejected).
+      if (s.samples === 0 && histograms === 0) return;
+    }
+    if (framedSize(body.length) > this.maxRecordSize) return this.rejectSeries(b, s, seriesTooLarge(s, body.length, this.maxRecordSize));
+    const asSent = fast && labels === undefined;
+    b.add(b.partitions.partitionFor(asSent ? knownToken : seriesTokenFrom(b.seed, labels ?? s.labels)), body, asSent ? run : -1);
+    steps.accepted?.(s);
+    this.countAccepted(b, s, histograms);
+  }
+
+  private rejectSeries(b: PushBatch, s: Routable, f: Failure): void {
+    b.rejectSeries(s, f);
+    this.discarded.inc({ tenant: b.tenant, reason: f.code }, s.samples + s.histograms);
+  }
+
+  private countAccepted(b: PushBatch, s: Routable, histograms: number): void {
+    const out = b.out;
+    out.series++;
+    out.samples += s.samples;
+    out.histograms += histograms;
+    if (b.exemplarsEnabled) out.exemplars += s.exemplars;
+    else if (s.exemplars > 0) this.discardedExemplars.inc({ tenant: b.tenant, reason: 'err-strata-exemplars-disabled' }, s.exemplars);
+  }
+
+  /** The request's metadata that passes the tenant's limits, encoded for the record (a 1.0 request's as sent). */
+  private checkedMetadata(b: PushBatch, all: readonly MetadataItem[]): Uint8Array[] {
+    const metadata: Uint8Array[] = [];
+    for (const m of all) {
+      const checked = checkMetadata(m, b.limits);
       if ('code' in checked) {
-        metadataRejection ??= checked.message;
-        rejectedMetadata++;
-        this.discardedMetadata.inc({ tenant, reason: checked.code });
+        b.rejectMetadata(checked);
+        this.discardedMetadata.inc({ tenant: b.tenant, reason: checked.code });
         continue;
       }
       metadata.push(checked.metadata === m && m.raw !== undefined ? m.raw : encodeMetricMetadata(checked.metadata));
     }
-    for (const p of byPartition.keys()) {
-      const refusal = partitions.refusal(p);
+    return metadata;
+  }
+
+  /** A partition whose ingesters are over a limit refuses the whole request (nothing written). */
+  private checkPartitionsTakeWrites(b: PushBatch): void {
+    for (const p of b.byPartition.keys()) {
+      const refusal = b.partitions.refusal(p);
       if (refusal !== undefined) throw errors.ingesterOverLimit(p, refusal);
     }
-    this.checkRate(tenant, limits, out.samples + out.histograms, out.exemplars, metadata.length);
-    // Metadata has no series to shard by; it travels with partition 0's record.
-    if (metadata.length > 0 && !byPartition.has(0)) byPartition.set(0, { bodies: [], runs: [] });
-    const records = this.records(byPartition, metadata);
-    if (firstRejection !== undefined) {
-      out.rejection =
-        rejectedSeries > 1 ? `${firstRejection} (${rejectedSeries} of ${all.length} series rejected, ${rejectedSamples} samples)` : firstRejection;
-    }
-    if (metadataRejection !== undefined) {
-      if (rejectedMetadata > 1) metadataRejection += ` (${rejectedMetadata} of ${allMetadata.length} metadata rejected)`;
-      out.rejection = out.rejection === undefined ? metadataRejection : `${out.rejection}; ${metadataRejection}`;
-    }
-    return { records, partitions: byPartition.size, outcome: out };
   }
 
   /** Mimir counts samples, exemplars and metadata against the ingestion rate; a refusal writes nothing. */
@@ -528,13 +485,7 @@ export class Distributor {
   }
 }
 
-/** Sample time bounds, as both protocols' parsers give them. */
-interface TimeBounds {
-  minTimestamp: number;
-  maxTimestamp: number;
-}
-
-function seriesTooLarge(s: Routable, bytes: number, max: number): { code: string; message: string } {
+function seriesTooLarge(s: Routable, bytes: number, max: number): Failure {
   return {
     code: 'err-strata-series-too-large',
     message:
@@ -543,21 +494,13 @@ function seriesTooLarge(s: Routable, bytes: number, max: number): { code: string
   };
 }
 
-/** The labels the tenant's metric_relabel_configs and drop_labels leave (sorted); undefined when a rule dropped the series. */
-function relabelled(labels: Label[], limits: Readonly<TenantLimits>): Label[] | undefined {
-  const out = relabel(labels, limits.metricRelabelConfigs);
-  if (out === undefined || limits.dropLabels.length === 0) return out;
-  const kept = out.filter((l) => !limits.dropLabels.includes(l.name));
-  return kept.length === 0 ? undefined : kept;
-}
-
 /** A 1.0 series routes its own bytes, rewritten only if labels were dropped (empty values, the HA replica label). */
 function v1Body(s: ParsedSeries, labels: Label[] | undefined): Uint8Array {
   return labels === undefined ? s.raw : replaceSeriesLabels(s.raw, labels);
 }
 
 /** A series with an invalid native histogram (or one over the bucket limit at the lowest schema) is rejected whole. */
-function histogramFailure(s: Routable, e: { code: 'invalid' | 'too-many-buckets'; reason: string }): { code: string; message: string } {
+function histogramFailure(s: Routable, e: { code: 'invalid' | 'too-many-buckets'; reason: string }): Failure {
   if (e.code === 'invalid') {
     return {
       code: 'err-strata-invalid-native-histogram',

@@ -127,50 +127,18 @@ function readMetric(r: ProtoReader, end: number): OtlpMetric {
         m.kind = 'gauge';
         readPoints(r, r.len(end, 5, 'Metric'), 'Gauge', (e) => m.numberPoints.push(readNumberPoint(r, e)));
         break;
-      case 0x3a: {
-        // sum
+      case 0x3a: // sum
         m.kind = 'sum';
-        const e = r.len(end, 7, 'Metric');
-        while (r.pos < e) {
-          const t = r.tag(e, 'Sum');
-          if (t === 0x0a) m.numberPoints.push(readNumberPoint(r, r.len(e, 1, 'Sum')));
-          else if (t === 0x10) m.temporality = temporality(r.uvarint(e, 2, 'Sum'));
-          else if (t === 0x18) m.monotonic = r.uvarint(e, 3, 'Sum') !== 0;
-          else r.skip(t, e, 'Sum', WT_SUM);
-        }
+        readSum(r, r.len(end, 7, 'Metric'), m);
         break;
-      }
-      case 0x4a: {
-        // histogram
+      case 0x4a: // histogram
         m.kind = 'histogram';
-        const e = r.len(end, 9, 'Metric');
-        while (r.pos < e) {
-          const t = r.tag(e, 'Histogram');
-          if (t === 0x0a) m.histogramPoints.push(readHistogramPoint(r, r.len(e, 1, 'Histogram')));
-          else if (t === 0x10) m.temporality = temporality(r.uvarint(e, 2, 'Histogram'));
-          else r.skip(t, e, 'Histogram', [-1, 2, 0]);
-        }
+        readExplicitHistogram(r, r.len(end, 9, 'Metric'), m);
         break;
-      }
-      case 0x52: {
-        // exponential_histogram: counted only
+      case 0x52: // exponential_histogram
         m.kind = 'exponential_histogram';
-        const e = r.len(end, 10, 'Metric');
-        while (r.pos < e) {
-          const t = r.tag(e, 'ExponentialHistogram');
-          if (t === 0x0a) {
-            m.exponentialPoints.push(readExponentialPoint(r, r.len(e, 1, 'ExponentialHistogram')));
-            m.exponentialPointCount++;
-            continue;
-          }
-          else if (t === 0x10) {
-            m.temporality = temporality(r.uvarint(e, 2, 'ExponentialHistogram'));
-            continue;
-          }
-          r.skip(t, e, 'ExponentialHistogram', [-1, 2, 0]);
-        }
+        readExponentialHistogram(r, r.len(end, 10, 'Metric'), m);
         break;
-      }
       case 0x5a: // summary
         m.kind = 'summary';
         readPoints(r, r.len(end, 11, 'Metric'), 'Summary', (e) => m.summaryPoints.push(readSummaryPoint(r, e)));
@@ -180,6 +148,39 @@ function readMetric(r: ProtoReader, end: number): OtlpMetric {
     }
   }
   return m;
+}
+
+function readSum(r: ProtoReader, end: number, m: OtlpMetric): void {
+  while (r.pos < end) {
+    const t = r.tag(end, 'Sum');
+    if (t === 0x0a) m.numberPoints.push(readNumberPoint(r, r.len(end, 1, 'Sum')));
+    else if (t === 0x10) m.temporality = temporality(r.uvarint(end, 2, 'Sum'));
+    else if (t === 0x18) m.monotonic = r.uvarint(end, 3, 'Sum') !== 0;
+    else r.skip(t, end, 'Sum', WT_SUM);
+  }
+}
+
+function readExplicitHistogram(r: ProtoReader, end: number, m: OtlpMetric): void {
+  while (r.pos < end) {
+    const t = r.tag(end, 'Histogram');
+    if (t === 0x0a) m.histogramPoints.push(readHistogramPoint(r, r.len(end, 1, 'Histogram')));
+    else if (t === 0x10) m.temporality = temporality(r.uvarint(end, 2, 'Histogram'));
+    else r.skip(t, end, 'Histogram', [-1, 2, 0]);
+  }
+}
+
+function readExponentialHistogram(r: ProtoReader, end: number, m: OtlpMetric): void {
+  while (r.pos < end) {
+    const t = r.tag(end, 'ExponentialHistogram');
+    if (t === 0x0a) {
+      m.exponentialPoints.push(readExponentialPoint(r, r.len(end, 1, 'ExponentialHistogram')));
+      m.exponentialPointCount++;
+    } else if (t === 0x10) {
+      m.temporality = temporality(r.uvarint(end, 2, 'ExponentialHistogram'));
+    } else {
+      r.skip(t, end, 'ExponentialHistogram', [-1, 2, 0]);
+    }
+  }
 }
 
 /** Messages whose only kept field is `repeated X data_points = 1`. */

@@ -351,70 +351,18 @@ function lexStatements(l: Lexer): StateFn | null {
   if (l.input.startsWith('#', l.pos)) return lexLineComment;
 
   const r = l.nextRune();
-  if (r === EOF_RUNE) {
-    if (l.parenDepth !== 0) return l.errorf('unclosed left parenthesis');
-    if (l.bracketOpen) return l.errorf('unclosed left bracket');
-    l.emit('EOF');
-    return null;
+  if (r === EOF_RUNE) return lexEof(l);
+  const single = singleRuneToken(r);
+  if (single !== undefined) {
+    l.emit(single);
+    return lexStatements;
   }
   switch (r) {
-    case ',':
-      l.emit('COMMA');
-      return lexStatements;
-    case '*':
-      l.emit('MUL');
-      return lexStatements;
-    case '/':
-      l.emit('DIV');
-      return lexStatements;
-    case '%':
-      l.emit('MOD');
-      return lexStatements;
-    case '+':
-      l.emit('ADD');
-      return lexStatements;
-    case '-':
-      l.emit('SUB');
-      return lexStatements;
-    case '^':
-      l.emit('POW');
-      return lexStatements;
-    case '=': {
-      const t = l.peek();
-      if (t === '=') {
-        l.nextRune();
-        l.emit('EQLC');
-      } else if (t === '~') {
-        return l.errorf(`unexpected character after '=': ${goQuoteRune(t)}`);
-      } else {
-        l.emit('EQL');
-      }
-      return lexStatements;
-    }
-    case '!': {
-      const t = l.nextRune();
-      if (t !== '=') return l.errorf(`unexpected character after '!': ${goQuoteRune(t === EOF_RUNE ? '\ufffd' : t)}`);
-      l.emit('NEQ');
-      return lexStatements;
-    }
+    case '=':
+    case '!':
     case '<':
-      if (l.peek() === '=') {
-        l.nextRune();
-        l.emit('LTE');
-      } else if (l.peek() === '/') {
-        l.nextRune();
-        l.emit('TRIM_UPPER');
-      } else l.emit('LSS');
-      return lexStatements;
     case '>':
-      if (l.peek() === '=') {
-        l.nextRune();
-        l.emit('GTE');
-      } else if (l.peek() === '/') {
-        l.nextRune();
-        l.emit('TRIM_LOWER');
-      } else l.emit('GTR');
-      return lexStatements;
+      return lexComparison(l, r);
     case '"':
     case "'":
       l.stringOpen = r;
@@ -422,6 +370,83 @@ function lexStatements(l: Lexer): StateFn | null {
     case '`':
       l.stringOpen = r;
       return lexRawString;
+    case '(':
+    case ')':
+    case '{':
+    case '[':
+    case ']':
+      return lexBracket(l, r);
+  }
+  if (isSpace(r)) return lexSpace;
+  if (isDigit(r) || (r === '.' && isDigit(l.peek()))) {
+    l.backup();
+    return lexNumberOrDuration;
+  }
+  if (isAlpha(r) || r === ':') return lexIdentifierStart(l, r);
+  return l.errorf(`unexpected character: ${goQuoteRune(r)}`);
+}
+
+function lexEof(l: Lexer): StateFn | null {
+  if (l.parenDepth !== 0) return l.errorf('unclosed left parenthesis');
+  if (l.bracketOpen) return l.errorf('unclosed left bracket');
+  l.emit('EOF');
+  return null;
+}
+
+/** The token of a rune that is one whatever follows it. */
+function singleRuneToken(r: string): TokenType | undefined {
+  switch (r) {
+    case ',':
+      return 'COMMA';
+    case '*':
+      return 'MUL';
+    case '/':
+      return 'DIV';
+    case '%':
+      return 'MOD';
+    case '+':
+      return 'ADD';
+    case '-':
+      return 'SUB';
+    case '^':
+      return 'POW';
+    case '@':
+      return 'AT';
+  }
+  return undefined;
+}
+
+/** `=`, `==`, `!=`, `<`, `<=`, `</`, `>`, `>=`, `>/` after its first rune `r`. */
+function lexComparison(l: Lexer, r: string): StateFn | null {
+  if (r === '=') {
+    const t = l.peek();
+    if (t === '=') {
+      l.nextRune();
+      l.emit('EQLC');
+    } else if (t === '~') {
+      return l.errorf(`unexpected character after '=': ${goQuoteRune(t)}`);
+    } else {
+      l.emit('EQL');
+    }
+  } else if (r === '!') {
+    const t = l.nextRune();
+    if (t !== '=') return l.errorf(`unexpected character after '!': ${goQuoteRune(t === EOF_RUNE ? '\ufffd' : t)}`);
+    l.emit('NEQ');
+  } else if (l.peek() === '=') {
+    l.nextRune();
+    l.emit(r === '<' ? 'LTE' : 'GTE');
+  } else if (l.peek() === '/') {
+    l.nextRune();
+    l.emit(r === '<' ? 'TRIM_UPPER' : 'TRIM_LOWER');
+  } else {
+    l.emit(r === '<' ? 'LSS' : 'GTR');
+  }
+  return lexStatements;
+}
+
+/** `(`, `)`, `{`, `[`, `]`: the nesting they open or close. */
+function lexBracket(l: Lexer, r: string): StateFn | null {
+  switch (r) {
     case '(':
       l.emit('LEFT_PAREN');
       l.parenDepth++;
@@ -442,38 +467,31 @@ function lexStatements(l: Lexer): StateFn | null {
       if (isSpace(l.peek())) skipSpaces(l);
       l.bracketOpen = true;
       return lexDurationExpr;
-    case ']':
+    default:
       if (!l.bracketOpen) return l.errorf(`unexpected right bracket ${goQuoteRune(r)}`);
       l.emit('RIGHT_BRACKET');
       l.bracketOpen = false;
       return lexStatements;
-    case '@':
-      l.emit('AT');
-      return lexStatements;
   }
-  if (isSpace(r)) return lexSpace;
-  if (isDigit(r) || (r === '.' && isDigit(l.peek()))) {
+}
+
+/** A letter, `_` or `:` starts an identifier outside brackets; inside them, a subquery's colon or a duration keyword. */
+function lexIdentifierStart(l: Lexer, r: string): StateFn | null {
+  if (!l.bracketOpen) {
     l.backup();
-    return lexNumberOrDuration;
+    return lexKeywordOrIdentifier;
   }
-  if (isAlpha(r) || r === ':') {
-    if (!l.bracketOpen) {
-      l.backup();
-      return lexKeywordOrIdentifier;
-    }
-    if (r === ':') {
-      if (l.gotColon) return l.errorf(`unexpected colon ${goQuoteRune(r)}`);
-      if (l.peek() === ':') {
-        l.nextRune();
-        l.emit('DOUBLE_COLON');
-      } else l.emit('COLON');
-      l.gotColon = true;
-      return lexStatements;
-    }
-    if ('sSmMrR'.includes(r) && l.scanDurationKeyword()) return lexStatements;
-    return l.errorf(`unexpected character: ${goQuoteRune(r)}, expected ${goQuoteRune(':')}`);
+  if (r === ':') {
+    if (l.gotColon) return l.errorf(`unexpected colon ${goQuoteRune(r)}`);
+    if (l.peek() === ':') {
+      l.nextRune();
+      l.emit('DOUBLE_COLON');
+    } else l.emit('COLON');
+    l.gotColon = true;
+    return lexStatements;
   }
-  return l.errorf(`unexpected character: ${goQuoteRune(r)}`);
+  if ('sSmMrR'.includes(r) && l.scanDurationKeyword()) return lexStatements;
+  return l.errorf(`unexpected character: ${goQuoteRune(r)}, expected ${goQuoteRune(':')}`);
 }
 
 function lexInsideBraces(l: Lexer): StateFn | null {

@@ -75,32 +75,10 @@ export interface DecodedWriteRequest {
 export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
   const r = new ProtoReader(buf);
   const end = buf.length;
-
   // Pass 1: count each series' samples, so all of them fit one ArrayBuffer.
-  const counts: number[] = [];
-  let total = 0;
-  while (r.pos < end) {
-    const tag = r.tag(end, 'WriteRequest');
-    if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
-      const e = r.len(end, 1, 'WriteRequest');
-      let n = 0;
-      while (r.pos < e) {
-        const t = r.tag(e, 'TimeSeries');
-        if (t === TAG_TIMESERIES_SAMPLES) n++;
-        r.skip(t, e, 'TimeSeries', WT_TIMESERIES);
-      }
-      counts.push(n);
-      total += n;
-    } else {
-      r.skip(tag, end, 'WriteRequest', WT_WRITE_REQUEST);
-    }
-  }
-
-  const store = new ArrayBuffer(total * 16);
-  const allTimestamps = new Float64Array(store, 0, total);
-  const allValueBytes = new Uint8Array(store, total * 8, total * 8);
-  const src = r.buf;
-  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  const counts = countSamples(r, end);
+  const samples = sampleStore(r, counts);
+  const view = new DataView(samples.src.buffer, samples.src.byteOffset, samples.src.byteLength);
 
   // Pass 2: decode.
   const timeseries: DecodedSeries[] = [];
@@ -114,71 +92,7 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
     if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
       const seriesEnd = r.len(end, 1, 'WriteRequest');
       const n = counts[seriesIndex++];
-      const firstLabel = ranges.labels;
-      ranges.beginSeries();
-      const exemplars: DecodedExemplar[] = [];
-      const histograms: DecodedHistogram[] = [];
-      let i = offset;
-      while (r.pos < seriesEnd) {
-        const fieldStart = r.pos;
-        const t = r.tag(seriesEnd, 'TimeSeries');
-        switch (t) {
-          case TAG_TIMESERIES_LABELS: {
-            const e = r.len(seriesEnd, 1, 'TimeSeries');
-            ranges.read(r, e, fieldStart);
-            break;
-          }
-          case TAG_TIMESERIES_SAMPLES: {
-            const e = r.len(seriesEnd, 2, 'TimeSeries');
-            let ts = 0;
-            let valueAt = -1;
-            while (r.pos < e) {
-              const st = r.tag(e, 'Sample');
-              if (st === TAG_SAMPLE_VALUE) {
-                valueAt = r.pos;
-                r.fixed64(e, 1, 'Sample');
-              } else if (st === TAG_SAMPLE_TIMESTAMP) {
-                ts = r.int64(e, 2, 'Sample');
-              } else {
-                r.skip(st, e, 'Sample', WT_SAMPLE);
-              }
-            }
-            allTimestamps[i] = ts;
-            if (valueAt >= 0) {
-              // Byte copy: a JS number round trip may canonicalise NaN payloads.
-              const o = i * 8;
-              if (LITTLE_ENDIAN) for (let k = 0; k < 8; k++) allValueBytes[o + k] = src[valueAt + k];
-              else for (let k = 0; k < 8; k++) allValueBytes[o + k] = src[valueAt + 7 - k];
-            }
-            i++;
-            break;
-          }
-          case TAG_TIMESERIES_EXEMPLARS: {
-            const e = r.len(seriesEnd, 3, 'TimeSeries');
-            exemplars.push(readExemplar(r, e, view));
-            break;
-          }
-          case TAG_TIMESERIES_HISTOGRAMS: {
-            const e = r.len(seriesEnd, 4, 'TimeSeries');
-            histograms.push(readHistogram(r, e));
-            break;
-          }
-          default:
-            r.skip(t, seriesEnd, 'TimeSeries', WT_TIMESERIES);
-        }
-      }
-      timeseries.push(
-        new DecodedSeries(
-          r,
-          ranges,
-          firstLabel,
-          new Float64Array(store, offset * 8, n),
-          new Float64Array(store, (total + offset) * 8, n),
-          exemplars,
-          histograms.length,
-          histograms,
-        ),
-      );
+      timeseries.push(readSeries(r, seriesEnd, ranges, samples, offset, n, view));
       offset += n;
     } else if (tag === TAG_WRITE_REQUEST_METADATA) {
       const e = r.len(end, 3, 'WriteRequest');
@@ -188,6 +102,110 @@ export function decodeWriteRequest(buf: Uint8Array): DecodedWriteRequest {
     }
   }
   return { timeseries, metadata };
+}
+
+/** Each TimeSeries' number of samples, in order. */
+function countSamples(r: ProtoReader, end: number): number[] {
+  const counts: number[] = [];
+  while (r.pos < end) {
+    const tag = r.tag(end, 'WriteRequest');
+    if (tag === TAG_WRITE_REQUEST_TIMESERIES) {
+      const e = r.len(end, 1, 'WriteRequest');
+      let n = 0;
+      while (r.pos < e) {
+        const t = r.tag(e, 'TimeSeries');
+        if (t === TAG_TIMESERIES_SAMPLES) n++;
+        r.skip(t, e, 'TimeSeries', WT_TIMESERIES);
+      }
+      counts.push(n);
+    } else {
+      r.skip(tag, end, 'WriteRequest', WT_WRITE_REQUEST);
+    }
+  }
+  return counts;
+}
+
+/** Where a request's samples go: one ArrayBuffer, every timestamp, then every value's 8 bytes. */
+interface SampleStore {
+  /** The request bytes the values are copied from. */
+  src: Uint8Array;
+  store: ArrayBuffer;
+  total: number;
+  timestamps: Float64Array;
+  valueBytes: Uint8Array;
+}
+
+function sampleStore(r: ProtoReader, counts: readonly number[]): SampleStore {
+  let total = 0;
+  for (const n of counts) total += n;
+  const store = new ArrayBuffer(total * 16);
+  return { src: r.buf, store, total, timestamps: new Float64Array(store, 0, total), valueBytes: new Uint8Array(store, total * 8, total * 8) };
+}
+
+/** One TimeSeries message ending at `seriesEnd`: its `n` samples go to the store from index `offset`. */
+function readSeries(r: ProtoReader, seriesEnd: number, ranges: LabelRanges, samples: SampleStore, offset: number, n: number, view: DataView): DecodedSeries {
+  const firstLabel = ranges.labels;
+  ranges.beginSeries();
+  const exemplars: DecodedExemplar[] = [];
+  const histograms: DecodedHistogram[] = [];
+  let i = offset;
+  while (r.pos < seriesEnd) {
+    const fieldStart = r.pos;
+    const t = r.tag(seriesEnd, 'TimeSeries');
+    switch (t) {
+      case TAG_TIMESERIES_LABELS:
+        ranges.read(r, r.len(seriesEnd, 1, 'TimeSeries'), fieldStart);
+        break;
+      case TAG_TIMESERIES_SAMPLES:
+        readSample(r, r.len(seriesEnd, 2, 'TimeSeries'), samples, i++);
+        break;
+      case TAG_TIMESERIES_EXEMPLARS:
+        exemplars.push(readExemplar(r, r.len(seriesEnd, 3, 'TimeSeries'), view));
+        break;
+      case TAG_TIMESERIES_HISTOGRAMS:
+        histograms.push(readHistogram(r, r.len(seriesEnd, 4, 'TimeSeries')));
+        break;
+      default:
+        r.skip(t, seriesEnd, 'TimeSeries', WT_TIMESERIES);
+    }
+  }
+  const { store, total } = samples;
+  return new DecodedSeries(
+    r,
+    ranges,
+    firstLabel,
+    new Float64Array(store, offset * 8, n),
+    new Float64Array(store, (total + offset) * 8, n),
+    exemplars,
+    histograms.length,
+    histograms,
+  );
+}
+
+/** The Sample message at [r.pos, end) into sample `i` of the store. */
+function readSample(r: ProtoReader, end: number, samples: SampleStore, i: number): void {
+  let ts = 0;
+  let valueAt = -1;
+  while (r.pos < end) {
+    const st = r.tag(end, 'Sample');
+    if (st === TAG_SAMPLE_VALUE) {
+      valueAt = r.pos;
+      r.fixed64(end, 1, 'Sample');
+    } else if (st === TAG_SAMPLE_TIMESTAMP) {
+      ts = r.int64(end, 2, 'Sample');
+    } else {
+      r.skip(st, end, 'Sample', WT_SAMPLE);
+    }
+  }
+  samples.timestamps[i] = ts;
+  if (valueAt >= 0) {
+    // Byte copy: a JS number round trip may canonicalise NaN payloads.
+    const o = i * 8;
+    const src = samples.src;
+    const dst = samples.valueBytes;
+    if (LITTLE_ENDIAN) for (let k = 0; k < 8; k++) dst[o + k] = src[valueAt + k];
+    else for (let k = 0; k < 8; k++) dst[o + k] = src[valueAt + 7 - k];
+  }
 }
 
 function readExemplar(r: ProtoReader, end: number, view: DataView): DecodedExemplar {

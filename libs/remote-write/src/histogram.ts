@@ -68,13 +68,7 @@ export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
   let zeroThreshold = 0;
   let hint = 0;
   let timestamp = 0;
-  const negativeSpans: HistogramSpan[] = [];
-  const positiveSpans: HistogramSpan[] = [];
-  const nd: number[] = [];
-  const nc: number[] = [];
-  const pd: number[] = [];
-  const pc: number[] = [];
-  const custom: number[] = [];
+  const lists: HistogramLists = { negativeSpans: [], positiveSpans: [], nd: [], nc: [], pd: [], pc: [], custom: [] };
   while (r.pos < end) {
     const tag = r.tag(end, MSG);
     switch (tag) {
@@ -101,40 +95,14 @@ export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
       case 57:
         zeroFloat = double(r, end, 7);
         break;
-      case 66:
-        negativeSpans.push(readSpan(r, r.len(end, 8, MSG)));
-        break;
-      case 72:
-      case 74:
-        repeated(r, tag, end, 9, 'sint64', nd);
-        break;
-      case 81:
-      case 82:
-        repeated(r, tag, end, 10, 'double', nc);
-        break;
-      case 90:
-        positiveSpans.push(readSpan(r, r.len(end, 11, MSG)));
-        break;
-      case 96:
-      case 98:
-        repeated(r, tag, end, 12, 'sint64', pd);
-        break;
-      case 105:
-      case 106:
-        repeated(r, tag, end, 13, 'double', pc);
-        break;
       case 112:
         hint = r.uvarint(end, 14, MSG);
         break;
       case 120:
         timestamp = r.int64(end, 15, MSG);
         break;
-      case 129:
-      case 130:
-        repeated(r, tag, end, 16, 'double', custom);
-        break;
       default:
-        r.skip(tag, end, MSG);
+        readListField(r, tag, end, lists);
     }
   }
   const histogram: NativeHistogram = {
@@ -144,13 +112,58 @@ export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
     zeroCount: float ? zeroFloat : zeroInt,
     count: float ? countFloat : countInt,
     sum,
-    positiveSpans,
-    negativeSpans,
-    positiveBuckets: float ? pc : cumulative(pd),
-    negativeBuckets: float ? nc : cumulative(nd),
+    positiveSpans: lists.positiveSpans,
+    negativeSpans: lists.negativeSpans,
+    positiveBuckets: float ? lists.pc : cumulative(lists.pd),
+    negativeBuckets: float ? lists.nc : cumulative(lists.nd),
   };
-  if (custom.length > 0) histogram.customValues = custom;
+  if (lists.custom.length > 0) histogram.customValues = lists.custom;
   return { timestamp, float, histogram };
+}
+
+/** A Histogram message's repeated fields as read: spans, bucket deltas (integer counts) and counts (float), custom bounds. */
+interface HistogramLists {
+  negativeSpans: HistogramSpan[];
+  positiveSpans: HistogramSpan[];
+  nd: number[];
+  nc: number[];
+  pd: number[];
+  pc: number[];
+  custom: number[];
+}
+
+/** The repeated field of `tag` (already read) into its list; any other field is skipped. */
+function readListField(r: ProtoReader, tag: number, end: number, lists: HistogramLists): void {
+  switch (tag) {
+    case 66:
+      lists.negativeSpans.push(readSpan(r, r.len(end, 8, MSG)));
+      break;
+    case 72:
+    case 74:
+      repeated(r, tag, end, 9, 'sint64', lists.nd);
+      break;
+    case 81:
+    case 82:
+      repeated(r, tag, end, 10, 'double', lists.nc);
+      break;
+    case 90:
+      lists.positiveSpans.push(readSpan(r, r.len(end, 11, MSG)));
+      break;
+    case 96:
+    case 98:
+      repeated(r, tag, end, 12, 'sint64', lists.pd);
+      break;
+    case 105:
+    case 106:
+      repeated(r, tag, end, 13, 'double', lists.pc);
+      break;
+    case 129:
+    case 130:
+      repeated(r, tag, end, 16, 'double', lists.custom);
+      break;
+    default:
+      r.skip(tag, end, MSG);
+  }
 }
 
 /** value.StaleNaN little-endian, as on the wire. */

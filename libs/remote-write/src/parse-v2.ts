@@ -133,75 +133,45 @@ function parseSeriesV2(ctx: SeriesContext, end: number): ParsedSeriesV2 {
   while (r.pos < end) {
     const tag = r.tag(end, 'TimeSeries');
     switch (tag) {
-      case TAG_V2_TS_LABELS_REFS_PACKED: {
-        const e = r.len(end, 1, 'TimeSeries');
-        while (r.pos < e) refs.push(readRef(ctx, e, 'TimeSeries'));
+      case TAG_V2_TS_LABELS_REFS_PACKED:
+        readPackedRefs(ctx, r.len(end, 1, 'TimeSeries'));
         break;
-      }
       case TAG_V2_TS_LABELS_REFS_VARINT:
         refs.push(readRef(ctx, end, 'TimeSeries'));
         break;
       case TAG_V2_TS_SAMPLES: {
-        const e = r.len(end, 2, 'TimeSeries');
-        let t = 0;
-        while (r.pos < e) {
-          const st = r.tag(e, 'Sample');
-          if (st === TAG_V2_SAMPLE_VALUE) r.fixed64(e, 1, 'Sample');
-          else if (st === TAG_V2_SAMPLE_TIMESTAMP) t = r.int64(e, 2, 'Sample');
-          else r.skip(st, e, 'Sample', WT_V2_SAMPLE);
-        }
+        const t = sampleTimestamp(r, r.len(end, 2, 'TimeSeries'));
         if (t < minTimestamp) minTimestamp = t;
         if (t > maxTimestamp) maxTimestamp = t;
         samples++;
         break;
       }
       case TAG_V2_TS_HISTOGRAMS: {
-        const e = r.len(end, 3, 'TimeSeries');
-        let t = 0;
-        while (r.pos < e) {
-          const ht = r.tag(e, 'Histogram');
-          if (ht === TAG_V2_HISTOGRAM_TIMESTAMP) t = r.int64(e, 15, 'Histogram');
-          else r.skip(ht, e, 'Histogram', WT_V2_HISTOGRAM);
-        }
+        const t = histogramTimestamp(r, r.len(end, 3, 'TimeSeries'));
         if (t < minTimestamp) minTimestamp = t;
         if (t > maxTimestamp) maxTimestamp = t;
         histograms++;
         break;
       }
-      case TAG_V2_TS_EXEMPLARS: {
-        const e = r.len(end, 4, 'TimeSeries');
-        checkExemplar(ctx, e, exemplars);
+      case TAG_V2_TS_EXEMPLARS:
+        checkExemplar(ctx, r.len(end, 4, 'TimeSeries'), exemplars);
         exemplars++;
         break;
-      }
-      case TAG_V2_TS_METADATA: {
+      case TAG_V2_TS_METADATA:
         // Read after the loop: the metric name it is keyed by may come later in the message.
         metadataEnd = r.len(end, 5, 'TimeSeries');
         metadataStart = r.pos;
         r.pos = metadataEnd;
         break;
-      }
       default:
         r.skip(tag, end, 'TimeSeries', WT_V2_TIMESERIES);
     }
   }
-  if (refs.length % 2 !== 0) {
-    throw badV2Request(`timeseries[${ctx.index}] has ${refs.length} label references, an odd number; labels_refs holds name/value pairs`);
-  }
-  const labels = new Array<Label>(refs.length / 2);
-  let invalidUtf8 = false;
-  let metricName = '';
-  for (let i = 0; i < refs.length; i += 2) {
-    const name = symbol(ctx, refs[i], 'label name');
-    const value = symbol(ctx, refs[i + 1], 'label value');
-    labels[i / 2] = { name, value };
-    if (name === NAME_LABEL) metricName = value;
-    if (ctx.badSymbols !== undefined && (ctx.badSymbols.has(refs[i]) || ctx.badSymbols.has(refs[i + 1]))) invalidUtf8 = true;
-  }
+  const labels = resolveLabels(ctx);
   let metadata: MetricMetadata | undefined;
   if (metadataStart >= 0) {
     r.pos = metadataStart;
-    metadata = readMetadataV2(ctx, metadataEnd, metricName);
+    metadata = readMetadataV2(ctx, metadataEnd, metricNameOf(labels));
     r.pos = end;
   }
   return {
@@ -212,9 +182,60 @@ function parseSeriesV2(ctx: SeriesContext, end: number): ParsedSeriesV2 {
     histograms,
     minTimestamp,
     maxTimestamp,
-    invalidUtf8,
+    invalidUtf8: ctx.badSymbols !== undefined && refsInvalidUtf8(ctx.refs, ctx.badSymbols),
     metadata,
   };
+}
+
+function readPackedRefs(ctx: SeriesContext, end: number): void {
+  const r = ctx.r;
+  while (r.pos < end) ctx.refs.push(readRef(ctx, end, 'TimeSeries'));
+}
+
+/** The timestamp of the Sample message at [r.pos, end) (its value is only stepped over). */
+function sampleTimestamp(r: ProtoReader, end: number): number {
+  let t = 0;
+  while (r.pos < end) {
+    const st = r.tag(end, 'Sample');
+    if (st === TAG_V2_SAMPLE_VALUE) r.fixed64(end, 1, 'Sample');
+    else if (st === TAG_V2_SAMPLE_TIMESTAMP) t = r.int64(end, 2, 'Sample');
+    else r.skip(st, end, 'Sample', WT_V2_SAMPLE);
+  }
+  return t;
+}
+
+/** The timestamp of the Histogram message at [r.pos, end). */
+function histogramTimestamp(r: ProtoReader, end: number): number {
+  let t = 0;
+  while (r.pos < end) {
+    const ht = r.tag(end, 'Histogram');
+    if (ht === TAG_V2_HISTOGRAM_TIMESTAMP) t = r.int64(end, 15, 'Histogram');
+    else r.skip(ht, end, 'Histogram', WT_V2_HISTOGRAM);
+  }
+  return t;
+}
+
+/** The series' label references (name, value, name, ...) resolved from the symbols table, in the sent order. */
+function resolveLabels(ctx: SeriesContext): Label[] {
+  const refs = ctx.refs;
+  if (refs.length % 2 !== 0) {
+    throw badV2Request(`timeseries[${ctx.index}] has ${refs.length} label references, an odd number; labels_refs holds name/value pairs`);
+  }
+  const labels = new Array<Label>(refs.length / 2);
+  for (let i = 0; i < refs.length; i += 2) labels[i / 2] = { name: symbol(ctx, refs[i], 'label name'), value: symbol(ctx, refs[i + 1], 'label value') };
+  return labels;
+}
+
+/** The value of the last __name__ label, or ''. */
+function metricNameOf(labels: readonly Label[]): string {
+  let name = '';
+  for (const l of labels) if (l.name === NAME_LABEL) name = l.value;
+  return name;
+}
+
+function refsInvalidUtf8(refs: readonly number[], badSymbols: ReadonlySet<number>): boolean {
+  for (const ref of refs) if (badSymbols.has(ref)) return true;
+  return false;
 }
 
 /** Walks one Exemplar so a bad reference fails the request here, not in the converter. */

@@ -47,6 +47,9 @@ export class Symbolizer {
   private body = new Uint8Array(64 * 1024);
   private labelRefs = new Int32Array(64);
   private sampleSpans = new Int32Array(64);
+  /** The series being symbolized: its label references in labelRefs, its Sample fields' [start, end) in sampleSpans. */
+  private labels = 0;
+  private spans = 0;
 
   constructor(pairs = new LabelPairs()) {
     this.pairs = pairs;
@@ -60,7 +63,21 @@ export class Symbolizer {
    * the ids in `known` came from it.
    */
   symbolize(series: readonly Uint8Array[], known?: KnownPairs): Buffer | undefined {
-    if (known === undefined) this.pairs.trim();
+    this.beginRecord(known === undefined);
+    let len = 0;
+    for (let si = 0; si < series.length; si++) {
+      const ts = series[si];
+      const run = known === undefined ? -1 : known.runs[si];
+      this.labels = run >= 0 ? this.knownRefs(known!.ids, run) : 0;
+      if (!this.scanFields(ts, run < 0)) return undefined;
+      len = this.putSeries(ts, len);
+    }
+    return this.withSymbols(len);
+  }
+
+  /** A new record: string ids numbered anew (string id 0, "", first), the pair table trimmed unless the caller holds ids of it. */
+  private beginRecord(trim: boolean): void {
+    if (trim) this.pairs.trim();
     if (this.epoch === 0x7fffffff) {
       this.idEpoch.fill(0);
       this.epoch = 0;
@@ -68,69 +85,92 @@ export class Symbolizer {
     this.epoch++;
     this.recordSymbols = 0;
     this.recordRef(0);
+  }
+
+  /** A known series' label references from its run of pair ids in `ids`, written to labelRefs; returns how many. */
+  private knownRefs(ids: Int32Array, run: number): number {
     const pairs = this.pairs;
-    let body = this.body;
+    const count = ids[run];
+    let labelRefs = this.labelRefs;
+    if (2 * count > labelRefs.length) labelRefs = this.labelRefs = grown(labelRefs, 2 * count);
+    let labels = 0;
+    for (let k = run + 1; k <= run + count; k++) {
+      labelRefs[labels++] = this.recordRef(pairs.nameId[ids[k]]);
+      labelRefs[labels++] = this.recordRef(pairs.valueId[ids[k]]);
+    }
+    return labels;
+  }
+
+  /**
+   * Walks a 1.0 TimeSeries body: its label pairs looked up (when `lookUp`) into labelRefs after
+   * the `labels` there, its Sample fields' byte spans into sampleSpans (`spans`). False when it
+   * holds any other field or a pair that is not plain: the record stays a 1.0 WriteRequest.
+   */
+  private scanFields(ts: Uint8Array, lookUp: boolean): boolean {
+    const pairs = this.pairs;
+    const n = ts.length;
     let labelRefs = this.labelRefs;
     let sampleSpans = this.sampleSpans;
-    let len = 0;
-    for (let si = 0; si < series.length; si++) {
-      const ts = series[si];
-      const n = ts.length;
-      const run = known === undefined ? -1 : known.runs[si];
-      let labels = 0;
-      let spans = 0;
-      let samplesBytes = 0;
-      let pos = 0;
-      if (run >= 0) {
-        const ids = known!.ids;
-        const count = ids[run];
-        if (2 * count > labelRefs.length) labelRefs = this.labelRefs = grown(labelRefs, 2 * count);
-        for (let k = run + 1; k <= run + count; k++) {
-          labelRefs[labels++] = this.recordRef(pairs.nameId[ids[k]]);
-          labelRefs[labels++] = this.recordRef(pairs.valueId[ids[k]]);
+    let labels = this.labels;
+    let spans = 0;
+    let pos = 0;
+    while (pos < n) {
+      const tag = ts[pos];
+      const fieldStart = pos;
+      const fieldLen = readLength(ts, pos + 1, n);
+      if (fieldLen < 0) return false;
+      const end = readAt + fieldLen;
+      if (tag === TAG_TIMESERIES_LABELS) {
+        if (lookUp) {
+          if (labels + 2 > labelRefs.length) labelRefs = this.labelRefs = grown(labelRefs, labels + 2);
+          const p = pairs.id(ts, readAt, end);
+          if ((pairs.flags[p] & PAIR_PLAIN) === 0) return false;
+          labelRefs[labels++] = this.recordRef(pairs.nameId[p]);
+          labelRefs[labels++] = this.recordRef(pairs.valueId[p]);
         }
+      } else if (tag === TAG_TIMESERIES_SAMPLES) {
+        if (spans + 2 > sampleSpans.length) sampleSpans = this.sampleSpans = grown(sampleSpans, spans + 2);
+        sampleSpans[spans++] = fieldStart;
+        sampleSpans[spans++] = end;
+      } else {
+        return false;
       }
-      while (pos < n) {
-        const tag = ts[pos];
-        const fieldStart = pos;
-        const fieldLen = readLength(ts, pos + 1, n);
-        if (fieldLen < 0) return undefined;
-        const end = readAt + fieldLen;
-        if (tag === TAG_TIMESERIES_LABELS) {
-          if (run < 0) {
-            if (labels + 2 > labelRefs.length) labelRefs = this.labelRefs = grown(labelRefs, labels + 2);
-            const p = pairs.id(ts, readAt, end);
-            if ((pairs.flags[p] & PAIR_PLAIN) === 0) return undefined;
-            labelRefs[labels++] = this.recordRef(pairs.nameId[p]);
-            labelRefs[labels++] = this.recordRef(pairs.valueId[p]);
-          }
-        } else if (tag === TAG_TIMESERIES_SAMPLES) {
-          if (spans + 2 > sampleSpans.length) sampleSpans = this.sampleSpans = grown(sampleSpans, spans + 2);
-          sampleSpans[spans++] = fieldStart;
-          sampleSpans[spans++] = end;
-          samplesBytes += end - fieldStart;
-        } else {
-          return undefined;
-        }
-        pos = end;
-      }
-      let refsBytes = 0;
-      for (let i = 0; i < labels; i++) refsBytes += varintSize(labelRefs[i]);
-      const tsLen = (labels > 0 ? 1 + varintSize(refsBytes) + refsBytes : 0) + samplesBytes;
-      const need = len + 1 + varintSize(tsLen) + tsLen;
-      if (need > body.length) body = this.body = grown(body, need);
-      body[len++] = TAG_V2_REQUEST_TIMESERIES;
-      len = putVarint(body, len, tsLen);
-      if (labels > 0) {
-        body[len++] = TAG_V2_TS_LABELS_REFS_PACKED;
-        len = putVarint(body, len, refsBytes);
-        for (let i = 0; i < labels; i++) len = putVarint(body, len, labelRefs[i]);
-      }
-      // Copied a byte at a time: a sample is a dozen bytes, less than a subarray view costs.
-      for (let i = 0; i < spans; i += 2) for (let k = sampleSpans[i], e = sampleSpans[i + 1]; k < e; k++) body[len++] = ts[k];
+      pos = end;
     }
-    // The symbols go first so a reader resolves references as it meets them.
-    const strings = pairs.strings;
+    this.labels = labels;
+    this.spans = spans;
+    return true;
+  }
+
+  /** The scanned series as a 2.0 TimeSeries at `len` of the body; returns the length after it. */
+  private putSeries(ts: Uint8Array, len: number): number {
+    const labels = this.labels;
+    const spans = this.spans;
+    const labelRefs = this.labelRefs;
+    const sampleSpans = this.sampleSpans;
+    let samplesBytes = 0;
+    for (let i = 0; i < spans; i += 2) samplesBytes += sampleSpans[i + 1] - sampleSpans[i];
+    let refsBytes = 0;
+    for (let i = 0; i < labels; i++) refsBytes += varintSize(labelRefs[i]);
+    const tsLen = (labels > 0 ? 1 + varintSize(refsBytes) + refsBytes : 0) + samplesBytes;
+    const need = len + 1 + varintSize(tsLen) + tsLen;
+    let body = this.body;
+    if (need > body.length) body = this.body = grown(body, need);
+    body[len++] = TAG_V2_REQUEST_TIMESERIES;
+    len = putVarint(body, len, tsLen);
+    if (labels > 0) {
+      body[len++] = TAG_V2_TS_LABELS_REFS_PACKED;
+      len = putVarint(body, len, refsBytes);
+      for (let i = 0; i < labels; i++) len = putVarint(body, len, labelRefs[i]);
+    }
+    // Copied a byte at a time: a sample is a dozen bytes, less than a subarray view costs.
+    for (let i = 0; i < spans; i += 2) for (let k = sampleSpans[i], e = sampleSpans[i + 1]; k < e; k++) body[len++] = ts[k];
+    return len;
+  }
+
+  /** The record value: the symbols first, so a reader resolves references as it meets them, then the body's `len` bytes. */
+  private withSymbols(len: number): Buffer {
+    const strings = this.pairs.strings;
     let symbolsLen = 0;
     for (let r = 0; r < this.recordSymbols; r++) {
       const n = strings.length(this.recordIds[r]);
@@ -144,7 +184,7 @@ export class Symbolizer {
       pos = putVarint(out, pos, strings.length(id));
       pos = strings.copy(id, out, pos);
     }
-    out.set(body.subarray(0, len), pos);
+    out.set(this.body.subarray(0, len), pos);
     return out;
   }
 
@@ -247,11 +287,36 @@ export class SymbolizedDecoder {
   private words = new Int32Array(2048);
   private values = new Float64Array(this.words.buffer);
   private bounds = new Int32Array(2048);
+  /** The series count readBounds found. */
+  private seriesCount = 0;
 
   /** Throws RemoteWriteError 'bad-protobuf' on malformed input or a reference outside the table. */
   decode(buf: Uint8Array): SymbolizedRecord {
     const r = new ProtoReader(buf);
-    const end = buf.length;
+    const symbols = this.readBounds(r, buf.length);
+    const series = this.seriesCount;
+    if (series > this.refEnd.length) {
+      this.refEnd = grown(this.refEnd, series);
+      this.sampleEnd = grown(this.sampleEnd, series);
+    }
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    for (let i = 0; i < series; i++) this.readSeries(r, view, i, symbols);
+    return {
+      bytes: buf,
+      symbols,
+      symbolStart: this.symbolStart,
+      symbolEnd: this.symbolEnd,
+      series,
+      refs: this.refs,
+      refEnd: this.refEnd,
+      timestamps: this.timestamps,
+      values: this.values,
+      sampleEnd: this.sampleEnd,
+    };
+  }
+
+  /** The Request's symbols (their spans) and series bounds, in order; returns the symbol count (seriesCount: the series). */
+  private readBounds(r: ProtoReader, end: number): number {
     let symbols = 0;
     let series = 0;
     while (r.pos < end) {
@@ -277,59 +342,49 @@ export class SymbolizedDecoder {
         r.skip(tag, end, MSG_REQUEST, WT_V2_REQUEST);
       }
     }
-    if (series > this.refEnd.length) {
-      this.refEnd = grown(this.refEnd, series);
-      this.sampleEnd = grown(this.sampleEnd, series);
-    }
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.seriesCount = series;
+    return symbols;
+  }
+
+  /** Series `i`: its references and samples after series i - 1's, their ends in refEnd[i] and sampleEnd[i]. */
+  private readSeries(r: ProtoReader, view: DataView, i: number, symbols: number): void {
     const bytes = r.bytes;
-    let refs = 0;
-    let samples = 0;
-    for (let i = 0; i < series; i++) {
-      r.pos = this.bounds[2 * i];
-      const seriesEnd = this.bounds[2 * i + 1];
-      while (r.pos < seriesEnd) {
-        const tag = r.tag(seriesEnd, MSG_SERIES);
-        if (tag === TAG_V2_TS_LABELS_REFS_PACKED) {
-          const e = r.len(seriesEnd, 1, MSG_SERIES);
-          // A reference per byte at most: room for all of them before the loop.
-          if (refs + (e - r.pos) > this.refs.length) this.refs = grown(this.refs, refs + (e - r.pos));
-          refs = this.packedRefs(bytes, r, e, refs, symbols);
-        } else if (tag === TAG_V2_TS_LABELS_REFS_VARINT) {
-          if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
-          this.refs[refs++] = symbolRef(r.uvarint(seriesEnd, 1, MSG_SERIES), symbols, r);
-        } else if (tag === TAG_V2_TS_SAMPLES) {
-          const e = r.len(seriesEnd, 2, MSG_SERIES);
-          if (samples === this.timestamps.length) {
-            this.timestamps = grown(this.timestamps, samples + 1);
-            this.words = grown(this.words, 2 * samples + 2);
-            this.values = new Float64Array(this.words.buffer);
-          }
-          if (!this.plainSample(bytes, view, r.pos, e, samples)) this.sample(view, r, e, samples);
-          r.pos = e;
-          samples++;
-        } else {
-          // Exemplars, histograms and metadata never reach format 3 (symbolizeSeries refuses them).
-          if ((tag >>> 3) >= 3 && (tag >>> 3) <= 5) throw badProtobuf(`field ${tag >>> 3} of ${MSG_SERIES} in a format-3 record at byte ${r.fieldStart}`);
-          r.skip(tag, seriesEnd, MSG_SERIES, WT_V2_TIMESERIES);
-        }
+    r.pos = this.bounds[2 * i];
+    const seriesEnd = this.bounds[2 * i + 1];
+    const firstRef = i === 0 ? 0 : this.refEnd[i - 1];
+    let refs = firstRef;
+    let samples = i === 0 ? 0 : this.sampleEnd[i - 1];
+    while (r.pos < seriesEnd) {
+      const tag = r.tag(seriesEnd, MSG_SERIES);
+      if (tag === TAG_V2_TS_LABELS_REFS_PACKED) {
+        const e = r.len(seriesEnd, 1, MSG_SERIES);
+        // A reference per byte at most: room for all of them before the loop.
+        if (refs + (e - r.pos) > this.refs.length) this.refs = grown(this.refs, refs + (e - r.pos));
+        refs = this.packedRefs(bytes, r, e, refs, symbols);
+      } else if (tag === TAG_V2_TS_LABELS_REFS_VARINT) {
+        if (refs === this.refs.length) this.refs = grown(this.refs, refs + 1);
+        this.refs[refs++] = symbolRef(r.uvarint(seriesEnd, 1, MSG_SERIES), symbols, r);
+      } else if (tag === TAG_V2_TS_SAMPLES) {
+        const e = r.len(seriesEnd, 2, MSG_SERIES);
+        if (samples === this.timestamps.length) this.growSamples(samples + 1);
+        if (!this.plainSample(bytes, view, r.pos, e, samples)) this.sample(view, r, e, samples);
+        r.pos = e;
+        samples++;
+      } else {
+        // Exemplars, histograms and metadata never reach format 3 (symbolizeSeries refuses them).
+        if ((tag >>> 3) >= 3 && (tag >>> 3) <= 5) throw badProtobuf(`field ${tag >>> 3} of ${MSG_SERIES} in a format-3 record at byte ${r.fieldStart}`);
+        r.skip(tag, seriesEnd, MSG_SERIES, WT_V2_TIMESERIES);
       }
-      if ((refs - (i === 0 ? 0 : this.refEnd[i - 1])) % 2 !== 0) throw badProtobuf(`odd number of label references in series ${i} of a format-3 record`);
-      this.refEnd[i] = refs;
-      this.sampleEnd[i] = samples;
     }
-    return {
-      bytes: buf,
-      symbols,
-      symbolStart: this.symbolStart,
-      symbolEnd: this.symbolEnd,
-      series,
-      refs: this.refs,
-      refEnd: this.refEnd,
-      timestamps: this.timestamps,
-      values: this.values,
-      sampleEnd: this.sampleEnd,
-    };
+    if ((refs - firstRef) % 2 !== 0) throw badProtobuf(`odd number of label references in series ${i} of a format-3 record`);
+    this.refEnd[i] = refs;
+    this.sampleEnd[i] = samples;
+  }
+
+  private growSamples(n: number): void {
+    this.timestamps = grown(this.timestamps, n);
+    this.words = grown(this.words, 2 * n);
+    this.values = new Float64Array(this.words.buffer);
   }
 
   /**

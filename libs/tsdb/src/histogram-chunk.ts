@@ -194,89 +194,112 @@ export class HistogramChunkEncoder {
     if (stale) h = staleHistogram();
     const float = this.encoding === FLOAT_HISTOGRAM_ENCODING;
     if (!float && !stale) checkInteger(h);
-    const w = this.w;
     const sumHi = stale ? STALE_NAN_HI : floatHi(h.sum);
     const sumLo = stale ? STALE_NAN_LO : floatLo(h.sum);
     if (this.n === 0) {
-      putZeroThreshold(w, h.zeroThreshold);
-      putVarbitInt(w, h.schema);
-      putSpans(w, h.positiveSpans);
-      putSpans(w, h.negativeSpans);
-      if (h.schema === CUSTOM_BUCKETS_SCHEMA) {
-        const cv = h.customValues ?? [];
-        putVarbitUint(w, cv.length);
-        for (const v of cv) putCustomBound(w, v);
-      }
-      this.layout = layoutIndices(h);
-      const np = countOf(h.positiveSpans);
-      const nn = countOf(h.negativeSpans);
-      if (h.positiveBuckets.length !== np || h.negativeBuckets.length !== nn) {
-        throw new RangeError(`histogram has ${h.positiveBuckets.length}/${h.negativeBuckets.length} buckets for spans of ${np}/${nn}`);
-      }
-      putVarbitInt(w, t);
+      this.putLayout(h);
+      putVarbitInt(this.w, t);
       this.tDelta = 0;
-      if (float) {
-        putFloatBits(w, h.count);
-        putFloatBits(w, h.zeroCount);
-        w.writeBits(sumHi, 32);
-        w.writeBits(sumLo, 32);
-        this.cntX = newXorState(floatHi(h.count), floatLo(h.count));
-        this.zCntX = newXorState(floatHi(h.zeroCount), floatLo(h.zeroCount));
-        this.pX = h.positiveBuckets.map((v) => newXorState(floatHi(v), floatLo(v)));
-        this.nX = h.negativeBuckets.map((v) => newXorState(floatHi(v), floatLo(v)));
-        for (const v of h.positiveBuckets) putFloatBits(w, v);
-        for (const v of h.negativeBuckets) putFloatBits(w, v);
-      } else {
-        putVarbitUint(w, h.count);
-        putVarbitUint(w, h.zeroCount);
-        w.writeBits(sumHi, 32);
-        w.writeBits(sumLo, 32);
-        this.cnt = h.count;
-        this.zCnt = h.zeroCount;
-        this.cntDelta = 0;
-        this.zCntDelta = 0;
-        this.pDeltas = deltasOf(h.positiveBuckets);
-        this.nDeltas = deltasOf(h.negativeBuckets);
-        this.pDod = new Array<number>(this.pDeltas.length).fill(0);
-        this.nDod = new Array<number>(this.nDeltas.length).fill(0);
-        for (const d of this.pDeltas) putVarbitInt(w, d);
-        for (const d of this.nDeltas) putVarbitInt(w, d);
-      }
+      if (float) this.putFirstFloat(h, sumHi, sumLo);
+      else this.putFirstInteger(h, sumHi, sumLo);
       this.sumX = newXorState(sumHi, sumLo);
     } else {
       const tDelta = t - this.t;
-      putVarbitInt(w, tDelta - this.tDelta);
+      putVarbitInt(this.w, tDelta - this.tDelta);
       this.tDelta = tDelta;
-      if (float) {
-        xorWrite(w, this.cntX, floatHi(h.count), floatLo(h.count));
-        xorWrite(w, this.zCntX, floatHi(h.zeroCount), floatLo(h.zeroCount));
-        xorWrite(w, this.sumX, sumHi, sumLo);
-        if (!stale) {
-          this.checkLayout(h);
-          h.positiveBuckets.forEach((v, i) => xorWrite(w, this.pX[i], floatHi(v), floatLo(v)));
-          h.negativeBuckets.forEach((v, i) => xorWrite(w, this.nX[i], floatHi(v), floatLo(v)));
-        }
-      } else {
-        const cntDelta = h.count - this.cnt;
-        const zCntDelta = h.zeroCount - this.zCnt;
-        // A stale marker writes zero count dods (Prometheus does the same).
-        putVarbitInt(w, stale ? 0 : cntDelta - this.cntDelta);
-        putVarbitInt(w, stale ? 0 : zCntDelta - this.zCntDelta);
-        this.cnt = h.count;
-        this.zCnt = h.zeroCount;
-        this.cntDelta = cntDelta;
-        this.zCntDelta = zCntDelta;
-        xorWrite(w, this.sumX, sumHi, sumLo);
-        if (!stale) {
-          this.checkLayout(h);
-          this.putBucketDods(deltasOf(h.positiveBuckets), this.pDeltas, this.pDod);
-          this.putBucketDods(deltasOf(h.negativeBuckets), this.nDeltas, this.nDod);
-        }
-      }
+      if (float) this.putNextFloat(h, stale, sumHi, sumLo);
+      else this.putNextInteger(h, stale, sumHi, sumLo);
     }
     this.t = t;
     this.n++;
     this.lastH = h;
+  }
+
+  /** The layout the first sample writes once: zero threshold, schema, spans, custom bounds. */
+  private putLayout(h: NativeHistogram): void {
+    const w = this.w;
+    putZeroThreshold(w, h.zeroThreshold);
+    putVarbitInt(w, h.schema);
+    putSpans(w, h.positiveSpans);
+    putSpans(w, h.negativeSpans);
+    if (h.schema === CUSTOM_BUCKETS_SCHEMA) {
+      const cv = h.customValues ?? [];
+      putVarbitUint(w, cv.length);
+      for (const v of cv) putCustomBound(w, v);
+    }
+    this.layout = layoutIndices(h);
+    const np = countOf(h.positiveSpans);
+    const nn = countOf(h.negativeSpans);
+    if (h.positiveBuckets.length !== np || h.negativeBuckets.length !== nn) {
+      throw new RangeError(`histogram has ${h.positiveBuckets.length}/${h.negativeBuckets.length} buckets for spans of ${np}/${nn}`);
+    }
+  }
+
+  /** A float chunk's first sample: every field's bits, each the start of its XOR state. */
+  private putFirstFloat(h: NativeHistogram, sumHi: number, sumLo: number): void {
+    const w = this.w;
+    putFloatBits(w, h.count);
+    putFloatBits(w, h.zeroCount);
+    w.writeBits(sumHi, 32);
+    w.writeBits(sumLo, 32);
+    this.cntX = newXorState(floatHi(h.count), floatLo(h.count));
+    this.zCntX = newXorState(floatHi(h.zeroCount), floatLo(h.zeroCount));
+    this.pX = h.positiveBuckets.map((v) => newXorState(floatHi(v), floatLo(v)));
+    this.nX = h.negativeBuckets.map((v) => newXorState(floatHi(v), floatLo(v)));
+    for (const v of h.positiveBuckets) putFloatBits(w, v);
+    for (const v of h.negativeBuckets) putFloatBits(w, v);
+  }
+
+  /** An integer chunk's first sample: the counts, the sum's bits and the buckets as deltas. */
+  private putFirstInteger(h: NativeHistogram, sumHi: number, sumLo: number): void {
+    const w = this.w;
+    putVarbitUint(w, h.count);
+    putVarbitUint(w, h.zeroCount);
+    w.writeBits(sumHi, 32);
+    w.writeBits(sumLo, 32);
+    this.cnt = h.count;
+    this.zCnt = h.zeroCount;
+    this.cntDelta = 0;
+    this.zCntDelta = 0;
+    this.pDeltas = deltasOf(h.positiveBuckets);
+    this.nDeltas = deltasOf(h.negativeBuckets);
+    this.pDod = new Array<number>(this.pDeltas.length).fill(0);
+    this.nDod = new Array<number>(this.nDeltas.length).fill(0);
+    for (const d of this.pDeltas) putVarbitInt(w, d);
+    for (const d of this.nDeltas) putVarbitInt(w, d);
+  }
+
+  /** A float chunk's later sample: every field XORed against its previous value (a stale marker writes no buckets). */
+  private putNextFloat(h: NativeHistogram, stale: boolean, sumHi: number, sumLo: number): void {
+    const w = this.w;
+    xorWrite(w, this.cntX, floatHi(h.count), floatLo(h.count));
+    xorWrite(w, this.zCntX, floatHi(h.zeroCount), floatLo(h.zeroCount));
+    xorWrite(w, this.sumX, sumHi, sumLo);
+    if (!stale) {
+      this.checkLayout(h);
+      h.positiveBuckets.forEach((v, i) => xorWrite(w, this.pX[i], floatHi(v), floatLo(v)));
+      h.negativeBuckets.forEach((v, i) => xorWrite(w, this.nX[i], floatHi(v), floatLo(v)));
+    }
+  }
+
+  /** An integer chunk's later sample: counts and bucket deltas as delta of delta, the sum XORed. */
+  private putNextInteger(h: NativeHistogram, stale: boolean, sumHi: number, sumLo: number): void {
+    const w = this.w;
+    const cntDelta = h.count - this.cnt;
+    const zCntDelta = h.zeroCount - this.zCnt;
+    // A stale marker writes zero count dods (Prometheus does the same).
+    putVarbitInt(w, stale ? 0 : cntDelta - this.cntDelta);
+    putVarbitInt(w, stale ? 0 : zCntDelta - this.zCntDelta);
+    this.cnt = h.count;
+    this.zCnt = h.zeroCount;
+    this.cntDelta = cntDelta;
+    this.zCntDelta = zCntDelta;
+    xorWrite(w, this.sumX, sumHi, sumLo);
+    if (!stale) {
+      this.checkLayout(h);
+      this.putBucketDods(deltasOf(h.positiveBuckets), this.pDeltas, this.pDod);
+      this.putBucketDods(deltasOf(h.negativeBuckets), this.nDeltas, this.nDod);
+    }
   }
 
   /** The chunk bytes (a view valid until the next append). */
@@ -322,6 +345,154 @@ export interface DecodedHistograms {
   histograms: NativeHistogram[];
 }
 
+/** What a histogram chunk writes once, after its header: the layout every sample shares. */
+interface ChunkLayout {
+  zeroThreshold: number;
+  schema: number;
+  positiveSpans: HistogramSpan[];
+  negativeSpans: HistogramSpan[];
+  customValues: number[] | undefined;
+  /** Positive and negative bucket counts of the spans. */
+  np: number;
+  nn: number;
+}
+
+function readLayout(r: BitReader, chunk: Uint8Array): ChunkLayout {
+  const zeroThreshold = readZeroThreshold(r);
+  const schema = readVarbitInt(r);
+  if (!((schema >= -4 && schema <= 8) || schema === CUSTOM_BUCKETS_SCHEMA)) throw new RangeError(`histogram chunk: unknown schema ${schema}`);
+  const positiveSpans = readSpans(r);
+  const negativeSpans = readSpans(r);
+  let customValues: number[] | undefined;
+  if (schema === CUSTOM_BUCKETS_SCHEMA) {
+    const n = readVarbitUint(r);
+    customValues = [];
+    for (let i = 0; i < n; i++) customValues.push(readCustomBound(r));
+  }
+  const np = countOf(positiveSpans);
+  const nn = countOf(negativeSpans);
+  if (np + nn > chunk.length * 8) throw new RangeError('histogram chunk corrupt: more buckets than bits');
+  return { zeroThreshold, schema, positiveSpans, negativeSpans, customValues, np, nn };
+}
+
+/** One chunk's running decode: the time, and the counts as integer deltas (encoding 2) or float XOR states (encoding 3). */
+class HistogramDecoding {
+  readonly r: BitReader;
+  readonly float: boolean;
+  t = 0;
+  private tDelta = 0;
+  // Integer state.
+  private cnt = 0;
+  private zCnt = 0;
+  private cntDelta = 0;
+  private zCntDelta = 0;
+  private readonly pD: number[];
+  private readonly nD: number[];
+  private readonly pDod: number[];
+  private readonly nDod: number[];
+  // Float state.
+  private readonly cntX = newXorState();
+  private readonly zCntX = newXorState();
+  private readonly sumX = newXorState();
+  private readonly pX: XorState[];
+  private readonly nX: XorState[];
+
+  constructor(r: BitReader, float: boolean, np: number, nn: number) {
+    this.r = r;
+    this.float = float;
+    this.pD = new Array<number>(np).fill(0);
+    this.nD = new Array<number>(nn).fill(0);
+    this.pDod = new Array<number>(np).fill(0);
+    this.nDod = new Array<number>(nn).fill(0);
+    this.pX = Array.from({ length: np }, () => newXorState());
+    this.nX = Array.from({ length: nn }, () => newXorState());
+  }
+
+  /** The first sample's fields, written whole; returns whether it is a stale marker. */
+  readFirst(): boolean {
+    const r = this.r;
+    if (this.float) {
+      setBits(this.cntX, r);
+      setBits(this.zCntX, r);
+    } else {
+      this.cnt = readVarbitUint(r);
+      this.zCnt = readVarbitUint(r);
+    }
+    setBits(this.sumX, r);
+    // A first stale sample wrote an empty layout, so there are no buckets to read.
+    for (let k = 0; k < this.pD.length; k++) {
+      if (this.float) setBits(this.pX[k], r);
+      else this.pD[k] = readVarbitInt(r);
+    }
+    for (let k = 0; k < this.nD.length; k++) {
+      if (this.float) setBits(this.nX[k], r);
+      else this.nD[k] = readVarbitInt(r);
+    }
+    return this.stale();
+  }
+
+  /** A later sample: time and counts against the previous one; returns whether it is a stale marker (no buckets written). */
+  readNext(): boolean {
+    const r = this.r;
+    this.tDelta += readVarbitInt(r);
+    this.t += this.tDelta;
+    if (this.float) {
+      xorRead(r, this.cntX);
+      xorRead(r, this.zCntX);
+    } else {
+      this.cntDelta += readVarbitInt(r);
+      this.cnt += this.cntDelta;
+      this.zCntDelta += readVarbitInt(r);
+      this.zCnt += this.zCntDelta;
+    }
+    xorRead(r, this.sumX);
+    const stale = this.stale();
+    if (!stale) {
+      if (this.float) this.readFloatBuckets();
+      else this.readIntegerBuckets();
+    }
+    return stale;
+  }
+
+  private stale(): boolean {
+    return isStaleNaN(floatFromBits(this.sumX.hi, this.sumX.lo));
+  }
+
+  private readFloatBuckets(): void {
+    for (let k = 0; k < this.pX.length; k++) xorRead(this.r, this.pX[k]);
+    for (let k = 0; k < this.nX.length; k++) xorRead(this.r, this.nX[k]);
+  }
+
+  private readIntegerBuckets(): void {
+    for (let k = 0; k < this.pD.length; k++) {
+      this.pDod[k] += readVarbitInt(this.r);
+      this.pD[k] += this.pDod[k];
+    }
+    for (let k = 0; k < this.nD.length; k++) {
+      this.nDod[k] += readVarbitInt(this.r);
+      this.nD[k] += this.nDod[k];
+    }
+  }
+
+  /** The current sample as the model's absolute-count histogram. */
+  histogram(layout: ChunkLayout, counterResetHint: NativeHistogram['counterResetHint']): NativeHistogram {
+    const float = this.float;
+    return {
+      counterResetHint,
+      schema: layout.schema,
+      zeroThreshold: layout.zeroThreshold,
+      zeroCount: float ? floatFromBits(this.zCntX.hi, this.zCntX.lo) : this.zCnt,
+      count: float ? floatFromBits(this.cntX.hi, this.cntX.lo) : this.cnt,
+      sum: floatFromBits(this.sumX.hi, this.sumX.lo),
+      positiveSpans: layout.positiveSpans,
+      negativeSpans: layout.negativeSpans,
+      positiveBuckets: float ? this.pX.map((s) => floatFromBits(s.hi, s.lo)) : cumulative(this.pD),
+      negativeBuckets: float ? this.nX.map((s) => floatFromBits(s.hi, s.lo)) : cumulative(this.nD),
+      ...(layout.customValues !== undefined ? { customValues: layout.customValues } : {}),
+    };
+  }
+}
+
 /**
  * Decodes the samples with mint <= t <= maxt of a histogram chunk (encoding 2
  * or 3) into the model's absolute-count histograms. Samples of one chunk share
@@ -337,113 +508,16 @@ export function decodeHistogramChunk(chunk: Uint8Array, encoding: number, mint =
   const out: DecodedHistograms = { timestamps: [], histograms: [] };
   if (total === 0) return out;
   const r = new BitReader(chunk, HEADER_BYTES);
-  const zeroThreshold = readZeroThreshold(r);
-  const schema = readVarbitInt(r);
-  if (!((schema >= -4 && schema <= 8) || schema === CUSTOM_BUCKETS_SCHEMA)) throw new RangeError(`histogram chunk: unknown schema ${schema}`);
-  const positiveSpans = readSpans(r);
-  const negativeSpans = readSpans(r);
-  let customValues: number[] | undefined;
-  if (schema === CUSTOM_BUCKETS_SCHEMA) {
-    const n = readVarbitUint(r);
-    customValues = [];
-    for (let i = 0; i < n; i++) customValues.push(readCustomBound(r));
-  }
-  const np = countOf(positiveSpans);
-  const nn = countOf(negativeSpans);
-  if (np + nn > chunk.length * 8) throw new RangeError('histogram chunk corrupt: more buckets than bits');
-
-  let t = readVarbitInt(r);
-  let tDelta = 0;
-  // Integer state.
-  let cnt = 0;
-  let zCnt = 0;
-  let cntDelta = 0;
-  let zCntDelta = 0;
-  const pD = new Array<number>(np).fill(0);
-  const nD = new Array<number>(nn).fill(0);
-  const pDod = new Array<number>(np).fill(0);
-  const nDod = new Array<number>(nn).fill(0);
-  // Float state.
-  const cntX = newXorState();
-  const zCntX = newXorState();
-  const sumX = newXorState();
-  const pX = Array.from({ length: np }, () => newXorState());
-  const nX = Array.from({ length: nn }, () => newXorState());
-
+  const layout = readLayout(r, chunk);
+  const d = new HistogramDecoding(r, float, layout.np, layout.nn);
+  d.t = readVarbitInt(r);
   for (let i = 0; i < total; i++) {
-    let stale: boolean;
-    if (i === 0) {
-      if (float) {
-        setBits(cntX, r);
-        setBits(zCntX, r);
-        setBits(sumX, r);
-      } else {
-        cnt = readVarbitUint(r);
-        zCnt = readVarbitUint(r);
-        setBits(sumX, r);
-      }
-      stale = isStaleNaN(floatFromBits(sumX.hi, sumX.lo));
-      // A first stale sample wrote an empty layout, so there are no buckets to read.
-      for (let k = 0; k < np; k++) {
-        if (float) setBits(pX[k], r);
-        else pD[k] = readVarbitInt(r);
-      }
-      for (let k = 0; k < nn; k++) {
-        if (float) setBits(nX[k], r);
-        else nD[k] = readVarbitInt(r);
-      }
-    } else {
-      tDelta += readVarbitInt(r);
-      t += tDelta;
-      if (float) {
-        xorRead(r, cntX);
-        xorRead(r, zCntX);
-        xorRead(r, sumX);
-      } else {
-        cntDelta += readVarbitInt(r);
-        cnt += cntDelta;
-        zCntDelta += readVarbitInt(r);
-        zCnt += zCntDelta;
-        xorRead(r, sumX);
-      }
-      stale = isStaleNaN(floatFromBits(sumX.hi, sumX.lo));
-      if (!stale) {
-        for (let k = 0; k < np; k++) {
-          if (float) xorRead(r, pX[k]);
-          else {
-            pDod[k] += readVarbitInt(r);
-            pD[k] += pDod[k];
-          }
-        }
-        for (let k = 0; k < nn; k++) {
-          if (float) xorRead(r, nX[k]);
-          else {
-            nDod[k] += readVarbitInt(r);
-            nD[k] += nDod[k];
-          }
-        }
-      }
-    }
-    if (t > maxt) break;
-    if (t < mint) continue;
-    out.timestamps.push(t);
-    if (stale) {
-      out.histograms.push(staleHistogram());
-      continue;
-    }
-    out.histograms.push({
-      counterResetHint: header === HEADER_GAUGE ? 'gauge' : i > 0 ? 'not_reset' : 'unknown',
-      schema,
-      zeroThreshold,
-      zeroCount: float ? floatFromBits(zCntX.hi, zCntX.lo) : zCnt,
-      count: float ? floatFromBits(cntX.hi, cntX.lo) : cnt,
-      sum: floatFromBits(sumX.hi, sumX.lo),
-      positiveSpans,
-      negativeSpans,
-      positiveBuckets: float ? pX.map((s) => floatFromBits(s.hi, s.lo)) : cumulative(pD),
-      negativeBuckets: float ? nX.map((s) => floatFromBits(s.hi, s.lo)) : cumulative(nD),
-      ...(customValues !== undefined ? { customValues } : {}),
-    });
+    const stale = i === 0 ? d.readFirst() : d.readNext();
+    if (d.t > maxt) break;
+    if (d.t < mint) continue;
+    out.timestamps.push(d.t);
+    if (stale) out.histograms.push(staleHistogram());
+    else out.histograms.push(d.histogram(layout, header === HEADER_GAUGE ? 'gauge' : i > 0 ? 'not_reset' : 'unknown'));
   }
   return out;
 }

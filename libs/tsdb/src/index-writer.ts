@@ -49,15 +49,44 @@ export async function writeIndex(path: string, series: IndexSeries[]): Promise<n
   }
 }
 
+/** Label name → value → the IDs of the series holding that pair, in series order. */
+type Postings = Map<string, Map<string, number[]>>;
+
+/** A postings offset table entry: where the postings list of name=value starts. */
+interface PostingsEntry {
+  name: string;
+  value: string;
+  offset: number;
+}
+
 async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promise<number> {
   const toc: IndexToc = { symbols: 0, series: 0, labelIndices: 0, labelIndicesTable: 0, postings: 0, postingsTable: 0 };
   const e = new Encbuf(1 << 16);
-
   e.putBE32(INDEX_MAGIC);
   e.putByte(INDEX_FORMAT_V2);
   f.write(e.get());
 
-  // Symbols: every label name and value, sorted by bytes, referenced by position.
+  toc.symbols = f.pos;
+  const symbolIndex = writeSymbols(f, e, series);
+  toc.series = f.pos;
+  const { postings, all } = await writeSeries(f, e, series, symbolIndex);
+  const names = Array.from(postings.keys()).sort(compareUtf8);
+  const sortedValues = new Map<string, string[]>();
+  for (const n of names) sortedValues.set(n, Array.from((postings.get(n) as Map<string, number[]>).keys()).sort(compareUtf8));
+  toc.labelIndices = f.pos;
+  const labelIndexOffsets = await writeLabelIndices(f, e, names, sortedValues, symbolIndex);
+  toc.postings = f.pos;
+  const table = await writePostings(f, e, names, sortedValues, postings, all);
+  toc.labelIndicesTable = f.pos;
+  writeLabelIndicesTable(f, e, names, labelIndexOffsets);
+  toc.postingsTable = f.pos;
+  writePostingsTable(f, e, table);
+  writeToc(f, e, toc);
+  return f.pos;
+}
+
+/** Symbols: every label name and value, sorted by bytes, referenced by position. Returns each symbol's position. */
+function writeSymbols(f: BufferedFileWriter, e: Encbuf, series: IndexSeries[]): Map<string, number> {
   // Prometheus' symbols include "" (from the all-postings key); keeping it makes our index byte-identical.
   const symbolSet = new Set<string>(['']);
   for (const s of series) {
@@ -69,16 +98,22 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
   const symbols = Array.from(symbolSet).sort(compareUtf8);
   const symbolIndex = new Map<string, number>();
   symbols.forEach((s, i) => symbolIndex.set(s, i));
-  toc.symbols = f.pos;
   e.reset();
   e.putBE32(0); // length, patched below
   e.putBE32(symbols.length);
   for (const s of symbols) e.putUvarintStr(s);
   writeSection(f, e);
+  return symbolIndex;
+}
 
-  // Series, each 16-byte aligned; its ID is offset / 16. Postings are gathered on the way.
-  toc.series = f.pos;
-  const postings = new Map<string, Map<string, number[]>>();
+/** Series, each 16-byte aligned; its ID is offset / 16. Postings are gathered on the way (`all`: every ID). */
+async function writeSeries(
+  f: BufferedFileWriter,
+  e: Encbuf,
+  series: IndexSeries[],
+  symbolIndex: Map<string, number>,
+): Promise<{ postings: Postings; all: number[] }> {
+  const postings: Postings = new Map();
   const all: number[] = [];
   let prev: Labels | null = null;
   const body = new Encbuf(1024);
@@ -96,30 +131,9 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
     for (const l of s.labels) {
       body.putUvarint(symbolIndex.get(l.name) as number);
       body.putUvarint(symbolIndex.get(l.value) as number);
-      let byValue = postings.get(l.name);
-      if (!byValue) postings.set(l.name, (byValue = new Map<string, number[]>()));
-      let ids = byValue.get(l.value);
-      if (!ids) byValue.set(l.value, (ids = []));
-      ids.push(id);
+      addPosting(postings, l.name, l.value, id);
     }
-    body.putUvarint(s.chunks.length);
-    let t0 = 0;
-    let ref0 = 0;
-    s.chunks.forEach((c, i) => {
-      if (c.maxTime < c.minTime) throw new BlockWriteError(`chunk maxTime ${c.maxTime} < minTime ${c.minTime}`);
-      if (i === 0) {
-        body.putVarint(c.minTime);
-        body.putUvarint(c.maxTime - c.minTime);
-        body.putUvarint(c.ref);
-      } else {
-        if (c.minTime <= t0) throw new BlockWriteError(`chunk minTime ${c.minTime} is not after the previous chunk's maxTime ${t0}`);
-        body.putUvarint(c.minTime - t0);
-        body.putUvarint(c.maxTime - c.minTime);
-        body.putVarint(c.ref - ref0);
-      }
-      t0 = c.maxTime;
-      ref0 = c.ref;
-    });
+    putChunkMetas(body, s.chunks);
     e.reset();
     e.putUvarint(body.len);
     e.putBytes(body.get());
@@ -127,12 +141,48 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
     f.write(e.get());
     if (f.needsFlush) await f.flush();
   }
+  return { postings, all };
+}
 
-  // Label indices (unused by v2 readers, still written by Prometheus 2.x): one per name.
-  const names = Array.from(postings.keys()).sort(compareUtf8);
-  const sortedValues = new Map<string, string[]>();
-  for (const n of names) sortedValues.set(n, Array.from((postings.get(n) as Map<string, number[]>).keys()).sort(compareUtf8));
-  toc.labelIndices = f.pos;
+function addPosting(postings: Postings, name: string, value: string, id: number): void {
+  let byValue = postings.get(name);
+  if (!byValue) postings.set(name, (byValue = new Map<string, number[]>()));
+  let ids = byValue.get(value);
+  if (!ids) byValue.set(value, (ids = []));
+  ids.push(id);
+}
+
+/** A series' chunk metas: the first with its absolute times and ref, the rest as deltas from the one before. */
+function putChunkMetas(body: Encbuf, chunks: ChunkMeta[]): void {
+  body.putUvarint(chunks.length);
+  let t0 = 0;
+  let ref0 = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i];
+    if (c.maxTime < c.minTime) throw new BlockWriteError(`chunk maxTime ${c.maxTime} < minTime ${c.minTime}`);
+    if (i === 0) {
+      body.putVarint(c.minTime);
+      body.putUvarint(c.maxTime - c.minTime);
+      body.putUvarint(c.ref);
+    } else {
+      if (c.minTime <= t0) throw new BlockWriteError(`chunk minTime ${c.minTime} is not after the previous chunk's maxTime ${t0}`);
+      body.putUvarint(c.minTime - t0);
+      body.putUvarint(c.maxTime - c.minTime);
+      body.putVarint(c.ref - ref0);
+    }
+    t0 = c.maxTime;
+    ref0 = c.ref;
+  }
+}
+
+/** Label indices (unused by v2 readers, still written by Prometheus 2.x): one per name. Returns their offsets. */
+async function writeLabelIndices(
+  f: BufferedFileWriter,
+  e: Encbuf,
+  names: string[],
+  sortedValues: Map<string, string[]>,
+  symbolIndex: Map<string, number>,
+): Promise<number[]> {
   const labelIndexOffsets: number[] = [];
   for (const n of names) {
     f.pad(4);
@@ -146,28 +196,40 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
     writeSection(f, e);
     if (f.needsFlush) await f.flush();
   }
+  return labelIndexOffsets;
+}
 
-  // Postings lists, 4-byte aligned, in postings offset table order.
-  toc.postings = f.pos;
+/** Postings lists, 4-byte aligned, in postings offset table order (the all-postings key first). Returns that table. */
+async function writePostings(
+  f: BufferedFileWriter,
+  e: Encbuf,
+  names: string[],
+  sortedValues: Map<string, string[]>,
+  postings: Postings,
+  all: number[],
+): Promise<PostingsEntry[]> {
   f.pad(4);
-  const table: { name: string; value: string; offset: number }[] = [];
-  const writePostings = (name: string, value: string, ids: number[]): void => {
-    f.pad(4);
-    table.push({ name, value, offset: f.pos });
-    e.reset();
-    e.putBE32(0);
-    e.putBE32(ids.length);
-    for (const id of ids) e.putBE32(id);
-    writeSection(f, e);
-  };
-  writePostings('', '', all);
+  const table: PostingsEntry[] = [];
+  writePostingsList(f, e, table, '', '', all);
   for (const n of names) {
     const byValue = postings.get(n) as Map<string, number[]>;
-    for (const v of sortedValues.get(n) as string[]) writePostings(n, v, byValue.get(v) as number[]);
+    for (const v of sortedValues.get(n) as string[]) writePostingsList(f, e, table, n, v, byValue.get(v) as number[]);
     if (f.needsFlush) await f.flush();
   }
+  return table;
+}
 
-  toc.labelIndicesTable = f.pos;
+function writePostingsList(f: BufferedFileWriter, e: Encbuf, table: PostingsEntry[], name: string, value: string, ids: number[]): void {
+  f.pad(4);
+  table.push({ name, value, offset: f.pos });
+  e.reset();
+  e.putBE32(0);
+  e.putBE32(ids.length);
+  for (const id of ids) e.putBE32(id);
+  writeSection(f, e);
+}
+
+function writeLabelIndicesTable(f: BufferedFileWriter, e: Encbuf, names: string[], labelIndexOffsets: number[]): void {
   e.reset();
   e.putBE32(0);
   e.putBE32(names.length);
@@ -177,8 +239,9 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
     e.putUvarint(labelIndexOffsets[i]);
   });
   writeSection(f, e);
+}
 
-  toc.postingsTable = f.pos;
+function writePostingsTable(f: BufferedFileWriter, e: Encbuf, table: PostingsEntry[]): void {
   e.reset();
   e.putBE32(0);
   e.putBE32(table.length);
@@ -189,7 +252,9 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
     e.putUvarint(t.offset);
   }
   writeSection(f, e);
+}
 
+function writeToc(f: BufferedFileWriter, e: Encbuf, toc: IndexToc): void {
   e.reset();
   e.putBE64(toc.symbols);
   e.putBE64(toc.series);
@@ -199,7 +264,6 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
   e.putBE64(toc.postingsTable);
   e.putBE32(crc32c(e.get()));
   f.write(e.get());
-  return f.pos;
 }
 
 /** `e` holds a 4-byte length placeholder then the body: patch the length, append the body's CRC, write. */

@@ -50,98 +50,167 @@ function formatDuration(seconds: number): string {
 }
 
 export function renderQuery(main: HTMLElement, cfg: QueryConfig): void {
-  const params = new URLSearchParams(location.search);
-  const tenant = h('input', { type: 'text', id: 'tenant', placeholder: 'tenant (X-Scope-OrgID)', value: params.get('tenant') ?? localStorage.getItem('strata.tenant') ?? '' });
-  const range = h('select', { id: 'range' }, ...RANGES.map((r) => h('option', { value: r, selected: r === (params.get('range') ?? '1h') }, r)));
-  const end = h('input', { type: 'datetime-local', id: 'end', step: '1', title: 'end of the range (empty: now)', value: params.get('end') ?? '' });
-  const step = h('input', { type: 'text', id: 'step', size: '6', placeholder: 'auto', title: 'resolution step, e.g. 15s (empty: range/250)', value: params.get('step') ?? '' });
-  const status = h('span', { class: 'muted', id: 'query-status' });
+  new QueryPage(cfg).mount(main);
+}
+
+/** The page's form (its state in the URL), the editor, and the run of a query into the table or the graph. */
+class QueryPage {
+  private readonly cfg: QueryConfig;
+  private readonly params = new URLSearchParams(location.search);
+  private readonly tenant: HTMLInputElement;
+  private readonly range: HTMLSelectElement;
+  private readonly end: HTMLInputElement;
+  private readonly step: HTMLInputElement;
+  private readonly status = h('span', { class: 'muted', id: 'query-status' });
   // The linter's diagnostics in words, not only as a squiggle.
-  const syntax = h('div', { class: 'syntax-error', id: 'syntax-error', role: 'status' });
-  const output = h('div', { id: 'output' });
-  let tab: 'table' | 'graph' = params.get('tab') === 'table' ? 'table' : 'graph';
-  const tabs = {
+  private readonly syntax = h('div', { class: 'syntax-error', id: 'syntax-error', role: 'status' });
+  private readonly output = h('div', { id: 'output' });
+  private readonly tabs = {
     table: h('button', { type: 'button', role: 'tab', id: 'tab-table' }, 'Table'),
     graph: h('button', { type: 'button', role: 'tab', id: 'tab-graph' }, 'Graph'),
   };
-  const headers = (): Record<string, string> => (cfg.multitenancy && tenant.value.trim() !== '' ? { 'X-Scope-OrgID': tenant.value.trim() } : {});
+  private tab: 'table' | 'graph';
+  private readonly view: EditorView;
+  /** The latest run: an answer to an older one is dropped. */
+  private seq = 0;
 
-  const promql = new PromQLExtension()
-    .activateCompletion(true)
-    .activateLinter(true)
-    .setComplete({
-      remote: {
-        url: '',
-        apiPrefix: cfg.apiPrefix,
-        httpMethod: 'GET',
-        lookbackInterval: 12 * 3600 * 1000,
-        fetchFn: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...headers() } }),
-      },
+  constructor(cfg: QueryConfig) {
+    const params = this.params;
+    this.cfg = cfg;
+    this.tenant = h('input', { type: 'text', id: 'tenant', placeholder: 'tenant (X-Scope-OrgID)', value: params.get('tenant') ?? localStorage.getItem('strata.tenant') ?? '' });
+    this.range = h('select', { id: 'range' }, ...RANGES.map((r) => h('option', { value: r, selected: r === (params.get('range') ?? '1h') }, r)));
+    this.end = h('input', { type: 'datetime-local', id: 'end', step: '1', title: 'end of the range (empty: now)', value: params.get('end') ?? '' });
+    this.step = h('input', { type: 'text', id: 'step', size: '6', placeholder: 'auto', title: 'resolution step, e.g. 15s (empty: range/250)', value: params.get('step') ?? '' });
+    this.tab = params.get('tab') === 'table' ? 'table' : 'graph';
+    this.view = this.editor();
+  }
+
+  private headers(): Record<string, string> {
+    return this.cfg.multitenancy && this.tenant.value.trim() !== '' ? { 'X-Scope-OrgID': this.tenant.value.trim() } : {};
+  }
+
+  /** The PromQL editor: highlighting, the linter's messages under it, completion from the metadata API, Enter to run. */
+  private editor(): EditorView {
+    const promql = new PromQLExtension()
+      .activateCompletion(true)
+      .activateLinter(true)
+      .setComplete({
+        remote: {
+          url: '',
+          apiPrefix: this.cfg.apiPrefix,
+          httpMethod: 'GET',
+          lookbackInterval: 12 * 3600 * 1000,
+          fetchFn: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...this.headers() } }),
+        },
+      });
+    return new EditorView({
+      parent: h('div'),
+      state: EditorState.create({
+        doc: this.params.get('expr') ?? '',
+        extensions: [
+          highlightSpecialChars(),
+          editorHistory(),
+          drawSelection(),
+          bracketMatching(),
+          closeBrackets(),
+          autocompletion(),
+          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          placeholder('Expression (press Enter to run, Shift+Enter for a new line)'),
+          EditorView.lineWrapping,
+          EditorView.updateListener.of((u) => {
+            const messages: string[] = [];
+            forEachDiagnostic(u.state, (d) => messages.push(d.message));
+            const text = messages.join('; ');
+            if (this.syntax.textContent !== text) this.syntax.textContent = text;
+          }),
+          promql.asExtension(),
+          // Enter runs the query unless a completion is open (then it picks the completion).
+          Prec.highest(
+            keymap.of([
+              { key: 'Enter', run: (v) => (completionStatus(v.state) === 'active' ? false : (void this.run(), true)) },
+              { key: 'Shift-Enter', run: insertNewlineAndIndent },
+            ]),
+          ),
+          keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap, ...lintKeymap]),
+        ],
+      }),
     });
-  const view = new EditorView({
-    parent: h('div'),
-    state: EditorState.create({
-      doc: params.get('expr') ?? '',
-      extensions: [
-        highlightSpecialChars(),
-        editorHistory(),
-        drawSelection(),
-        bracketMatching(),
-        closeBrackets(),
-        autocompletion(),
-        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-        placeholder('Expression (press Enter to run, Shift+Enter for a new line)'),
-        EditorView.lineWrapping,
-        EditorView.updateListener.of((u) => {
-          const messages: string[] = [];
-          forEachDiagnostic(u.state, (d) => messages.push(d.message));
-          const text = messages.join('; ');
-          if (syntax.textContent !== text) syntax.textContent = text;
-        }),
-        promql.asExtension(),
-        // Enter runs the query unless a completion is open (then it picks the completion).
-        Prec.highest(
-          keymap.of([
-            { key: 'Enter', run: (v) => (completionStatus(v.state) === 'active' ? false : (void run(), true)) },
-            { key: 'Shift-Enter', run: insertNewlineAndIndent },
-          ]),
-        ),
-        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap, ...lintKeymap]),
-      ],
-    }),
-  });
+  }
 
-  const resolved = () => {
-    const rangeS = parseDuration(range.value) ?? 3600;
-    const endS = end.value ? new Date(end.value).getTime() / 1000 : Date.now() / 1000;
+  /** The form in the page, its events wired; runs the expression the URL brought. */
+  mount(main: HTMLElement): void {
+    const { tabs, range, end, step, tenant } = this;
+    tabs.table.addEventListener('click', () => this.select('table'));
+    tabs.graph.addEventListener('click', () => this.select('graph'));
+    tabs[this.tab].classList.add('active');
+    for (const el of [range, end, step, tenant]) el.addEventListener('change', () => void this.run());
+    main.append(
+      h('h1', {}, 'Query'),
+      h(
+        'div',
+        { class: 'query-form' },
+        this.cfg.multitenancy ? h('label', {}, 'Tenant ', tenant) : null,
+        h('div', { class: 'editor', id: 'editor' }, this.view.dom),
+        h('button', { type: 'button', id: 'execute', class: 'primary', onclick: () => void this.run() }, 'Execute'),
+      ),
+      this.syntax,
+      h(
+        'div',
+        { class: 'controls' },
+        h('div', { class: 'tabs', role: 'tablist' }, tabs.table, tabs.graph),
+        h('label', {}, 'Range ', range),
+        h('label', {}, 'End ', end),
+        h('label', {}, 'Step ', step),
+        this.status,
+      ),
+      this.output,
+    );
+    step.placeholder = `auto (${formatDuration(this.resolved().autoStep)})`;
+    this.view.focus();
+    if (this.view.state.doc.length > 0) void this.run();
+  }
+
+  private select(t: 'table' | 'graph'): void {
+    this.tab = t;
+    this.tabs.table.classList.toggle('active', t === 'table');
+    this.tabs.graph.classList.toggle('active', t === 'graph');
+    void this.run();
+  }
+
+  /** The range, its end and the step in seconds (the step as typed, else range/250). */
+  private resolved(): { rangeS: number; endS: number; stepS: number | undefined; autoStep: number } {
+    const rangeS = parseDuration(this.range.value) ?? 3600;
+    const endS = this.end.value ? new Date(this.end.value).getTime() / 1000 : Date.now() / 1000;
     const autoStep = Math.max(1, Math.ceil(rangeS / 250));
-    const stepS = step.value.trim() === '' ? autoStep : parseDuration(step.value);
+    const stepS = this.step.value.trim() === '' ? autoStep : parseDuration(this.step.value);
     return { rangeS, endS, stepS, autoStep };
-  };
-  const syncUrl = () => {
-    const p = new URLSearchParams();
-    const expr = view.state.doc.toString();
-    if (expr) p.set('expr', expr);
-    p.set('tab', tab);
-    p.set('range', range.value);
-    if (end.value) p.set('end', end.value);
-    if (step.value) p.set('step', step.value);
-    if (cfg.multitenancy && tenant.value) p.set('tenant', tenant.value);
-    window.history.replaceState(null, '', `${location.pathname}?${p}`);
-  };
+  }
 
-  let seq = 0;
-  async function run(): Promise<void> {
-    const expr = view.state.doc.toString().trim();
-    syncUrl();
-    step.placeholder = `auto (${formatDuration(resolved().autoStep)})`;
+  private syncUrl(): void {
+    const p = new URLSearchParams();
+    const expr = this.view.state.doc.toString();
+    if (expr) p.set('expr', expr);
+    p.set('tab', this.tab);
+    p.set('range', this.range.value);
+    if (this.end.value) p.set('end', this.end.value);
+    if (this.step.value) p.set('step', this.step.value);
+    if (this.cfg.multitenancy && this.tenant.value) p.set('tenant', this.tenant.value);
+    window.history.replaceState(null, '', `${location.pathname}?${p}`);
+  }
+
+  /** Runs the expression into the current tab; the answer of a run superseded meanwhile is dropped. */
+  private async run(): Promise<void> {
+    const { output, status, step } = this;
+    const expr = this.view.state.doc.toString().trim();
+    this.syncUrl();
+    step.placeholder = `auto (${formatDuration(this.resolved().autoStep)})`;
     if (expr === '') {
       output.replaceChildren(h('p', { class: 'muted' }, 'Enter an expression.'));
       return;
     }
-    if (cfg.multitenancy) localStorage.setItem('strata.tenant', tenant.value);
-    const mine = ++seq;
-    const { rangeS, endS, stepS } = resolved();
+    if (this.cfg.multitenancy) localStorage.setItem('strata.tenant', this.tenant.value);
+    const mine = ++this.seq;
+    const { rangeS, endS, stepS } = this.resolved();
     if (stepS === undefined || stepS <= 0) {
       output.replaceChildren(errorBox(new Error(`step "${step.value}" is not a duration (e.g. 15s, 1m)`)));
       return;
@@ -150,74 +219,47 @@ export function renderQuery(main: HTMLElement, cfg: QueryConfig): void {
     const began = performance.now();
     try {
       const q = new URLSearchParams({ query: expr });
-      let nodes: Node[];
-      let count: number;
-      let answer: ApiAnswer<unknown>;
-      if (tab === 'graph') {
-        q.set('start', String(endS - rangeS));
-        q.set('end', String(endS));
-        q.set('step', String(stepS));
-        const a = await getJson<ApiAnswer<{ resultType: string; result: RangeSeries[] }>>(`${cfg.apiPrefix}/query_range?${q}`, headers());
-        answer = a;
-        if (mine !== seq) return;
-        const holder = h('div', { class: 'graph', id: 'graph' });
-        output.replaceChildren(holder);
-        drawGraph(holder, a.data.result, { start: endS - rangeS, end: endS, step: stepS });
-        nodes = [holder];
-        count = a.data.result.length;
-      } else {
-        q.set('time', String(endS));
-        const a = await getJson<ApiAnswer<InstantData>>(`${cfg.apiPrefix}/query?${q}`, headers());
-        answer = a;
-        if (mine !== seq) return;
-        ({ nodes, count } = resultTable(a.data));
-        output.replaceChildren(...nodes);
-      }
+      const shown = this.tab === 'graph' ? await this.graph(q, mine, endS - rangeS, endS, stepS) : await this.table(q, mine, endS);
+      if (shown === undefined) return;
+      const { answer, count } = shown;
       const notes = [...(answer.warnings ?? []).map((w) => h('div', { class: 'warning' }, `warning: ${w}`)), ...(answer.infos ?? []).map((i) => h('div', { class: 'info' }, `info: ${i}`))];
       output.prepend(...notes);
       status.textContent = `${count} series · ${Math.round(performance.now() - began)} ms`;
     } catch (err) {
-      if (mine !== seq) return;
+      if (mine !== this.seq) return;
       status.textContent = '';
       output.replaceChildren(errorBox(err));
     }
   }
 
-  const select = (t: 'table' | 'graph') => {
-    tab = t;
-    tabs.table.classList.toggle('active', t === 'table');
-    tabs.graph.classList.toggle('active', t === 'graph');
-    void run();
-  };
-  tabs.table.addEventListener('click', () => select('table'));
-  tabs.graph.addEventListener('click', () => select('graph'));
-  tabs[tab].classList.add('active');
-  for (const el of [range, end, step, tenant]) el.addEventListener('change', () => void run());
+  /** A range query drawn as a graph; undefined when run `mine` was superseded. */
+  private async graph(q: URLSearchParams, mine: number, start: number, end: number, step: number): Promise<Shown | undefined> {
+    q.set('start', String(start));
+    q.set('end', String(end));
+    q.set('step', String(step));
+    const a = await getJson<ApiAnswer<{ resultType: string; result: RangeSeries[] }>>(`${this.cfg.apiPrefix}/query_range?${q}`, this.headers());
+    if (mine !== this.seq) return undefined;
+    const holder = h('div', { class: 'graph', id: 'graph' });
+    this.output.replaceChildren(holder);
+    drawGraph(holder, a.data.result, { start, end, step });
+    return { answer: a, count: a.data.result.length };
+  }
 
-  main.append(
-    h('h1', {}, 'Query'),
-    h(
-      'div',
-      { class: 'query-form' },
-      cfg.multitenancy ? h('label', {}, 'Tenant ', tenant) : null,
-      h('div', { class: 'editor', id: 'editor' }, view.dom),
-      h('button', { type: 'button', id: 'execute', class: 'primary', onclick: () => void run() }, 'Execute'),
-    ),
-    syntax,
-    h(
-      'div',
-      { class: 'controls' },
-      h('div', { class: 'tabs', role: 'tablist' }, tabs.table, tabs.graph),
-      h('label', {}, 'Range ', range),
-      h('label', {}, 'End ', end),
-      h('label', {}, 'Step ', step),
-      status,
-    ),
-    output,
-  );
-  step.placeholder = `auto (${formatDuration(resolved().autoStep)})`;
-  view.focus();
-  if (view.state.doc.length > 0) void run();
+  /** An instant query as a table; undefined when run `mine` was superseded. */
+  private async table(q: URLSearchParams, mine: number, time: number): Promise<Shown | undefined> {
+    q.set('time', String(time));
+    const a = await getJson<ApiAnswer<InstantData>>(`${this.cfg.apiPrefix}/query?${q}`, this.headers());
+    if (mine !== this.seq) return undefined;
+    const { nodes, count } = resultTable(a.data);
+    this.output.replaceChildren(...nodes);
+    return { answer: a, count };
+  }
+}
+
+/** What a run put on the page: the answer (its warnings and infos) and how many series it had. */
+interface Shown {
+  answer: ApiAnswer<unknown>;
+  count: number;
 }
 
 function resultTable(data: InstantData): { nodes: Node[]; count: number } {
