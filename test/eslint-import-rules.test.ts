@@ -32,15 +32,15 @@ test('a role app imports libs only; the binary imports a role by its package', (
 test('an import that closes a cycle is an error, type-only imports included', () => {
   tester.run('no-import-cycle', plugin.rules['no-import-cycle'], {
     valid: [
-      { filename: at('libs/tsdb/src/histogram-series.ts'), code: "import type { EncodedChunk } from './chunk-encoding.ts';" },
+      { filename: at('libs/tsdb/src/head/histogram-series.ts'), code: "import type { EncodedChunk } from '../chunkenc/chunk-encoding.ts';" },
       { filename: at('apps/strata/src/run.ts'), code: "import { MODULES } from './modules.ts';\nimport { Strata } from '@strata/runtime';" },
     ],
     invalid: [
       {
         // memory-series.ts imports chunk-encoding.ts: the way back is one step.
-        filename: at('libs/tsdb/src/chunk-encoding.ts'),
-        code: "import type { MemorySeries } from './memory-series.ts';",
-        errors: [{ messageId: 'cycle', data: { path: 'libs/tsdb/src/chunk-encoding.ts → libs/tsdb/src/memory-series.ts → libs/tsdb/src/chunk-encoding.ts' } }],
+        filename: at('libs/tsdb/src/chunkenc/chunk-encoding.ts'),
+        code: "import type { MemorySeries } from '../head/memory-series.ts';",
+        errors: [{ messageId: 'cycle', data: { path: 'libs/tsdb/src/chunkenc/chunk-encoding.ts → libs/tsdb/src/head/memory-series.ts → libs/tsdb/src/chunkenc/chunk-encoding.ts' } }],
       },
       {
         // Through a lib's public surface: @strata/runtime's Strata imports @strata/ingester's types.

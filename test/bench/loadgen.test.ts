@@ -126,7 +126,7 @@ test('the cpuprofile summariser attributes self time to functions', () => {
   const profile = {
     nodes: [
       { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 }, children: [2, 3] },
-      { id: 2, callFrame: { functionName: 'decode', url: 'file:///x/libs/remote-write/src/parse.ts', lineNumber: 9 }, children: [4] },
+      { id: 2, callFrame: { functionName: 'decode', url: 'file:///x/libs/remote-write/src/parse-v1.ts', lineNumber: 9 }, children: [4] },
       { id: 3, callFrame: { functionName: '(garbage collector)', url: '', lineNumber: -1 } },
       { id: 4, callFrame: { functionName: 'readVarint', url: 'file:///x/libs/remote-write/src/wire.ts', lineNumber: 40 } },
     ],

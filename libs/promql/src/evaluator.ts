@@ -24,7 +24,7 @@ import { FUNCTIONS, absentLabels } from './functions.ts';
 import { formatGoFloat, goQuote, isValidLabelName } from './go-compat.ts';
 import { quantile } from './stats.ts';
 import { combineInfo, infoSelector, relevantInfoSeries } from './info.ts';
-import type { ExtendedFunction } from './extended.ts';
+import type { ExtendedFunction } from './anchored-smoothed.ts';
 import {
   anchoredChangesOrResets,
   anchoredFloat,
@@ -33,11 +33,11 @@ import {
   smoothedHistogram,
   smoothedInstantFloat,
   smoothedInstantHistogram,
-} from './extended.ts';
+} from './anchored-smoothed.ts';
 import { mixedFloatsHistograms } from './histogram-functions.ts';
 import { dropMetadataLabels, keyOf } from './labels.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
-import type { Annotations, PreparedSeries } from './prepared.ts';
+import type { Annotations, PreparedSeries } from './prepared-series.ts';
 import type { EvalMatrix, EvalSample, EvalSeries, EvalVector, FPoint, HPoint, StringValue } from './values.ts';
 
 /** Where a range-vector function reads its windows from. */
@@ -239,7 +239,7 @@ export class Evaluator {
     return out;
   }
 
-  /** An instant selector with `smoothed`: at each step the value interpolated between the samples around it (see extended.ts). */
+  /** An instant selector with `smoothed`: at each step the value interpolated between the samples around it (see anchored-smoothed.ts). */
   private evalSmoothedSelector(vs: VectorSelector): EvalMatrix {
     const out: EvalMatrix = [];
     const a = this.s.annotations;
@@ -787,7 +787,7 @@ export class Evaluator {
     return { metric, floats, ...(histograms.length > 0 ? { histograms } : {}), dropName };
   }
 
-  /** rate/increase/delta/changes/resets over a range selector with `anchored` or `smoothed` (see extended.ts). */
+  /** rate/increase/delta/changes/resets over a range selector with `anchored` or `smoothed` (see anchored-smoothed.ts). */
   private evalExtendedRange(e: Call, arg: Expr, source: RangeSource): EvalMatrix {
     const fn = e.func.name as ExtendedFunction;
     const a = this.s.annotations;

@@ -9,7 +9,7 @@ import { METRIC_NAME, matcherFn } from '@strata/model';
 import type { VectorSelector } from './ast.ts';
 import { PromQLExecutionError } from './errors.ts';
 import { labelsString } from './labels.ts';
-import type { PreparedSeries } from './prepared.ts';
+import type { PreparedSeries } from './prepared-series.ts';
 import type { EvalSample, EvalVector } from './values.ts';
 
 const TARGET_INFO = 'target_info';

@@ -7,7 +7,7 @@ import type { Querier, SelectParams, Series } from '@strata/model';
 import { labelsFromRecord, matcherFn } from '@strata/model';
 import { Engine } from './engine.ts';
 import { FloatHistogram } from './histogram/float-histogram.ts';
-import { prepareSeries, statsOnly } from './prepared.ts';
+import { prepareSeries, statsOnly } from './prepared-series.ts';
 import { toPrometheusData } from './format.ts';
 import { parseHistogramNotation as h } from './histogram/notation.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeWriteRequest } from './decode.ts';
+import { decodeWriteRequest } from './decode-record.ts';
 import { encodeHistogram, readHistogram, reduceResolution, validateHistogram, type DecodedHistogram } from './histogram.ts';
 import { ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 

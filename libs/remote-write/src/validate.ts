@@ -21,7 +21,7 @@
 // all is rejected as missing its metric name, where Mimir drops it silently.
 
 import { METRIC_NAME, type Label } from '@strata/model';
-import type { ParsedSeries } from './parse.ts';
+import type { ParsedSeries } from './parse-v1.ts';
 
 export type ValidationCode =
   | 'err-strata-missing-metric-name'

@@ -3,8 +3,8 @@
 // uint32 halves. Prints figures; asserts nothing.
 // Run: cd /work/main && node --import tsx libs/tsdb/bench/xor.bench.ts
 
-import { XorChunkEncoder, decodeXorChunkInto, HI_WORD, LO_WORD } from '../src/xor-chunk.ts';
-import { crc32c } from '../src/crc32c.ts';
+import { XorChunkEncoder, decodeXorChunkInto, HI_WORD, LO_WORD } from '../src/chunkenc/xor-chunk.ts';
+import { crc32c } from '../src/encoding/crc32c.ts';
 
 const CHUNK = 120;
 const CHUNKS = 2000;

@@ -3,8 +3,8 @@
 // A query never sees another tenant's head. Never imported by production code.
 
 import type { LabelValuesParams, Querier, SelectParams, Series } from '@strata/model';
-import { Head, type HeadOptions } from './head.ts';
-import { RangeHead } from './range-head.ts';
+import { Head, type HeadOptions } from './head/head.ts';
+import { RangeHead } from './head/range-head.ts';
 
 export interface TenantHeadsOptions {
   /** Options for a tenant's head, asked once when the head is created. */

@@ -7,9 +7,9 @@
 import { compareLabels, type Labels, type NativeHistogram, type Series } from '@strata/model';
 import { BlockBuilder, formatLabels, normaliseLabels, type FinishBlockOptions, type WrittenBlock } from './block-builder.ts';
 import { BlockWriteError } from './block-errors.ts';
-import { encodeHistogramChunks, type HistogramSample } from './histogram-series.ts';
-import type { EncodedChunk } from './chunk-encoding.ts';
-import { XorChunkEncoder } from './xor-chunk.ts';
+import { encodeHistogramChunks, type HistogramSample } from '../head/histogram-series.ts';
+import type { EncodedChunk } from '../chunkenc/chunk-encoding.ts';
+import { XorChunkEncoder } from '../chunkenc/xor-chunk.ts';
 
 export const DEFAULT_SAMPLES_PER_CHUNK = 120;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashLabels, labelsFromRecord, labelsToRecord, type EncodedLabels, type Labels, type Matcher } from '@strata/model';
-import { Head, emptyAppendStats } from './index.ts';
+import { Head, emptyAppendStats } from '../index.ts';
 
 function headWith(series: Record<string, string>[]): Head {
   const head = new Head();

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Labels } from '@strata/model';
-import { Head, emptyAppendStats } from './index.ts';
+import { Head, emptyAppendStats } from '../index.ts';
 
 const utf8 = new TextEncoder();
 

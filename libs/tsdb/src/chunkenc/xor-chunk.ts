@@ -3,7 +3,7 @@
 // canonicalised; timestamps are integer ms within ±2^51 so all deltas stay exact.
 
 import { BitReader } from './bit-stream.ts';
-import { int64Hi, int64Lo, readUvarintAsInt64, readVarintNumber, writeUvarintNumber, writeVarintNumber } from './int64.ts';
+import { int64Hi, int64Lo, readUvarintAsInt64, readVarintNumber, writeUvarintNumber, writeVarintNumber } from '../encoding/int64.ts';
 
 /** The sample count is a uint16 in the chunk header. */
 export const MAX_XOR_CHUNK_SAMPLES = 0xffff;

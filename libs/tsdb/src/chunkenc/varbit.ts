@@ -5,7 +5,7 @@
 // uint32 halves for raw float bits; never BigInt.
 
 import type { BitReader, BitWriter } from './bit-stream.ts';
-import { int64Hi, int64Lo } from './int64.ts';
+import { int64Hi, int64Lo } from '../encoding/int64.ts';
 
 const TWO_32 = 4294967296;
 const scratchF64 = new Float64Array(1);

@@ -4,7 +4,7 @@
 import { BlockFormatError } from './block-errors.ts';
 import { readExactly, type ByteSource } from './byte-source.ts';
 import { CHUNKS_MAGIC, SEGMENT_HEADER_SIZE } from './chunks-writer.ts';
-import { crc32c } from './crc32c.ts';
+import { crc32c } from '../encoding/crc32c.ts';
 
 const COALESCE_GAP = 16 * 1024;
 /** Enough for the largest 120-sample XOR chunk plus framing; longer chunks are re-read. */

@@ -3,7 +3,7 @@
 // in-order chunks on read and when a block is cut. Only series that received
 // an out-of-order sample inside the tenant's window have one.
 
-import { HI_WORD, LO_WORD } from './xor-chunk.ts';
+import { HI_WORD, LO_WORD } from '../chunkenc/xor-chunk.ts';
 
 export type OooInsert = 'added' | 'duplicate' | 'conflict';
 

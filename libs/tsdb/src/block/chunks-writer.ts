@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import { BufferedFileWriter } from './buffered-file.ts';
 import { BlockWriteError } from './block-errors.ts';
-import { crc32c } from './crc32c.ts';
-import { Encbuf } from './encoding.ts';
+import { crc32c } from '../encoding/crc32c.ts';
+import { Encbuf } from '../encoding/encoding.ts';
 
 export const CHUNKS_MAGIC = 0x85bd40dd;
 const CHUNKS_FORMAT_V1 = 1;

@@ -5,9 +5,9 @@
 // Only series that received a histogram inside the tenant's window have one.
 
 import type { NativeHistogram } from '@strata/model';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './chunk-encoding.ts';
-import { HistogramChunkEncoder } from './histogram-chunk.ts';
-import { sameHistogram } from './histogram-layout.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from '../chunkenc/chunk-encoding.ts';
+import { HistogramChunkEncoder } from '../chunkenc/histogram-chunk.ts';
+import { sameHistogram } from '../chunkenc/histogram-layout.ts';
 import { decodeHistogramSamples, encodeHistogramChunks, type HistogramSample } from './histogram-series.ts';
 import type { OooInsert } from './ooo-samples.ts';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryAbortedError, labelsFromRecord, type Series } from '@strata/model';
-import { BlockReader, writeBlock } from './index.ts';
+import { BlockReader, writeBlock } from '../index.ts';
 
 function series(rec: Record<string, string>, ts: number[]): Series {
   return { labels: labelsFromRecord(rec), timestamps: Float64Array.from(ts), values: Float64Array.from(ts, (t) => t / 1000) };

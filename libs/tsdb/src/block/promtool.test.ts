@@ -15,9 +15,9 @@ import { writeBlock } from './block-writer.ts';
 import { BlockReader } from './block-reader.ts';
 import { ChunksReader } from './chunks-reader.ts';
 import { FileByteSource } from './byte-source.ts';
-import { IndexReader } from './index-reader.ts';
-import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunk } from './xor-chunk.ts';
-import { XOR_ENCODING } from './chunk-encoding.ts';
+import { IndexReader } from '../index/index-reader.ts';
+import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunk } from '../chunkenc/xor-chunk.ts';
+import { XOR_ENCODING } from '../chunkenc/chunk-encoding.ts';
 
 const run = promisify(execFile);
 const PROMTOOL = '/usr/bin/promtool';

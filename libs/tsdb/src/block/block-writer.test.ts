@@ -9,7 +9,7 @@ import { BlockReader } from './block-reader.ts';
 import { MemoryByteSource } from './byte-source.ts';
 import { parseBlockMeta } from './meta.ts';
 import { createUlidGenerator, isUlid, ulidTime } from './ulid.ts';
-import { HI_WORD, LO_WORD } from './xor-chunk.ts';
+import { HI_WORD, LO_WORD } from '../chunkenc/xor-chunk.ts';
 
 const T0 = 1_700_000_000_000;
 

@@ -7,19 +7,19 @@
 import { SERIES_HASH_SEED, compareLabels, compareUtf8, foldHash, hashLabels, seriesKey, inQueryShard, splitQueryShard, stringHash, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
 import { ChunkArena, ReusingArena } from './chunk-arena.ts';
 import { HeadChunks } from './head-chunks.ts';
-import { sameHistogram } from './histogram-layout.ts';
+import { sameHistogram } from '../chunkenc/histogram-layout.ts';
 import type { HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
 import { SampleArena, type DecodedSamplesCache } from './decoded-samples.ts';
 import { MemorySeries, type SeriesContext } from './memory-series.ts';
-import type { EncodedChunk } from './chunk-encoding.ts';
+import type { EncodedChunk } from '../chunkenc/chunk-encoding.ts';
 import { MetricMetadataStore, type MetricMetadataEntry, type MetricMetadataInput } from './metric-metadata.ts';
 import type { OooInsert } from './ooo-samples.ts';
-import { Postings } from './postings.ts';
+import { Postings } from '../index/postings.ts';
 import { RecordSymbols, type HeadSymbols } from './record-symbols.ts';
 import { SeriesRows } from './series-rows.ts';
 import { flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, hashLabelBytes } from './series-hash.ts';
-import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from './xor-chunk.ts';
+import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from '../chunkenc/xor-chunk.ts';
 
 export interface AppendStats {
   appended: number;

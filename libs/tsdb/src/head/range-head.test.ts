@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { QueryAbortedError, labelsFromRecord } from '@strata/model';
-import { Head, RangeHead, emptyAppendStats } from './index.ts';
+import { Head, RangeHead, emptyAppendStats } from '../index.ts';
 
 function head(): Head {
   const h = new Head();

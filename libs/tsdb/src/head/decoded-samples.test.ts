@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord, type Matcher } from '@strata/model';
-import { DecodedSamplesCache, Head, emptyAppendStats } from './index.ts';
+import { DecodedSamplesCache, Head, emptyAppendStats } from '../index.ts';
 
 const STALE = new Float64Array(new Uint32Array([2, 0x7ff00000]).buffer)[0];
 

@@ -6,9 +6,9 @@
 // open chunk (it is re-encoded). The series decides what to accept.
 
 import type { NativeHistogram } from '@strata/model';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, type EncodedChunk } from './chunk-encoding.ts';
-import { HistogramChunkEncoder, decodeHistogramChunk } from './histogram-chunk.ts';
-import { HEADER_GAUGE, HEADER_NOT_RESET, HEADER_RESET, HEADER_UNKNOWN, appendability, layoutIndices } from './histogram-layout.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, type EncodedChunk } from '../chunkenc/chunk-encoding.ts';
+import { HistogramChunkEncoder, decodeHistogramChunk } from '../chunkenc/histogram-chunk.ts';
+import { HEADER_GAUGE, HEADER_NOT_RESET, HEADER_RESET, HEADER_UNKNOWN, appendability, layoutIndices } from '../chunkenc/histogram-layout.ts';
 
 /** One histogram sample to store: `float` selects the float histogram chunk encoding. */
 export interface HistogramSample {

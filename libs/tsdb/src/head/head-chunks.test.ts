@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { labelsFromRecord, type Labels, type Matcher } from '@strata/model';
-import { Head, emptyAppendStats } from './index.ts';
+import { Head, emptyAppendStats } from '../index.ts';
 import { HeadChunks } from './head-chunks.ts';
 
 const HOUR = 3_600_000;

@@ -8,14 +8,14 @@
 
 import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
 import type { ChunkArena, ReusingArena } from './chunk-arena.ts';
-import type { EncodedChunk } from './chunk-encoding.ts';
+import type { EncodedChunk } from '../chunkenc/chunk-encoding.ts';
 import type { ChunkSegment, HeadChunks } from './head-chunks.ts';
 import type { DecodedSamplesCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-samples.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
-import { sameHistogram } from './histogram-layout.ts';
+import { sameHistogram } from '../chunkenc/histogram-layout.ts';
 import { OooHistograms } from './ooo-histograms.ts';
 import { OooSamples, type OooInsert } from './ooo-samples.ts';
-import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
+import { HI_WORD, LO_WORD, XorChunkEncoder, decodeXorChunkInto, xorChunkNumSamples } from '../chunkenc/xor-chunk.ts';
 
 export interface SampleArrays {
   timestamps: Float64Array;

@@ -1,7 +1,7 @@
 // Byte-level encode/decode buffers for the TSDB index and chunk files (the
 // roles of Prometheus' tsdb/encoding Encbuf/Decbuf) and UTF-8 decoding.
 
-import { BlockFormatError } from './block-errors.ts';
+import { BlockFormatError } from '../block/block-errors.ts';
 import { readUvarintNumber, readVarintNumber, writeUvarintNumber, writeVarintNumber } from './int64.ts';
 
 const utf8Encoder = new TextEncoder();

@@ -9,12 +9,12 @@ import { BlockBuilder, type WrittenBlock } from './block-builder.ts';
 import { BlockUnsupportedError } from './block-errors.ts';
 import type { BlockReader } from './block-reader.ts';
 import { DEFAULT_SAMPLES_PER_CHUNK } from './block-writer.ts';
-import type { IndexSeriesEntry } from './index-reader.ts';
-import { encodeChunks } from './memory-series.ts';
+import type { IndexSeriesEntry } from '../index/index-reader.ts';
+import { encodeChunks } from '../head/memory-series.ts';
 import type { BlockMeta } from './meta.ts';
-import { decodeHistogramSamples, encodeHistogramChunks, sortedHistograms } from './histogram-series.ts';
-import { decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
-import { XOR_ENCODING, isChunkEncoding, type EncodedChunk } from './chunk-encoding.ts';
+import { decodeHistogramSamples, encodeHistogramChunks, sortedHistograms } from '../head/histogram-series.ts';
+import { decodeXorChunkInto, xorChunkNumSamples } from '../chunkenc/xor-chunk.ts';
+import { XOR_ENCODING, isChunkEncoding, type EncodedChunk } from '../chunkenc/chunk-encoding.ts';
 
 export interface CompactOptions {
   /** Parent directory of the new block. */

@@ -9,7 +9,7 @@ import {
   decodeXorChunkInto,
   xorChunkNumSamples,
 } from './xor-chunk.ts';
-import { crc32c } from './crc32c.ts';
+import { crc32c } from '../encoding/crc32c.ts';
 
 /** Deterministic PRNG so failures reproduce. */
 function rng(seed: number): () => number {

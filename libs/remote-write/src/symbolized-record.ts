@@ -9,7 +9,7 @@
 // undefined otherwise): a record with exemplars, native histograms or metadata stays a
 // 1.0 WriteRequest (format 2), which ingesters keep reading.
 
-import { decodeWriteRequest, type DecodedWriteRequest } from './decode.ts';
+import { decodeWriteRequest, type DecodedWriteRequest } from './decode-record.ts';
 import { grown } from '@strata/model';
 import { LabelPairs, PAIR_PLAIN } from './label-pairs.ts';
 import { badProtobuf } from './errors.ts';

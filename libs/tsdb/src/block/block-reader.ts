@@ -18,12 +18,12 @@ import {
 import { BlockFormatError, BlockUnsupportedError } from './block-errors.ts';
 import { FileByteSource, type ByteSource } from './byte-source.ts';
 import { ChunksReader, type RawChunk } from './chunks-reader.ts';
-import { IndexReader, type IndexSeriesEntry } from './index-reader.ts';
+import { IndexReader, type IndexSeriesEntry } from '../index/index-reader.ts';
 import { META_FILENAME, parseBlockMeta, type BlockMeta } from './meta.ts';
-import { intersectPostings } from './postings-list.ts';
-import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, XOR_ENCODING } from './chunk-encoding.ts';
-import { decodeHistogramSamples, histogramArrays, sortedHistograms, type HistogramSample } from './histogram-series.ts';
-import { decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
+import { intersectPostings } from '../index/postings-list.ts';
+import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING, XOR_ENCODING } from '../chunkenc/chunk-encoding.ts';
+import { decodeHistogramSamples, histogramArrays, sortedHistograms, type HistogramSample } from '../head/histogram-series.ts';
+import { decodeXorChunkInto, xorChunkNumSamples } from '../chunkenc/xor-chunk.ts';
 
 export interface BlockFiles {
   index: ByteSource;

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { labelsFromRecord, type Series } from '@strata/model';
-import { BlockReader, Head, compactBlocks, emptyAppendStats, writeBlock, writeBlockFromChunks } from './index.ts';
+import { BlockReader, Head, compactBlocks, emptyAppendStats, writeBlock, writeBlockFromChunks } from '../index.ts';
 
 function series(name: string, from: number, n: number, step = 1000): Series {
   const timestamps = new Float64Array(n);

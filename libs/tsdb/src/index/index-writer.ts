@@ -4,10 +4,10 @@
 // table, TOC; every section CRC32C-checked. Series must arrive sorted.
 
 import { compareLabels, compareUtf8, type Labels } from '@strata/model';
-import { BufferedFileWriter } from './buffered-file.ts';
-import { BlockWriteError } from './block-errors.ts';
-import { crc32c } from './crc32c.ts';
-import { Encbuf } from './encoding.ts';
+import { BufferedFileWriter } from '../block/buffered-file.ts';
+import { BlockWriteError } from '../block/block-errors.ts';
+import { crc32c } from '../encoding/crc32c.ts';
+import { Encbuf } from '../encoding/encoding.ts';
 
 export const INDEX_MAGIC = 0xbaaad700;
 export const INDEX_FORMAT_V2 = 2;

@@ -9,11 +9,11 @@ import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BlockWriteError } from './block-errors.ts';
 import { ChunksWriter, DEFAULT_SEGMENT_SIZE } from './chunks-writer.ts';
-import { writeIndex, type ChunkMeta, type IndexSeries } from './index-writer.ts';
-import { XOR_ENCODING, type EncodedChunk } from './chunk-encoding.ts';
+import { writeIndex, type ChunkMeta, type IndexSeries } from '../index/index-writer.ts';
+import { XOR_ENCODING, type EncodedChunk } from '../chunkenc/chunk-encoding.ts';
 import { encodeBlockMeta, META_FILENAME, META_VERSION, type BlockCompaction, type BlockMeta } from './meta.ts';
 import { createUlidGenerator } from './ulid.ts';
-import { xorChunkNumSamples } from './xor-chunk.ts';
+import { xorChunkNumSamples } from '../chunkenc/xor-chunk.ts';
 
 export const TOMBSTONES_FILENAME = 'tombstones';
 /** Empty tombstones: magic 0x0130BA30, format 1, CRC32C of no entries (0). */

@@ -4,10 +4,10 @@
 // section whose CRC32C does not match.
 
 import { compareUtf8, matcherFn, matcherSetValues, type Labels, type Matcher } from '@strata/model';
-import { BlockFormatError, BlockUnsupportedError } from './block-errors.ts';
-import { readExactly, type ByteSource } from './byte-source.ts';
-import { crc32c } from './crc32c.ts';
-import { Decbuf } from './encoding.ts';
+import { BlockFormatError, BlockUnsupportedError } from '../block/block-errors.ts';
+import { readExactly, type ByteSource } from '../block/byte-source.ts';
+import { crc32c } from '../encoding/crc32c.ts';
+import { Decbuf } from '../encoding/encoding.ts';
 import { INDEX_FORMAT_V2, INDEX_MAGIC, INDEX_TOC_LEN, SERIES_ALIGN, type ChunkMeta, type IndexToc } from './index-writer.ts';
 import { EMPTY_POSTINGS, intersectPostings, subtractPostings, unionPostings } from './postings-list.ts';
 
