@@ -62,7 +62,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [deepImports, otherLibsSrc, { group: ['**/apps/**', '@strata/app-*'], message: 'a lib never imports an app: apps wire libs, not the other way round' }] },
+        {
+          patterns: [
+            deepImports,
+            otherLibsSrc,
+            { group: ['**/apps/**', '@strata/app-*'], message: 'a lib never imports an app: apps wire libs, not the other way round' },
+          ],
+        },
       ],
     },
   },
@@ -73,7 +79,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: '@strata/ui', allowTypeImports: true, message: "a lib takes only the UI's types (StatusPage, StatusValue, ...): `import type`; apps/strata registers the UI" }] },
+        {
+          paths: [
+            {
+              name: '@strata/ui',
+              allowTypeImports: true,
+              message: "a lib takes only the UI's types (StatusPage, StatusValue, ...): `import type`; apps/strata registers the UI",
+            },
+          ],
+        },
       ],
     },
   },
@@ -83,7 +97,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [deepImports, otherLibsSrc, { group: ['**/apps/**', '@strata/*'], message: 'the UI imports no other Strata lib or app: components depend on its types, never the reverse' }] },
+        {
+          patterns: [
+            deepImports,
+            otherLibsSrc,
+            { group: ['**/apps/**', '@strata/*'], message: 'the UI imports no other Strata lib or app: components depend on its types, never the reverse' },
+          ],
+        },
       ],
     },
   },
@@ -104,7 +124,11 @@ export default tseslint.config(
             name,
             message: 'the PromQL engine and the storage engine know no transport: take data through the Querier seam',
           })),
-          patterns: [deepImports, otherLibsSrc, { group: ['@aws-sdk/*', '**/apps/**'], message: 'the PromQL and storage engines import no transport and no app' }],
+          patterns: [
+            deepImports,
+            otherLibsSrc,
+            { group: ['@aws-sdk/*', '**/apps/**'], message: 'the PromQL and storage engines import no transport and no app' },
+          ],
         },
       ],
     },

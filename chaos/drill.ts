@@ -142,7 +142,9 @@ async function main(): Promise<number> {
     opts.log(`data and logs kept in ${opts.dataDir}`);
   }
   for (const r of reports) {
-    console.log(`${r.scenario.padEnd(24)} ${r.status.padEnd(15)} acked ${r.acked_samples ?? '—'}  lost ${r.lost_samples ?? '—'}  availability ${r.query_availability ?? '—'}  catch-up ${r.catch_up_seconds ?? '—'}s  longest push stall ${r.longest_push_stall_ms ?? '—'}ms`);
+    console.log(
+      `${r.scenario.padEnd(24)} ${r.status.padEnd(15)} acked ${r.acked_samples ?? '—'}  lost ${r.lost_samples ?? '—'}  availability ${r.query_availability ?? '—'}  catch-up ${r.catch_up_seconds ?? '—'}s  longest push stall ${r.longest_push_stall_ms ?? '—'}ms`,
+    );
   }
   return lost.length > 0 ? 1 : 0;
 }

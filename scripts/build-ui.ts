@@ -9,7 +9,9 @@ import { build } from 'vite';
 import { DIST_DIR, UI_ROOT, listFiles, sha256, sourcesDigest, type UiManifest } from '@strata/ui';
 
 const web = join(UI_ROOT, 'web');
-const tsc = spawnSync(process.execPath, [join(UI_ROOT, '..', '..', 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(web, 'tsconfig.json')], { stdio: 'inherit' });
+const tsc = spawnSync(process.execPath, [join(UI_ROOT, '..', '..', 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(web, 'tsconfig.json')], {
+  stdio: 'inherit',
+});
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 await build({

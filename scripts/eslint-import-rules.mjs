@@ -75,7 +75,15 @@ function importGraph() {
   const edges = new Map();
   for (const [file, mtime] of mtimes) {
     const cached = graph?.mtimes.get(file) === mtime ? graph.edges.get(file) : undefined;
-    edges.set(file, cached ?? new Set(specifiers(readFileSync(file, 'utf8')).map((s) => resolveImport(file, s, packages)).filter((f) => f !== undefined && mtimes.has(f))));
+    edges.set(
+      file,
+      cached ??
+        new Set(
+          specifiers(readFileSync(file, 'utf8'))
+            .map((s) => resolveImport(file, s, packages))
+            .filter((f) => f !== undefined && mtimes.has(f)),
+        ),
+    );
   }
   graph = { at: now, packages, edges, mtimes, scc: components(edges) };
   return graph;
@@ -169,7 +177,8 @@ const noImportCycle = {
     type: 'problem',
     docs: { description: 'no import cycles between files, type-only imports counted' },
     messages: {
-      cycle: 'import cycle: {{path}}. Type imports count too: move what both sides need into a file both import (chunk-encoding.ts, wire-types.ts, function-types.ts).',
+      cycle:
+        'import cycle: {{path}}. Type imports count too: move what both sides need into a file both import (chunk-encoding.ts, wire-types.ts, function-types.ts).',
     },
     schema: [],
   },
@@ -179,7 +188,11 @@ const noImportCycle = {
     if (!g.edges.has(file)) return {};
     // The text being linted may not be on disk yet (an editor): then any import may close a cycle.
     const saved = g.edges.get(file);
-    const now = new Set(specifiers(context.sourceCode.text).map((s) => resolveImport(file, s, g.packages)).filter((f) => f !== undefined && g.edges.has(f)));
+    const now = new Set(
+      specifiers(context.sourceCode.text)
+        .map((s) => resolveImport(file, s, g.packages))
+        .filter((f) => f !== undefined && g.edges.has(f)),
+    );
     const unsaved = now.size !== saved.size || [...now].some((f) => !saved.has(f));
     return importNodes((node, specifier) => {
       const target = resolveImport(file, specifier, g.packages);
@@ -210,7 +223,7 @@ const noCrossAppImport = {
     type: 'problem',
     docs: { description: 'a role app imports libs only; the binary imports a role by its package' },
     messages: {
-      role: 'apps/{{from}} imports apps/{{to}}: a role\'s wiring imports libs only (what modules share is @strata/runtime); only the binary (apps/{{binary}}) imports a role.',
+      role: "apps/{{from}} imports apps/{{to}}: a role's wiring imports libs only (what modules share is @strata/runtime); only the binary (apps/{{binary}}) imports a role.",
       binary: 'apps/{{binary}} imports apps/{{to}} by path: import the role by its package, @strata/app-{{to}}, whose export is its init.',
     },
     schema: [{ type: 'object', properties: { binary: { type: 'string' } }, additionalProperties: false }],

@@ -34,7 +34,15 @@ export function fetchPrometheus3() {
     ['install', `github.com/prometheus/prometheus/cmd/prometheus@${MODULE_VERSION}`, `github.com/prometheus/prometheus/cmd/promtool@${MODULE_VERSION}`],
     {
       stdio: 'inherit',
-      env: { ...process.env, GOBIN: bin, GOPATH: gopath, GOMODCACHE: join(gopath, 'mod'), GOCACHE: join(gopath, 'build'), GOFLAGS: '-mod=mod -modcacherw', CGO_ENABLED: '0' },
+      env: {
+        ...process.env,
+        GOBIN: bin,
+        GOPATH: gopath,
+        GOMODCACHE: join(gopath, 'mod'),
+        GOCACHE: join(gopath, 'build'),
+        GOFLAGS: '-mod=mod -modcacherw',
+        CGO_ENABLED: '0',
+      },
     },
   );
   if (r.status !== 0) {

@@ -51,7 +51,10 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     const pushed = generateSeries('rr_metric', 3, 200, start, 15_000, (s, i) => s * 1000 + i * 0.5);
     assert.equal((await push(strata.url, pushed)).status, 200);
     await waitFor('rr_metric in Strata', async () => {
-      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'count(rr_metric)', time: String((start + 199 * 15_000) / 1000) });
+      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', {
+        query: 'count(rr_metric)',
+        time: String((start + 199 * 15_000) / 1000),
+      });
       return r.data.result[0]?.value[1] === '3' ? true : undefined;
     });
 
@@ -79,7 +82,11 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
       90_000,
     ).catch((err: Error) => assert.fail(`${err.message}\nprometheus stderr: ${stderr}`));
     const byInstance = new Map(instant.data.result.map((s) => [s.metric.instance, s.value[1]]));
-    assert.deepEqual([...byInstance.entries()].sort(), [['host-0', '99.5'], ['host-1', '1099.5'], ['host-2', '2099.5']]);
+    assert.deepEqual([...byInstance.entries()].sort(), [
+      ['host-0', '99.5'],
+      ['host-1', '1099.5'],
+      ['host-2', '2099.5'],
+    ]);
     // Every pushed sample comes back through Prometheus' own range query.
     const range = await api<{ result: MatrixSeries[] }>(promUrl, '/api/v1/query_range', {
       query: 'rr_metric{instance="host-1"}',
@@ -95,7 +102,7 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     const page = await scrape(strata.url);
     const samples = page.sum('strata_querier_remote_read_responses_total', { type: 'SAMPLES' }) ?? 0;
     const streamed = page.sum('strata_querier_remote_read_responses_total', { type: 'STREAMED_XOR_CHUNKS' }) ?? 0;
-    assert.ok(samples + streamed > 0, 'Strata answered Prometheus\' remote reads');
+    assert.ok(samples + streamed > 0, "Strata answered Prometheus' remote reads");
     t.diagnostic(`Prometheus 2.42's remote reads were answered as SAMPLES=${samples}, STREAMED_XOR_CHUNKS=${streamed}`);
   });
 
@@ -113,15 +120,25 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/x-streamed-protobuf; proto=prometheus.ChunkedReadResponse');
     const frames = decodeChunkedFrames(new Uint8Array(await res.arrayBuffer()));
-    assert.deepEqual(frames.map((f) => f.labels.instance), ['host-0', 'host-1', 'host-2']);
+    assert.deepEqual(
+      frames.map((f) => f.labels.instance),
+      ['host-0', 'host-1', 'host-2'],
+    );
     for (const [s, f] of frames.entries()) {
-      assert.deepEqual(f.chunks.map((c) => c.type), [1, 1], 'two XOR chunks (120 + 80 samples)');
+      assert.deepEqual(
+        f.chunks.map((c) => c.type),
+        [1, 1],
+        'two XOR chunks (120 + 80 samples)',
+      );
       const samples = f.chunks.flatMap((c) => {
         const d = decodeXorChunk(c.data);
         assert.deepEqual([c.minTimeMs, c.maxTimeMs], [d.timestamps[0], d.timestamps[d.timestamps.length - 1]]);
         return [...d.timestamps].map((t, i) => [t, d.values[i]]);
       });
-      assert.deepEqual(samples, Array.from({ length: 200 }, (_, i) => [start + i * 15_000, s * 1000 + i * 0.5]));
+      assert.deepEqual(
+        samples,
+        Array.from({ length: 200 }, (_, i) => [start + i * 15_000, s * 1000 + i * 0.5]),
+      );
     }
   });
 
@@ -145,11 +162,17 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     await del('del_metric{instance="host-0"}', start - 1000, now);
     await del('del_metric{instance="host-1"}', start + 10 * 15_000, start + 19 * 15_000);
     const after = await rangeQuery();
-    assert.deepEqual(after.data.result.map((s) => s.metric.instance), ['host-1']);
+    assert.deepEqual(
+      after.data.result.map((s) => s.metric.instance),
+      ['host-1'],
+    );
     const kept = series[1].samples.filter((_, i) => i < 10 || i > 19).map((s) => [s.timestamp / 1000, String(s.value)]);
     assert.deepEqual(after.data.result[0].values, kept);
     const instant = await api<{ result: VectorSample[] }>(strata.url, '/api/v1/query', { query: 'count(del_metric)', time: String(end) });
-    assert.deepEqual(instant.data.result.map((r) => r.value[1]), ['1']);
+    assert.deepEqual(
+      instant.data.result.map((r) => r.value[1]),
+      ['1'],
+    );
 
     // The compactor rewrites the block without the deleted samples; the old one is marked for deletion.
     const bucketDir = join(dir, 'data', 'bucket');
@@ -159,8 +182,18 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     const compacted = await waitFor(
       'the blocks holding deleted samples rewritten',
       async () => {
-        const live = readdirSync(tenantDir).filter((n) => /^[0-9A-Z]{26}$/.test(n) && existsSync(join(tenantDir, n, 'meta.json')) && !existsSync(join(tenantDir, n, 'deletion-mark.json')));
-        const metas = live.map((n) => JSON.parse(readFileSync(join(tenantDir, n, 'meta.json'), 'utf8')) as { ulid: string; minTime: number; maxTime: number; compaction: { level: number } });
+        const live = readdirSync(tenantDir).filter(
+          (n) => /^[0-9A-Z]{26}$/.test(n) && existsSync(join(tenantDir, n, 'meta.json')) && !existsSync(join(tenantDir, n, 'deletion-mark.json')),
+        );
+        const metas = live.map(
+          (n) =>
+            JSON.parse(readFileSync(join(tenantDir, n, 'meta.json'), 'utf8')) as {
+              ulid: string;
+              minTime: number;
+              maxTime: number;
+              compaction: { level: number };
+            },
+        );
         const pending = metas.filter((m) => m.compaction.level === 1 && m.minTime <= now && start <= m.maxTime);
         return metas.some((m) => m.compaction.level >= 2) && pending.length === 0 ? metas : undefined;
       },
@@ -178,7 +211,10 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     );
     assert.equal([...dump.keys()].filter((k) => k.includes('rr_metric')).length, 3, 'other series are untouched');
     const stillGone = await rangeQuery();
-    assert.deepEqual(stillGone.data.result.map((s) => s.metric.instance), ['host-1']);
+    assert.deepEqual(
+      stillGone.data.result.map((s) => s.metric.instance),
+      ['host-1'],
+    );
   });
 
   test('status endpoints of the real process: buildinfo from package.json and git, config redacted, tsdb stats', async () => {
@@ -189,16 +225,29 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     assert.equal(build.data.revision, git.status === 0 ? git.stdout.toString().trim() : 'unknown');
     const config = await api<{ yaml: string }>(strata.url, '/api/v1/status/config', {});
     assert.match(config.data.yaml, /^querier\.query-store-after: 0$/m);
-    const tsdb = await api<{ headStats: { numSeries: number }; seriesCountByMetricName: { name: string; value: number }[] }>(strata.url, '/api/v1/status/tsdb', {});
-    assert.ok(tsdb.data.seriesCountByMetricName.some((m) => m.name === 'rr_metric' && m.value === 3), JSON.stringify(tsdb.data));
+    const tsdb = await api<{ headStats: { numSeries: number }; seriesCountByMetricName: { name: string; value: number }[] }>(
+      strata.url,
+      '/api/v1/status/tsdb',
+      {},
+    );
+    assert.ok(
+      tsdb.data.seriesCountByMetricName.some((m) => m.name === 'rr_metric' && m.value === 3),
+      JSON.stringify(tsdb.data),
+    );
   });
 
   test('POST /compactor/delete_tenant: the tenant reads as empty, and the compactor deletes its blocks', async () => {
     const before = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'count(rr_metric)', time: String(now / 1000 - 60) });
-    assert.deepEqual(before.data.result.map((r) => r.value[1]), ['3']);
+    assert.deepEqual(
+      before.data.result.map((r) => r.value[1]),
+      ['3'],
+    );
     const res = await fetch(`${strata.url}/compactor/delete_tenant`, { method: 'POST' });
     assert.equal(res.status, 200, await res.text());
-    const afterDelete = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'count(rr_metric)', time: String(now / 1000 - 60) });
+    const afterDelete = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', {
+      query: 'count(rr_metric)',
+      time: String(now / 1000 - 60),
+    });
     assert.deepEqual(afterDelete.data.result, []);
     const status = await waitFor(
       'the tenant blocks deleted',
@@ -210,6 +259,9 @@ describe('API completeness on a single process', { timeout: 600_000 }, () => {
     );
     assert.equal(status.tenant_id, 'anonymous');
     const tenantDir = join(dir, 'data', 'bucket', 'anonymous');
-    assert.deepEqual(readdirSync(tenantDir).filter((n) => /^[0-9A-Z]{26}$/.test(n) && existsSync(join(tenantDir, n, 'meta.json'))), []);
+    assert.deepEqual(
+      readdirSync(tenantDir).filter((n) => /^[0-9A-Z]{26}$/.test(n) && existsSync(join(tenantDir, n, 'meta.json'))),
+      [],
+    );
   });
 });

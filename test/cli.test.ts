@@ -33,7 +33,11 @@ for (const flag of ['-help', '--help']) {
       const section = r.stdout.slice(start, end < 0 ? undefined : end);
       for (const [name, schema] of Object.entries(g.shape) as [string, z.ZodType][]) {
         const def = flagDefault(schema);
-        assert.match(section, new RegExp(`\\n  -${name.replace(/\./g, '\\.')} \\(default: ${(def === '' ? '""' : def!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)\\n      \\S`), `-${name} in ${g.name}`);
+        assert.match(
+          section,
+          new RegExp(`\\n  -${name.replace(/\./g, '\\.')} \\(default: ${(def === '' ? '""' : def!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)\\n      \\S`),
+          `-${name} in ${g.name}`,
+        );
       }
       at = start + 1;
     }
@@ -55,7 +59,10 @@ function assertOneLineExit2(r: ReturnType<typeof strata>, pattern: RegExp): void
 }
 
 test('an unknown flag: one line naming it and the closest flag, exit 2', () => {
-  assertOneLineExit2(strata('-ingest-storage.kafka.adress=x:1'), /^strata: unknown flag -ingest-storage\.kafka\.adress; did you mean -ingest-storage\.kafka\.address\?/);
+  assertOneLineExit2(
+    strata('-ingest-storage.kafka.adress=x:1'),
+    /^strata: unknown flag -ingest-storage\.kafka\.adress; did you mean -ingest-storage\.kafka\.address\?/,
+  );
 });
 
 test('an invalid value: one line naming the flag and the value, exit 2', () => {
@@ -67,9 +74,15 @@ test('an unknown key or an invalid value in -config.file: one line naming it, ex
   const dir = mkdtempSync(join(tmpdir(), 'strata-cli-'));
   try {
     writeFileSync(join(dir, 'bad-key.yaml'), 'limits:\n  ingestion_rat: 5\n');
-    assertOneLineExit2(strata(`-config.file=${join(dir, 'bad-key.yaml')}`), /^strata: -config\.file=\S+bad-key\.yaml: unknown key "limits\.ingestion_rat"; did you mean limits\.ingestion_rate\?$/);
+    assertOneLineExit2(
+      strata(`-config.file=${join(dir, 'bad-key.yaml')}`),
+      /^strata: -config\.file=\S+bad-key\.yaml: unknown key "limits\.ingestion_rat"; did you mean limits\.ingestion_rate\?$/,
+    );
     writeFileSync(join(dir, 'bad-value.yaml'), 'server:\n  http_listen_port: eighty\n');
-    assertOneLineExit2(strata(`-config.file=${join(dir, 'bad-value.yaml')}`), /^strata: invalid value "eighty" for -server\.http-listen-port \(from -config\.file\)/);
+    assertOneLineExit2(
+      strata(`-config.file=${join(dir, 'bad-value.yaml')}`),
+      /^strata: invalid value "eighty" for -server\.http-listen-port \(from -config\.file\)/,
+    );
     assertOneLineExit2(strata(`-config.file=${join(dir, 'missing.yaml')}`), /^strata: -config\.file=\S+missing\.yaml: cannot read it/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -179,7 +179,9 @@ describe('differential: Strata vs Prometheus 2.42', { timeout: 900_000 }, () => 
     const params = { query: 'sum(rate(traced_requests_total{job="api"}[5m]))', start: String((TEND - 20 * M) / 1000), end: String((TEND + M) / 1000) };
     type ExemplarData = { seriesLabels: Record<string, string>; exemplars: { labels: Record<string, string>; value: string; timestamp: number }[] }[];
     const norm = (d: ExemplarData) =>
-      d.map((x) => ({ series: key(x.seriesLabels), exemplars: x.exemplars.map((e) => [key(e.labels), e.value, e.timestamp]) })).sort((a, b) => (a.series < b.series ? -1 : 1));
+      d
+        .map((x) => ({ series: key(x.seriesLabels), exemplars: x.exemplars.map((e) => [key(e.labels), e.value, e.timestamp]) }))
+        .sort((a, b) => (a.series < b.series ? -1 : 1));
     const p = await api<ExemplarData>(promUrl, '/api/v1/query_exemplars', params);
     const strataExemplars = await waitFor('exemplars in Strata', async () => {
       const r = await api<ExemplarData>(strata.url, '/prometheus/api/v1/query_exemplars', params);
@@ -188,7 +190,9 @@ describe('differential: Strata vs Prometheus 2.42', { timeout: 900_000 }, () => 
     assert.equal(p.data.length, 2, JSON.stringify(p));
     assert.deepEqual(norm(strataExemplars.data), norm(p.data));
 
-    const meta = await api<Record<string, { type: string; help: string; unit: string }[]>>(strata.url, '/prometheus/api/v1/metadata', { metric: 'traced_requests_total' });
+    const meta = await api<Record<string, { type: string; help: string; unit: string }[]>>(strata.url, '/prometheus/api/v1/metadata', {
+      metric: 'traced_requests_total',
+    });
     assert.deepEqual(meta.data, { traced_requests_total: [{ type: 'counter', help: 'Requests with traces.', unit: '' }] });
   });
 
@@ -215,11 +219,7 @@ describe('differential: Strata vs Prometheus 2.42', { timeout: 900_000 }, () => 
     }
   });
 
-  async function compare(
-    query: string,
-    endpoint: 'query' | 'query_range',
-    params: Record<string, string>,
-  ): Promise<{ diffs: string[]; empty: boolean }> {
+  async function compare(query: string, endpoint: 'query' | 'query_range', params: Record<string, string>): Promise<{ diffs: string[]; empty: boolean }> {
     const [p, s] = await Promise.all([
       api<Data>(promUrl, `/api/v1/${endpoint}`, params),
       api<Data>(strata.url, `/prometheus/api/v1/${endpoint}`, params, { method: 'POST' }),
@@ -407,7 +407,12 @@ function generate(): SeriesInput[] {
       if (v === undefined) continue;
       samples.push(v === 'stale' ? { value: NaN, timestamp: ts(i), stale: true } : { value: v, timestamp: ts(i) });
     }
-    out.push({ labels: Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, value]) => ({ name, value })), samples });
+    out.push({
+      labels: Object.entries(labels)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([name, value]) => ({ name, value })),
+      samples,
+    });
   };
   const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '+Inf'];
   for (const job of ['api', 'db', 'cache']) {

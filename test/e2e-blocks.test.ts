@@ -81,7 +81,12 @@ for (const backend of backends) {
         target: 'querier',
         httpPort: port,
         logFile: join(dir, 'logs', 'querier-store-only.log'),
-        args: [`-server.http-listen-port=${port}`, ...(bucketArgs ?? [`-blocks-storage.filesystem.dir=${join(dir, 'bucket')}`]), ...common, '-querier.query-store-after=0s'],
+        args: [
+          `-server.http-listen-port=${port}`,
+          ...(bucketArgs ?? [`-blocks-storage.filesystem.dir=${join(dir, 'bucket')}`]),
+          ...common,
+          '-querier.query-store-after=0s',
+        ],
       });
       storeOnly.start();
       await storeOnly.waitReady();
@@ -141,11 +146,15 @@ for (const backend of backends) {
 
     async function assertReadsEverything(url: string, what: string): Promise<void> {
       const want = expectedRaw();
-      await waitFor(what, async () => {
-        const got = await readRaw(url);
-        assert.deepEqual(got, want, what);
-        return true;
-      }, 30_000).catch(async (err) => {
+      await waitFor(
+        what,
+        async () => {
+          const got = await readRaw(url);
+          assert.deepEqual(got, want, what);
+          return true;
+        },
+        30_000,
+      ).catch(async (err) => {
         assert.deepEqual(await readRaw(url), want, `${what}: ${(err as Error).message}`);
       });
     }
@@ -191,7 +200,11 @@ for (const backend of backends) {
         for (const [instance, want] of pushed) {
           const got = dump.get(`{__name__="${METRIC}", instance="${instance}", job="blocks"}`);
           assert.ok(got, `${instance} missing from the dump`);
-          assert.deepEqual(got.map(([t]) => t), [...want.keys()], `${instance}: timestamps`);
+          assert.deepEqual(
+            got.map(([t]) => t),
+            [...want.keys()],
+            `${instance}: timestamps`,
+          );
           got.forEach(([t, v]) => {
             const w = want.get(t) as number;
             assert.ok(Number.isNaN(w) ? Number.isNaN(v) : v === w, `${instance} @${t}: dumped ${v}, pushed ${w}`);
@@ -235,21 +248,29 @@ for (const backend of backends) {
       c.opts.args.push('-compactor.first-level-compaction-wait-period=0s');
       c.start();
       await c.waitReady();
-      const live = await waitFor('one block per range in the bucket index', async () => {
-        const idx = await readBucketIndex(bucket, TENANT);
-        if (!idx) return undefined;
-        const marked = new Set(idx.block_deletion_marks.map((m) => m.block_id));
-        const blocks = idx.blocks.filter((b) => !marked.has(b.block_id)).sort((x, y) => x.min_time - y.min_time);
-        for (let i = 1; i < blocks.length; i++) if (blocks[i].min_time < blocks[i - 1].max_time) return undefined;
-        return blocks.some((b) => (b.compaction_level ?? 1) >= 3) ? blocks : undefined;
-      }, 120_000);
+      const live = await waitFor(
+        'one block per range in the bucket index',
+        async () => {
+          const idx = await readBucketIndex(bucket, TENANT);
+          if (!idx) return undefined;
+          const marked = new Set(idx.block_deletion_marks.map((m) => m.block_id));
+          const blocks = idx.blocks.filter((b) => !marked.has(b.block_id)).sort((x, y) => x.min_time - y.min_time);
+          for (let i = 1; i < blocks.length; i++) if (blocks[i].min_time < blocks[i - 1].max_time) return undefined;
+          return blocks.some((b) => (b.compaction_level ?? 1) >= 3) ? blocks : undefined;
+        },
+        120_000,
+      );
       const out = await mkdtemp(join(tmpdir(), 'strata-promtool-compacted-'));
       try {
         const keep = new Set(live.map((b) => b.block_id));
         await copyTenantBlocks(bucket, TENANT, out, (u) => keep.has(u));
         const listed = parseList(await promtool('tsdb', 'list', out));
         const total = [...pushed.values()].reduce((a, m) => a + m.size, 0);
-        assert.equal(listed.reduce((a, b) => a + b.samples, 0), total, 'compacted blocks hold every sample exactly once');
+        assert.equal(
+          listed.reduce((a, b) => a + b.samples, 0),
+          total,
+          'compacted blocks hold every sample exactly once',
+        );
         const dump = parseDump(await promtool('tsdb', 'dump', `--min-time=${T0}`, `--max-time=${nextT}`, out));
         for (const [instance, want] of pushed) {
           const got = dump.get(`{__name__="${METRIC}", instance="${instance}", job="blocks"}`)!;

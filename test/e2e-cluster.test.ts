@@ -66,12 +66,17 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
     const times = [...acked.values()].flatMap((m) => [...m.keys()]);
     const start = Math.min(...times);
     const end = Math.max(...times);
-    const res = await api<{ resultType: string; result: MatrixSeries[] }>(cluster.querierUrl, '/prometheus/api/v1/query_range', {
-      query: 'e2e_metric',
-      start: String(start / 1000),
-      end: String(end / 1000),
-      step: `${INTERVAL / 1000}s`,
-    }, { headers: TENANT });
+    const res = await api<{ resultType: string; result: MatrixSeries[] }>(
+      cluster.querierUrl,
+      '/prometheus/api/v1/query_range',
+      {
+        query: 'e2e_metric',
+        start: String(start / 1000),
+        end: String(end / 1000),
+        step: `${INTERVAL / 1000}s`,
+      },
+      { headers: TENANT },
+    );
     assert.equal(res.httpStatus, 200, `${what}: ${res.error}`);
     assert.equal(res.data.result.length, acked.size, `${what}: series count`);
     for (const s of res.data.result) {
@@ -86,25 +91,43 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
     await pushAndRecord(0, 10);
     await waitForSeries(cluster.querierUrl, 100);
     await assertEverySampleReadable('after first push');
-    const count = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/prometheus/api/v1/query', {
-      query: 'count(e2e_metric)',
-      time: String((T0 + 9 * INTERVAL + 7_500) / 1000),
-    }, { headers: TENANT });
+    const count = await api<{ result: VectorSample[] }>(
+      cluster.querierUrl,
+      '/prometheus/api/v1/query',
+      {
+        query: 'count(e2e_metric)',
+        time: String((T0 + 9 * INTERVAL + 7_500) / 1000),
+      },
+      { headers: TENANT },
+    );
     assert.equal(count.httpStatus, 200, count.error);
-    assert.deepEqual(count.data.result.map((r) => r.value[1]), ['100']);
-    const byJob = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/api/v1/query', {
-      query: 'sum by (job) (e2e_metric)',
-      time: String((T0 + 9 * INTERVAL + 1) / 1000),
-    }, { method: 'POST', headers: TENANT });
+    assert.deepEqual(
+      count.data.result.map((r) => r.value[1]),
+      ['100'],
+    );
+    const byJob = await api<{ result: VectorSample[] }>(
+      cluster.querierUrl,
+      '/api/v1/query',
+      {
+        query: 'sum by (job) (e2e_metric)',
+        time: String((T0 + 9 * INTERVAL + 1) / 1000),
+      },
+      { method: 'POST', headers: TENANT },
+    );
     assert.equal(byJob.httpStatus, 200, byJob.error);
     const want = Array.from({ length: 100 }, (_, s) => s * 10_000 + 9).reduce((a, b) => a + b, 0);
     assert.deepEqual(byJob.data.result, [{ metric: { job: 'e2e' }, value: [(T0 + 9 * INTERVAL + 1) / 1000, String(want)] }]);
   });
 
   test('tenants are isolated and a missing tenant is 401 on push and query', async () => {
-    const other = await api<VectorSample[]>(cluster.querierUrl, '/prometheus/api/v1/series', { 'match[]': 'e2e_metric' }, {
-      headers: { 'X-Scope-OrgID': 'someone-else' },
-    });
+    const other = await api<VectorSample[]>(
+      cluster.querierUrl,
+      '/prometheus/api/v1/series',
+      { 'match[]': 'e2e_metric' },
+      {
+        headers: { 'X-Scope-OrgID': 'someone-else' },
+      },
+    );
     assert.equal(other.httpStatus, 200);
     assert.deepEqual(other.data, []);
     const noTenantQuery = await api(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'e2e_metric' });
@@ -119,8 +142,23 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
     const cases: [string, Uint8Array, RegExp][] = [
       ['bad snappy', Buffer.from('definitely not snappy'), /snappy/i],
       ['bad protobuf', compressBody(Buffer.from([0x0a, 0x7f, 0x01])), /protobuf/i],
-      ['duplicate labels', body([['__name__', 'm'], ['a', '1'], ['a', '2']]), /duplicate/i],
-      ['empty label name', body([['__name__', 'm'], ['', 'v']]), /label/i],
+      [
+        'duplicate labels',
+        body([
+          ['__name__', 'm'],
+          ['a', '1'],
+          ['a', '2'],
+        ]),
+        /duplicate/i,
+      ],
+      [
+        'empty label name',
+        body([
+          ['__name__', 'm'],
+          ['', 'v'],
+        ]),
+        /label/i,
+      ],
       ['missing metric name', body([['job', 'x']]), /metric name/i],
       ['invalid metric name', body([['__name__', '1bad']]), /metric name/i],
     ];
@@ -133,7 +171,15 @@ describe('cluster e2e: distributor → Kafka → two zones → querier', { timeo
     const res = await pushRaw(url, Buffer.from('x'), { ...TENANT, 'content-type': 'application/json' });
     assert.equal(res.status, 415, `wrong content type: ${res.body}`);
     // Unsorted label names are sorted and stored, as Prometheus does.
-    const unsorted = await pushRaw(url, body([['job', 'x'], ['__name__', 'e2e_unsorted'], ['instance', 'i']]), TENANT);
+    const unsorted = await pushRaw(
+      url,
+      body([
+        ['job', 'x'],
+        ['__name__', 'e2e_unsorted'],
+        ['instance', 'i'],
+      ]),
+      TENANT,
+    );
     assert.equal(unsorted.status, 200, unsorted.body);
     await waitUntil(async () => {
       const r = await api<Record<string, string>[]>(cluster.querierUrl, '/prometheus/api/v1/series', { 'match[]': 'e2e_unsorted' }, { headers: TENANT });

@@ -40,7 +40,12 @@ test('an import that closes a cycle is an error, type-only imports included', ()
         // memory-series.ts imports chunk-encoding.ts: the way back is one step.
         filename: at('libs/tsdb/src/chunkenc/chunk-encoding.ts'),
         code: "import type { MemorySeries } from '../head/memory-series.ts';",
-        errors: [{ messageId: 'cycle', data: { path: 'libs/tsdb/src/chunkenc/chunk-encoding.ts → libs/tsdb/src/head/memory-series.ts → libs/tsdb/src/chunkenc/chunk-encoding.ts' } }],
+        errors: [
+          {
+            messageId: 'cycle',
+            data: { path: 'libs/tsdb/src/chunkenc/chunk-encoding.ts → libs/tsdb/src/head/memory-series.ts → libs/tsdb/src/chunkenc/chunk-encoding.ts' },
+          },
+        ],
       },
       {
         // Through a lib's public surface: @strata/runtime's Strata imports @strata/ingester's types.

@@ -35,7 +35,11 @@ test('the rule passes a function of 80 lines and fails one of 81', async () => {
   const rule = await lengthRule('libs/tsdb/src/chunkenc/xor-chunk.ts');
   const linter = new Linter({ configType: 'flat' });
   const lint = (code: string) =>
-    linter.verify(code, [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, rules: { 'max-lines-per-function': rule as Linter.RuleEntry } }], 'f.ts');
+    linter.verify(
+      code,
+      [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, rules: { 'max-lines-per-function': rule as Linter.RuleEntry } }],
+      'f.ts',
+    );
   assert.deepEqual(lint(functionOf(80)), []);
   const errors = lint(functionOf(81));
   assert.equal(errors.length, 1);

@@ -49,7 +49,7 @@ describe('write-path fuzz against a real distributor and Kafka', { timeout: 600_
   });
 
   test(`${REQUESTS} mutated RW 1.0, RW 2.0 and OTLP requests: 2xx or 4xx with a one-line reason, process up, memory bounded`, async () => {
-    const seed = Number(process.env.STRATA_FUZZ_SEED ?? (Date.now() % 2 ** 31));
+    const seed = Number(process.env.STRATA_FUZZ_SEED ?? Date.now() % 2 ** 31);
     console.log(`fuzz seed ${seed} (replay: STRATA_FUZZ_SEED=${seed} node scripts/test.mjs test/fuzz-push.test.ts)`);
     const rng = new Rng(seed);
     const corpus = new FuzzCorpus(Date.now());

@@ -59,7 +59,13 @@ describe('partition ring and HA tracker in Redis (multi-process)', { timeout: 60
     };
     assert.equal(ring.source, 'kv');
     assert.equal(ring.kv, `redis ${cluster.redis!.endpoint}`);
-    assert.deepEqual(ring.partitions.map((p) => [p.id, p.state]), [[0, 'ACTIVE'], [1, 'ACTIVE']]);
+    assert.deepEqual(
+      ring.partitions.map((p) => [p.id, p.state]),
+      [
+        [0, 'ACTIVE'],
+        [1, 'ACTIVE'],
+      ],
+    );
     assert.deepEqual(ring.write_partitions, [0, 1]);
     for (const p of ring.partitions) {
       assert.equal(p.owners.length, 1);
@@ -164,7 +170,12 @@ describe('partition ring and HA tracker in Redis (multi-process)', { timeout: 60
     assert.match(third.body, /tenant "team-max" already has the maximum of 2 HA clusters and "ap" would be one more \(err-strata-too-many-ha-clusters\)/);
     assert.equal((await push(cluster.distributorUrl, series('eu', 4), headers)).status, 200, 'a known cluster still passes');
     const stored = await waitFor('eu and us stored', async () => {
-      const r = await api<{ result: MatrixSeries[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'ha_max_metric[10m]', time: String(Date.now() / 1000) }, { headers });
+      const r = await api<{ result: MatrixSeries[] }>(
+        cluster.querierUrl,
+        '/prometheus/api/v1/query',
+        { query: 'ha_max_metric[10m]', time: String(Date.now() / 1000) },
+        { headers },
+      );
       return r.data.result.length === 2 && r.data.result.every((x) => x.values.length === (x.metric.cluster === 'eu' ? 2 : 1)) ? r : undefined;
     });
     assert.deepEqual(stored.data.result.map((x) => x.metric.cluster).sort(), ['eu', 'us'], 'nothing of "ap" stored');
@@ -191,7 +202,15 @@ describe('partition ring and HA tracker in Redis (multi-process)', { timeout: 60
         samples: [{ value: 1, timestamp: t }],
       },
     ];
-    const plain = (t: number, v: number) => [{ labels: [{ name: '__name__', value: 'plain_metric' }, { name: 'job', value: 'x' }], samples: [{ value: v, timestamp: t }] }];
+    const plain = (t: number, v: number) => [
+      {
+        labels: [
+          { name: '__name__', value: 'plain_metric' },
+          { name: 'job', value: 'x' },
+        ],
+        samples: [{ value: v, timestamp: t }],
+      },
+    ];
     const t0 = Date.now() - 30_000;
     assert.equal((await push(cluster.distributorUrl, ha('r1', t0), TENANT)).status, 200);
 
@@ -219,10 +238,19 @@ describe('partition ring and HA tracker in Redis (multi-process)', { timeout: 60
     await redis.restart();
     // Ingesters re-register within a heartbeat; the distributor reads the ring again.
     await cluster.waitPartitionsActive(2, 30_000);
-    await waitFor('HA pushes accepted again', async () => ((await push(cluster.distributorUrl, ha('r2', t0 + 2000), TENANT)).status === 200 ? true : undefined), 30_000);
+    await waitFor(
+      'HA pushes accepted again',
+      async () => ((await push(cluster.distributorUrl, ha('r2', t0 + 2000), TENANT)).status === 200 ? true : undefined),
+      30_000,
+    );
     assert.equal((await push(cluster.distributorUrl, plain(t0 + 1000, 2), TENANT)).status, 200);
     await waitFor('the plain series readable', async () => {
-      const res = await api<{ result: MatrixSeries[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'plain_metric[10m]', time: String(Date.now() / 1000) }, { headers: TENANT });
+      const res = await api<{ result: MatrixSeries[] }>(
+        cluster.querierUrl,
+        '/prometheus/api/v1/query',
+        { query: 'plain_metric[10m]', time: String(Date.now() / 1000) },
+        { headers: TENANT },
+      );
       return res.httpStatus === 200 && res.data.result[0]?.values.length === 2 ? true : undefined;
     });
   });

@@ -82,7 +82,12 @@ function data(): { labels: Labels; samples: { t: number; h: NativeHistogram }[];
         zeroCount: n,
         count: n + pb.reduce((x, y) => x + y, 0),
         sum: n * 1.5 + i / 7,
-        positiveSpans: wide ? [{ offset: -1, length: 3 }, { offset: 2, length: 1 }] : [{ offset: -1, length: 3 }],
+        positiveSpans: wide
+          ? [
+              { offset: -1, length: 3 },
+              { offset: 2, length: 1 },
+            ]
+          : [{ offset: -1, length: 3 }],
         negativeSpans: [],
         positiveBuckets: pb,
         negativeBuckets: [],
@@ -102,7 +107,10 @@ function data(): { labels: Labels; samples: { t: number; h: NativeHistogram }[];
         zeroCount: 0,
         count: pos.concat(neg).reduce((x, y) => x + y, 0),
         sum: -3.25 * i,
-        positiveSpans: [{ offset: 10, length: 2 }, { offset: 5, length: 2 }],
+        positiveSpans: [
+          { offset: 10, length: 2 },
+          { offset: 5, length: 2 },
+        ],
         negativeSpans: [{ offset: -3, length: 2 }],
         positiveBuckets: pos,
         negativeBuckets: neg,
@@ -130,9 +138,28 @@ function data(): { labels: Labels; samples: { t: number; h: NativeHistogram }[];
     });
   }
   return [
-    { labels: [{ name: '__name__', value: 'latency_seconds' }, { name: 'job', value: 'a' }], samples: a },
-    { labels: [{ name: '__name__', value: 'latency_seconds' }, { name: 'job', value: 'b' }], samples: b },
-    { labels: [{ name: '__name__', value: 'latency_seconds' }, { name: 'job', value: 'c' }], samples: c, ooo: true },
+    {
+      labels: [
+        { name: '__name__', value: 'latency_seconds' },
+        { name: 'job', value: 'a' },
+      ],
+      samples: a,
+    },
+    {
+      labels: [
+        { name: '__name__', value: 'latency_seconds' },
+        { name: 'job', value: 'b' },
+      ],
+      samples: b,
+    },
+    {
+      labels: [
+        { name: '__name__', value: 'latency_seconds' },
+        { name: 'job', value: 'c' },
+      ],
+      samples: c,
+      ooo: true,
+    },
   ];
 }
 
@@ -152,7 +179,8 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
     const head = new Head({ chunkRangeMs: H2, outOfOrderTimeWindowMs: () => H2 });
     const st = emptyAppendStats();
     const input = data();
-    const append = (s: (typeof input)[number], i: number) => head.appendHistograms(s.labels, [{ timestamp: s.samples[i].t, histogram: s.samples[i].h, float: false }], st);
+    const append = (s: (typeof input)[number], i: number) =>
+      head.appendHistograms(s.labels, [{ timestamp: s.samples[i].t, histogram: s.samples[i].h, float: false }], st);
     // In time order across series: the head refuses in-order samples more than half a block range behind its newest.
     for (let i = 0; i < 300; i++) {
       for (const s of input) if (i < s.samples.length && !(s.ooo && i % 2 === 1)) append(s, i);
@@ -176,14 +204,24 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
     assert.equal(dumped.length, 570, 'promtool 3 dumps every histogram sample');
     for (const s of input) {
       const mine = dumped.filter((d) => d.labels.includes(`job="${s.labels[1].value}"`));
-      assert.deepEqual(mine.map((d) => d.timestamp), s.samples.map((x) => x.t), `job=${s.labels[1].value}: timestamps`);
+      assert.deepEqual(
+        mine.map((d) => d.timestamp),
+        s.samples.map((x) => x.t),
+        `job=${s.labels[1].value}: timestamps`,
+      );
       mine.forEach((d, i) => {
         const want = s.samples[i].h;
         assert.equal(d.count, want.count, `dump job=${s.labels[1].value} sample ${i} count`);
         assert.ok(close(d.sum, want.sum), `dump job=${s.labels[1].value} sample ${i} sum ${d.sum} vs ${want.sum}`);
         const wantBuckets = expectedBuckets(want);
-        assert.equal(d.buckets.length, wantBuckets.length, `dump job=${s.labels[1].value} sample ${i}: ${JSON.stringify(d.buckets)} vs ${JSON.stringify(wantBuckets)}`);
-        d.buckets.forEach((b, k) => assert.ok(close(b.lower, wantBuckets[k].lower) && close(b.upper, wantBuckets[k].upper) && b.count === wantBuckets[k].count, `dump bucket ${k}`));
+        assert.equal(
+          d.buckets.length,
+          wantBuckets.length,
+          `dump job=${s.labels[1].value} sample ${i}: ${JSON.stringify(d.buckets)} vs ${JSON.stringify(wantBuckets)}`,
+        );
+        d.buckets.forEach((b, k) =>
+          assert.ok(close(b.lower, wantBuckets[k].lower) && close(b.upper, wantBuckets[k].upper) && b.count === wantBuckets[k].count, `dump bucket ${k}`),
+        );
       });
     }
 
@@ -206,7 +244,10 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
     );
     const at = (T0 + 300 * STEP) / 1000;
     const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent('latency_seconds[2h]')}&time=${at}`);
-    const body = (await res.json()) as { status: string; data: { result: { metric: Record<string, string>; histograms?: [number, PromHistogram][]; values?: unknown[] }[] } };
+    const body = (await res.json()) as {
+      status: string;
+      data: { result: { metric: Record<string, string>; histograms?: [number, PromHistogram][]; values?: unknown[] }[] };
+    };
     assert.equal(body.status, 'success', JSON.stringify(body));
     assert.equal(body.data.result.length, 3);
     for (const s of input) {
@@ -228,7 +269,10 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
         assert.equal(buckets.length, wantBuckets.length, `job=${job} sample ${i}: ${JSON.stringify(buckets)} vs ${JSON.stringify(wantBuckets)}`);
         buckets.forEach((b, k) => {
           const w = wantBuckets[k];
-          assert.ok(close(b.lower, w.lower) && close(b.upper, w.upper) && b.count === w.count, `job=${job} sample ${i} bucket ${k}: ${JSON.stringify(b)} vs ${JSON.stringify(w)}`);
+          assert.ok(
+            close(b.lower, w.lower) && close(b.upper, w.upper) && b.count === w.count,
+            `job=${job} sample ${i} bucket ${k}: ${JSON.stringify(b)} vs ${JSON.stringify(w)}`,
+          );
         });
       });
     }
@@ -246,4 +290,3 @@ test('Prometheus (promtool 2.42 and 3, a 2.42 server) reads native histogram blo
     await rm(dir, { recursive: true, force: true });
   }
 });
-

@@ -141,9 +141,7 @@ const STRATA_ENV = new Set(['STRATA_LOG_LEVEL', ...Object.keys(strataConfigShape
 
 /** Kubernetes' $(VAR) expansion of args from the container's env ($$ escapes). */
 function expand(arg: string, env: Record<string, string>): string {
-  return arg.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name: string | undefined) =>
-    name === undefined ? '$' : (env[name] ?? all),
-  );
+  return arg.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name: string | undefined) => (name === undefined ? '$' : (env[name] ?? all)));
 }
 
 /** Every rendered Secret's decoded data, by name (kustomize's generated names are content hashes). */
@@ -174,7 +172,10 @@ function strataConfig(c: Container, podName: string): { app: string; config: Rec
   const env = containerEnv(c, podName);
   const args = (c.args ?? []).map((a) => expand(a, env));
   for (const a of args) assert.doesNotMatch(a, /\$\(/, `container ${c.name}: ${a} refers to a variable the container does not set`);
-  assert.ok(args.some((a) => a.startsWith('-target=')), `container ${c.name}: name the module with -target= (the image runs the one binary)`);
+  assert.ok(
+    args.some((a) => a.startsWith('-target=')),
+    `container ${c.name}: name the module with -target= (the image runs the one binary)`,
+  );
   try {
     const { config, targets } = parseConfig(parseFlags(args, env));
     resolveModules(MODULES, targets);
@@ -333,9 +334,22 @@ describe('k8s manifests', () => {
         for (const { owner: w, container: c } of found) {
           const where = `${w.kind}/${w.metadata.name} container ${c.name}`;
           const env = containerEnv(c, `${w.metadata.name}-0`);
-          assert.equal(env.NODE_OPTIONS?.includes('max-old-space-size'), undefined, `${where}: the heap comes from the budget, not a fixed --max-old-space-size`);
-          const { budget } = parseConfig(parseFlags((c.args ?? []).map((a) => expand(a, env)), env));
-          assert.deepEqual(budget, { bytes: parseByteSize(c.resources!.limits!.memory), source: 'flag' }, `${where}: STRATA_SERVER_MEMORY_LIMIT from limits.memory`);
+          assert.equal(
+            env.NODE_OPTIONS?.includes('max-old-space-size'),
+            undefined,
+            `${where}: the heap comes from the budget, not a fixed --max-old-space-size`,
+          );
+          const { budget } = parseConfig(
+            parseFlags(
+              (c.args ?? []).map((a) => expand(a, env)),
+              env,
+            ),
+          );
+          assert.deepEqual(
+            budget,
+            { bytes: parseByteSize(c.resources!.limits!.memory), source: 'flag' },
+            `${where}: STRATA_SERVER_MEMORY_LIMIT from limits.memory`,
+          );
           assert.equal(heapSizeMiB(budget), Math.floor((budget.bytes * 0.75) / 2 ** 20), `${where}: heap`);
         }
       });
@@ -398,13 +412,20 @@ describe('k8s manifests', () => {
         const kafka = kafkaBrokers(objs());
         const brokerMax = Number(envOf(kafka.container, 'KAFKA_MESSAGE_MAX_BYTES'));
         assert.ok(Number(envOf(job, 'MAX_MESSAGE_BYTES')) <= brokerMax, "the topic's max.message.bytes fits the broker's");
-        const services = new Map(objs().filter((o) => o.kind === 'Service').map((s) => [s.metadata.name, s]));
+        const services = new Map(
+          objs()
+            .filter((o) => o.kind === 'Service')
+            .map((s) => [s.metadata.name, s]),
+        );
         const checkAddress = (where: string, list: string) => {
           for (const address of list.split(',')) {
             const [host, port] = address.trim().split(':');
             const svc = services.get(host.split('.').pop()!) ?? services.get(host);
             assert.ok(svc, `${where}: ${address} names no Service`);
-            assert.ok((svc.spec.ports as { port: number }[]).some((p) => p.port === Number(port)), `${where}: Service ${host} has no port ${port}`);
+            assert.ok(
+              (svc.spec.ports as { port: number }[]).some((p) => p.port === Number(port)),
+              `${where}: Service ${host} has no port ${port}`,
+            );
             assert.ok(matches(svc.spec.selector, template(find(objs(), 'StatefulSet', 'kafka')).metadata.labels), `${where}: ${host} is not Kafka`);
           }
         };
@@ -429,7 +450,11 @@ describe('k8s manifests', () => {
       });
 
       test('every Kafka address and Redis endpoint in a flag names a Service port backed by a pod', () => {
-        const services = new Map(objs().filter((o) => o.kind === 'Service').map((s) => [s.metadata.name, s]));
+        const services = new Map(
+          objs()
+            .filter((o) => o.kind === 'Service')
+            .map((s) => [s.metadata.name, s]),
+        );
         let checked = 0;
         for (const { owner, container } of strataContainers(objs())) {
           const { app, config } = strataConfig(container, firstPodName(owner));
@@ -493,7 +518,7 @@ describe('k8s manifests', () => {
         }
       });
 
-      test('what a Strata container writes is on a volume (the image\'s /app is read-only and root\'s)', () => {
+      test("what a Strata container writes is on a volume (the image's /app is read-only and root's)", () => {
         for (const { owner, container } of strataContainers(objs())) {
           const { app, config } = strataConfig(container, firstPodName(owner));
           const where = `${owner.metadata.name} (${app})`;
@@ -509,7 +534,7 @@ describe('k8s manifests', () => {
         }
       });
 
-      test('no workload an HPA scales sets replicas (each apply would reset the HPA\'s count)', () => {
+      test("no workload an HPA scales sets replicas (each apply would reset the HPA's count)", () => {
         for (const hpa of objs().filter((o) => o.kind === 'HorizontalPodAutoscaler')) {
           const target = find(objs(), hpa.spec.scaleTargetRef.kind, hpa.spec.scaleTargetRef.name);
           assert.equal(target.spec.replicas, undefined, `${target.kind}/${target.metadata.name} sets replicas`);
@@ -517,7 +542,11 @@ describe('k8s manifests', () => {
       });
 
       test('namespaced objects live in one namespace', () => {
-        const namespaces = new Set(objs().filter((o) => o.kind !== 'Namespace').map((o) => o.metadata.namespace));
+        const namespaces = new Set(
+          objs()
+            .filter((o) => o.kind !== 'Namespace')
+            .map((o) => o.metadata.namespace),
+        );
         assert.equal(namespaces.size, 1, `namespaces: ${[...namespaces].join(', ')}`);
       });
     });
@@ -540,7 +569,12 @@ describe('k8s manifests', () => {
       assert.equal(kafka.replicas, 3);
       assert.equal(envOf(topicJob(objs()), 'REPLICATION_FACTOR'), '3');
       assert.equal(envOf(topicJob(objs()), 'MIN_INSYNC_REPLICAS'), '2');
-      assert.ok(objs().some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector.matchLabels, template(find(objs(), 'StatefulSet', 'kafka')).metadata.labels)), 'a PDB covers Kafka');
+      assert.ok(
+        objs().some(
+          (o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector.matchLabels, template(find(objs(), 'StatefulSet', 'kafka')).metadata.labels),
+        ),
+        'a PDB covers Kafka',
+      );
     });
 
     test('the distributor scales with an HPA on CPU', () => {
@@ -593,7 +627,9 @@ describe('k8s manifests', () => {
         const ownLabels = template(ss).metadata.labels;
         const anti = template(ss).spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
         assert.ok(
-          anti.some((t) => t.topologyKey === ZONE_LABEL && matches(t.labelSelector.matchLabels, otherLabels) && !matches(t.labelSelector.matchLabels, ownLabels)),
+          anti.some(
+            (t) => t.topologyKey === ZONE_LABEL && matches(t.labelSelector.matchLabels, otherLabels) && !matches(t.labelSelector.matchLabels, ownLabels),
+          ),
           `zone ${zone}: required anti-affinity on ${ZONE_LABEL} against zone ${other}`,
         );
         assert.equal(ss.spec.updateStrategy?.type, 'OnDelete', `zone ${zone}: RollingUpdate would restart partition n in both zones at once`);
@@ -613,10 +649,17 @@ describe('k8s manifests', () => {
       for (const [zone, ss] of zoneSets()) {
         const c = template(ss).spec.containers[0];
         const { config } = strataConfig(c, `${ss.metadata.name}-0`);
-        const claims = (ss.spec.volumeClaimTemplates as { metadata: { name: string } }[] | undefined ?? []).map((t) => t.metadata.name);
+        const claims = ((ss.spec.volumeClaimTemplates as { metadata: { name: string } }[] | undefined) ?? []).map((t) => t.metadata.name);
         const mount = c.volumeMounts?.find((m) => (config['blocks-storage.tsdb.dir'] as string).startsWith(`${m.mountPath}/`));
-        assert.ok(mount && claims.includes(mount.name), `zone ${zone}: ${config['blocks-storage.tsdb.dir']} is on a volumeClaimTemplate (${claims.join(', ')})`);
-        assert.equal(template(ss).spec.securityContext?.fsGroup, template(ss).spec.securityContext?.runAsUser === undefined ? undefined : 1000, `zone ${zone}: fsGroup makes the volume writable`);
+        assert.ok(
+          mount && claims.includes(mount.name),
+          `zone ${zone}: ${config['blocks-storage.tsdb.dir']} is on a volumeClaimTemplate (${claims.join(', ')})`,
+        );
+        assert.equal(
+          template(ss).spec.securityContext?.fsGroup,
+          template(ss).spec.securityContext?.runAsUser === undefined ? undefined : 1000,
+          `zone ${zone}: fsGroup makes the volume writable`,
+        );
       }
     });
 
@@ -628,7 +671,10 @@ describe('k8s manifests', () => {
         assert.equal(config['blocks-storage.backend'], 's3', `${owner.metadata.name}: -blocks-storage.backend=s3`);
         const bucket = ['endpoint', 'bucket-name', 'region', 'access-key-id', 'insecure'].map((k) => String(config[`blocks-storage.s3.${k}`])).join(' ');
         seen.set(app, bucket);
-        assert.ok(container.envFrom?.some((f) => f.secretRef), `${owner.metadata.name}: bucket settings from a Secret`);
+        assert.ok(
+          container.envFrom?.some((f) => f.secretRef),
+          `${owner.metadata.name}: bucket settings from a Secret`,
+        );
       }
       assert.deepEqual([...seen.keys()].sort(), ['compactor', 'ingester', 'querier', 'ruler']);
       assert.equal(new Set(seen.values()).size, 1, `one bucket: ${[...seen].join('; ')}`);
@@ -649,10 +695,13 @@ describe('k8s manifests', () => {
       assert.equal(new Set(racks).size, ss.spec.replicas, 'a rack per broker');
       assert.equal(template(ss).spec.enableServiceLinks, false, 'KAFKA_PORT and friends would become broker properties');
       const spread = ss.spec.template.spec.topologySpreadConstraints as { topologyKey: string; whenUnsatisfiable: string; maxSkew: number }[];
-      assert.ok(spread.some((t) => t.topologyKey === ZONE_LABEL && t.whenUnsatisfiable === 'DoNotSchedule' && t.maxSkew === 1), 'one broker per zone');
+      assert.ok(
+        spread.some((t) => t.topologyKey === ZONE_LABEL && t.whenUnsatisfiable === 'DoNotSchedule' && t.maxSkew === 1),
+        'one broker per zone',
+      );
     });
 
-    test("the querier names every ingester pod at its stable DNS name and gRPC port", () => {
+    test('the querier names every ingester pod at its stable DNS name and gRPC port', () => {
       const sets = zoneSets();
       const querier = template(find(objs(), 'Deployment', 'querier')).spec.containers[0];
       const { config } = strataConfig(querier, 'querier-0');
@@ -677,7 +726,11 @@ describe('k8s manifests', () => {
         assert.equal(config['ring.store'], 'redis', `${owner.metadata.name} (${app}): -ring.store=redis`);
         endpoints.add(config['ring.redis.endpoint'] as string);
         if (config['query-frontend.results-cache.redis.endpoint'] !== '') {
-          assert.notEqual(config['ring.redis.endpoint'], config['query-frontend.results-cache.redis.endpoint'], 'the ring is not in the evicting results cache');
+          assert.notEqual(
+            config['ring.redis.endpoint'],
+            config['query-frontend.results-cache.redis.endpoint'],
+            'the ring is not in the evicting results cache',
+          );
         }
       }
       assert.equal(endpoints.size, 1, `one ring KV for all: ${[...endpoints].join(', ')}`);
@@ -685,7 +738,11 @@ describe('k8s manifests', () => {
       const svc = find(objs(), 'Service', host);
       const kv = workloads(objs()).find((w) => matches(svc.spec.selector, template(w).metadata.labels))!;
       const args = template(kv).spec.containers[0].args ?? [];
-      assert.equal(args[args.indexOf('--maxmemory-policy') + 1], 'noeviction', `${kv.metadata.name}: an evicted ring key would leave distributors without a ring`);
+      assert.equal(
+        args[args.indexOf('--maxmemory-policy') + 1],
+        'noeviction',
+        `${kv.metadata.name}: an evicted ring key would leave distributors without a ring`,
+      );
     });
 
     test('distributors and ingesters read per-tenant limits from the runtime overrides ConfigMap', () => {
@@ -713,14 +770,17 @@ describe('k8s manifests', () => {
 
     test('two rulers: -target=ruler sharding groups in the ring KV by pod name, output to the distributor Service, one shared bucket', () => {
       const ruler = find(objs(), 'Deployment', 'ruler');
-      assert.equal(ruler.spec.replicas, 2, 'two rulers: a dead one\'s groups move to the other');
+      assert.equal(ruler.spec.replicas, 2, "two rulers: a dead one's groups move to the other");
       const c = template(ruler).spec.containers[0];
       const pods = ['ruler-abcde', 'ruler-fghij'].map((pod) => strataConfig(c, pod));
       for (const { app } of pods) assert.equal(app, 'ruler');
       const [a, b] = pods.map((p) => p.config);
       assert.notEqual(a['ruler.ring.instance-id'], b['ruler.ring.instance-id'], 'each pod its own ruler-ring entry (the pod name)');
       assert.equal(a['ring.store'], 'redis', 'the ruler ring is in the shared ring KV');
-      assert.ok((a['ruler.ring.heartbeat-timeout'] as number) > 2 * (a['ruler.ring.heartbeat-period'] as number), 'a missed heartbeat or two does not move groups');
+      assert.ok(
+        (a['ruler.ring.heartbeat-timeout'] as number) > 2 * (a['ruler.ring.heartbeat-period'] as number),
+        'a missed heartbeat or two does not move groups',
+      );
       // Rule output through the distributors: a Service port backed by the distributor pods.
       const push = new URL(a['ruler.push-url'] as string);
       assert.equal(push.pathname, '/api/v1/push');
@@ -729,19 +789,30 @@ describe('k8s manifests', () => {
       assert.ok(port, `Service ${push.hostname} has port ${push.port}`);
       const distributor = find(objs(), 'Deployment', 'distributor');
       assert.ok(matches(svc.spec.selector, template(distributor).metadata.labels), `Service ${push.hostname} selects the distributors`);
-      assert.equal(strataConfig(template(distributor).spec.containers[0], 'distributor-abcde').config['server.http-listen-port'], containerPort(template(distributor).spec.containers[0], port.targetPort as string), 'the push URL reaches the distributor\'s HTTP port');
+      assert.equal(
+        strataConfig(template(distributor).spec.containers[0], 'distributor-abcde').config['server.http-listen-port'],
+        containerPort(template(distributor).spec.containers[0], port.targetPort as string),
+        "the push URL reaches the distributor's HTTP port",
+      );
       // Rule groups live in the bucket: every ruler must read the same one (no per-pod filesystem).
       assert.equal(a['blocks-storage.backend'], 's3', 'rulers share an S3 bucket for the rule store');
       assert.ok(a['blocks-storage.s3.bucket-name'] !== '', 'the bucket is named');
       // The in-process querier finds every ingester, like the querier Deployment.
       const querier = strataConfig(template(find(objs(), 'Deployment', 'querier')).spec.containers[0], 'querier-abcde').config;
-      assert.equal(a['querier.ingester-addresses'], querier['querier.ingester-addresses'], 'the ruler\'s querier names the same ingesters as the queriers');
-      assert.ok(objs().some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector.matchLabels, template(ruler).metadata.labels)), 'a PDB covers the rulers');
+      assert.equal(a['querier.ingester-addresses'], querier['querier.ingester-addresses'], "the ruler's querier names the same ingesters as the queriers");
+      assert.ok(
+        objs().some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector.matchLabels, template(ruler).metadata.labels)),
+        'a PDB covers the rulers',
+      );
     });
 
     test('ingesters leave the ring before they stop: preStop POSTs /ingester/prepare-shutdown on their HTTP port, a route they serve', async () => {
       // The route as apps/ingester registers it (libs/ring), answering a POST.
-      const http = createHttpServer({ logger: createLogger('k8s-manifests-test', 'silent'), registry: new Registry(), readiness: { notReadyReason: () => undefined } });
+      const http = createHttpServer({
+        logger: createLogger('k8s-manifests-test', 'silent'),
+        registry: new Registry(),
+        readiness: { notReadyReason: () => undefined },
+      });
       const lifecycler = new PartitionInstanceLifecycler({
         kv: new MemoryKv(),
         instanceId: 'ingester-zone-a-0',
@@ -772,7 +843,7 @@ describe('k8s manifests', () => {
           assert.equal(m[2], '/ingester/prepare-shutdown');
           assert.equal((await http.inject({ method: 'POST', url: m[2] })).statusCode, 204, `POST ${m[2]} is served`);
           assert.equal((await http.inject({ method: 'GET', url: m[2] })).body, 'set\n');
-          assert.ok((template(ss).spec.terminationGracePeriodSeconds ?? 30) > 10, 'the grace period outlasts the hook\'s 10s timeout');
+          assert.ok((template(ss).spec.terminationGracePeriodSeconds ?? 30) > 10, "the grace period outlasts the hook's 10s timeout");
         }
       } finally {
         await lifecycler.stop();

@@ -87,34 +87,65 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     const count = (w: string): number => runner.podsOf(w).filter((p) => p.ready).length;
     assert.deepEqual(
       ['kafka', 'distributor', 'ingester-zone-a', 'ingester-zone-b', 'querier', 'compactor', 'redis', 'ring-kv', 's3'].map((w) => [w, count(w)]),
-      [['kafka', 3], ['distributor', 2], ['ingester-zone-a', 2], ['ingester-zone-b', 2], ['querier', 1], ['compactor', 1], ['redis', 1], ['ring-kv', 1], ['s3', 1]],
+      [
+        ['kafka', 3],
+        ['distributor', 2],
+        ['ingester-zone-a', 2],
+        ['ingester-zone-b', 2],
+        ['querier', 1],
+        ['compactor', 1],
+        ['redis', 1],
+        ['ring-kv', 1],
+        ['s3', 1],
+      ],
     );
     assert.equal(runner.podsOf('kafka-create-topic')[0].phase, 'Succeeded');
   });
 
   test('the distributor and the querier read the partition ring from the ring KV: 2 ACTIVE partitions, their owners healthy', async () => {
     for (const url of [distributor, querier]) {
-      await waitFor(`the partition ring at ${url}`, async () => {
-        const page = await scrape(url);
-        const got = [page.sum('strata_partition_ring_stale'), page.sum('strata_partition_ring_partitions', { state: 'ACTIVE' }), page.sum('strata_partition_ring_owners', { health: 'healthy' })];
-        if (got.join() !== '0,2,4') throw new Error(`stale, ACTIVE partitions, healthy owners: ${got.join(', ')}, not 0, 2, 4`);
-        return true;
-      }, 60_000);
+      await waitFor(
+        `the partition ring at ${url}`,
+        async () => {
+          const page = await scrape(url);
+          const got = [
+            page.sum('strata_partition_ring_stale'),
+            page.sum('strata_partition_ring_partitions', { state: 'ACTIVE' }),
+            page.sum('strata_partition_ring_owners', { health: 'healthy' }),
+          ];
+          if (got.join() !== '0,2,4') throw new Error(`stale, ACTIVE partitions, healthy owners: ${got.join(', ')}, not 0, 2, 4`);
+          return true;
+        },
+        60_000,
+      );
     }
   });
 
   test('a real Prometheus remote-writes through the distributor Service and the querier Service answers', async () => {
     const headers = { 'X-Scope-OrgID': 'k8s-prometheus' };
-    const up = await waitFor('up{job="strata"} from Prometheus', async () => {
-      const res = await api<{ result: VectorSample[] }>(querier, '/prometheus/api/v1/query', { query: 'up{job="strata"}' }, { headers });
-      // A scrape can time out on a busy machine (up 0); wait for one where both targets answered.
-      return res.httpStatus === 200 && res.data.result.length === 2 && res.data.result.every((x) => x.value[1] === '1') ? res.data.result : undefined;
-    }, 120_000);
-    assert.deepEqual(up.map((s) => [s.metric.instance, s.value[1]]).sort(), [['distributor:8080', '1'], ['querier:8080', '1']]);
-    assert.ok(up.every((s) => s.metric.cluster === 'pod-runner'), 'external labels kept');
+    const up = await waitFor(
+      'up{job="strata"} from Prometheus',
+      async () => {
+        const res = await api<{ result: VectorSample[] }>(querier, '/prometheus/api/v1/query', { query: 'up{job="strata"}' }, { headers });
+        // A scrape can time out on a busy machine (up 0); wait for one where both targets answered.
+        return res.httpStatus === 200 && res.data.result.length === 2 && res.data.result.every((x) => x.value[1] === '1') ? res.data.result : undefined;
+      },
+      120_000,
+    );
+    assert.deepEqual(up.map((s) => [s.metric.instance, s.value[1]]).sort(), [
+      ['distributor:8080', '1'],
+      ['querier:8080', '1'],
+    ]);
+    assert.ok(
+      up.every((s) => s.metric.cluster === 'pod-runner'),
+      'external labels kept',
+    );
     // Many scrapes arrived, not one: Prometheus keeps remote-writing through the Service.
     const n = await api<{ result: VectorSample[] }>(querier, '/prometheus/api/v1/query', { query: 'count_over_time(up{job="strata"}[5m])' }, { headers });
-    assert.ok(n.data.result.every((x) => Number(x.value[1]) >= 2), JSON.stringify(n.data.result));
+    assert.ok(
+      n.data.result.every((x) => Number(x.value[1]) >= 2),
+      JSON.stringify(n.data.result),
+    );
   });
 
   test('data older than -querier.query-store-after is read from the shared bucket after a flush', async () => {
@@ -132,10 +163,14 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     const before = await readRaw(querier, 'k8s_old[5m]', end, HEADERS);
     assert.equal(before.size, 0, 'nothing in the bucket before the flush: the ingesters are not asked for data this old');
     await flushAll();
-    const got = await waitFor('k8s_old from the bucket', async () => {
-      const m = await readRaw(querier, 'k8s_old[5m]', end, HEADERS);
-      return missing(want, m).length === 0 ? m : undefined;
-    }, 60_000);
+    const got = await waitFor(
+      'k8s_old from the bucket',
+      async () => {
+        const m = await readRaw(querier, 'k8s_old[5m]', end, HEADERS);
+        return missing(want, m).length === 0 ? m : undefined;
+      },
+      60_000,
+    );
     assert.deepEqual(missing(want, got), []);
     // Both zones of each partition shipped, and every ingester's volume keeps what it cut.
     for (const p of ['ingester-zone-a-0', 'ingester-zone-a-1', 'ingester-zone-b-0', 'ingester-zone-b-1']) {
@@ -165,7 +200,11 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     await waitFor('ingester-zone-b-1 restarted and ready', async () => (pod.restarts === 1 && pod.ready ? true : undefined), 180_000);
     assert.notEqual(pod.pid(), pid);
     assert.equal(runner.pod('ingester-zone-b-1'), pod, 'the same pod: the container restarted, the pod was not replaced');
-    assert.deepEqual(blocksOnVolume(pod.name).filter((b) => blocks.includes(b)), blocks, 'the blocks on its volume are still there');
+    assert.deepEqual(
+      blocksOnVolume(pod.name).filter((b) => blocks.includes(b)),
+      blocks,
+      'the blocks on its volume are still there',
+    );
   });
 
   test('zone a then zone b rolled one pod at a time under load: the PDB holds the partner, every acknowledged sample is read back', async (t) => {
@@ -191,7 +230,10 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
       }
     })();
     try {
-      for (const [zone, partner] of [['a', 'b'], ['b', 'a']]) {
+      for (const [zone, partner] of [
+        ['a', 'b'],
+        ['b', 'a'],
+      ]) {
         for (const n of [0, 1]) {
           const name = `ingester-zone-${zone}-${n}`;
           const fresh = await runner.evict(name);
@@ -208,23 +250,28 @@ describe('the production overlay under the pod runner', { timeout: 1_200_000 }, 
     const seconds = (Date.now() - t0) / 1000;
     for (const u of runner.usage()) {
       const b = usageBefore.find((x) => x.pod === u.pod && x.container === u.container);
-      if (b && u.cpuSeconds >= b.cpuSeconds) t.diagnostic(`${u.pod}/${u.container}: ${((u.cpuSeconds - b.cpuSeconds) / seconds).toFixed(3)} CPU under load, ${u.rssMiB.toFixed(0)} MiB RSS`);
+      if (b && u.cpuSeconds >= b.cpuSeconds)
+        t.diagnostic(`${u.pod}/${u.container}: ${((u.cpuSeconds - b.cpuSeconds) / seconds).toFixed(3)} CPU under load, ${u.rssMiB.toFixed(0)} MiB RSS`);
     }
     const total = [...acked.values()].reduce((a, m) => a + m.size, 0);
     assert.ok(pushes > 50 && total > 1000, `pushes ${pushes}, acknowledged samples ${total}`);
     // Everything in the bucket or an ingester: flush, so data older than query-store-after is there too.
     await flushAll();
     const end = Date.now() + 1000;
-    const got = await waitFor('every acknowledged sample', async () => {
-      const m = await readRaw(querier, 'k8s_load[20m]', end, HEADERS);
-      return missing(acked, m).length === 0 ? m : undefined;
-    }, 90_000).catch(async () => readRaw(querier, 'k8s_load[20m]', end, HEADERS));
+    const got = await waitFor(
+      'every acknowledged sample',
+      async () => {
+        const m = await readRaw(querier, 'k8s_load[20m]', end, HEADERS);
+        return missing(acked, m).length === 0 ? m : undefined;
+      },
+      90_000,
+    ).catch(async () => readRaw(querier, 'k8s_load[20m]', end, HEADERS));
     const lost = missing(acked, got);
     assert.deepEqual(lost.slice(0, 10), [], `${lost.length} of ${total} acknowledged samples lost (${failures} pushes refused)`);
     t.diagnostic(`${pushes} pushes during the rolls, ${total} samples acknowledged, ${lost.length} lost, ${failures} pushes not acknowledged`);
   });
 
-  test('resource footprint (RSS, CPU) of every pod, for the manifests\' requests', (t) => {
+  test("resource footprint (RSS, CPU) of every pod, for the manifests' requests", (t) => {
     for (const u of runner.usage()) t.diagnostic(`${u.pod}/${u.container}: ${u.rssMiB.toFixed(0)} MiB RSS, ${u.cpuSeconds.toFixed(1)} CPU-s`);
     assert.ok(runner.usage().length >= 14);
   });
@@ -251,10 +298,14 @@ describe('the single overlay under the pod runner', { timeout: 600_000 }, () => 
     const body = series('k8s_single', 3, [t - 2000, t - 1000, t], (s, x) => s + (x - t) / 1000);
     const res = await push(url, body);
     assert.equal(res.status, 200, res.body);
-    const got = await waitFor('the pushed samples', async () => {
-      const m = await readRaw(url, 'k8s_single[1m]', t + 1000, {});
-      return m.size === 3 ? m : undefined;
-    }, 60_000);
+    const got = await waitFor(
+      'the pushed samples',
+      async () => {
+        const m = await readRaw(url, 'k8s_single[1m]', t + 1000, {});
+        return m.size === 3 ? m : undefined;
+      },
+      60_000,
+    );
     const want = new Map<string, Map<number, number>>();
     record(want, body);
     assert.deepEqual(missing(want, got), []);

@@ -88,7 +88,12 @@ describe('Kafka failover: kill -9 of a partition leader under push load', { time
       target: 'all',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
-      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${port}`, `-ingest-storage.kafka.address=${kafka.brokers.join(',')}`],
+      args: [
+        '-auth.multitenancy-enabled=false',
+        `-data-dir=${dir}/data`,
+        `-server.http-listen-port=${port}`,
+        `-ingest-storage.kafka.address=${kafka.brokers.join(',')}`,
+      ],
     });
     strata.start();
     await strata.waitReady(180_000);
@@ -163,15 +168,19 @@ describe('Kafka failover: kill -9 of a partition leader under push load', { time
 
     // Read back: every acknowledged push has all its series.
     const at = String(Date.now() / 1000);
-    const missing = await waitFor('every acked push reads back', async () => {
-      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', {
-        query: 'count by (push) (last_over_time(failover_push[30m]))',
-        time: at,
-      });
-      const got = new Map(r.data.result.map((v) => [Number(v.metric.push), Number(v.value[1])]));
-      const lost = [...acked].filter((n) => got.get(n) !== SERIES_PER_PUSH);
-      return lost.length === 0 ? lost : undefined;
-    }, 60_000).catch((err: Error) => err.message);
+    const missing = await waitFor(
+      'every acked push reads back',
+      async () => {
+        const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', {
+          query: 'count by (push) (last_over_time(failover_push[30m]))',
+          time: at,
+        });
+        const got = new Map(r.data.result.map((v) => [Number(v.metric.push), Number(v.value[1])]));
+        const lost = [...acked].filter((n) => got.get(n) !== SERIES_PER_PUSH);
+        return lost.length === 0 ? lost : undefined;
+      },
+      60_000,
+    ).catch((err: Error) => err.message);
     assert.deepEqual(missing, [], `acked pushes missing after the failover: ${String(missing)}`);
   });
 });

@@ -51,9 +51,14 @@ describe('per-tenant limits and auth in single-process mode', { timeout: 300_000
   });
 
   const count = async (tenant: string, metric: string, headers: Record<string, string> = {}) => {
-    const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: `count(${metric})`, time: at }, {
-      headers: { 'x-scope-orgid': tenant, ...headers },
-    });
+    const r = await api<{ result: VectorSample[] }>(
+      strata.url,
+      '/prometheus/api/v1/query',
+      { query: `count(${metric})`, time: at },
+      {
+        headers: { 'x-scope-orgid': tenant, ...headers },
+      },
+    );
     assert.equal(r.httpStatus, 200, r.error);
     return r.data.result[0]?.value[1];
   };
@@ -71,15 +76,22 @@ describe('per-tenant limits and auth in single-process mode', { timeout: 300_000
 
     const over = await push(strata.url, generateSeries('e2e_rate_rejected', 60, 1, start, 15_000), tenant);
     assert.equal(over.status, 429);
-    assert.match(over.body, /tenant "limited" exceeded its ingestion rate limit of 1 samples\/s with a burst of 100 .*raise ingestion_rate \/ ingestion_burst_size/);
+    assert.match(
+      over.body,
+      /tenant "limited" exceeded its ingestion rate limit of 1 samples\/s with a burst of 100 .*raise ingestion_rate \/ ingestion_burst_size/,
+    );
     assert.equal(over.body.trim().split('\n').length, 1);
     assert.equal((await push(strata.url, generateSeries('e2e_rate_other', 60, 1, start, 15_000), { 'x-scope-orgid': 'unlimited' })).status, 200);
 
     writeFileSync(runtimeFile, 'overrides:\n  limited:\n    ingestion_rate: 100000\n    ingestion_burst_size: 1000000\n');
-    const raised = await waitFor('the raised limit to apply', async () => {
-      const r = await push(strata.url, generateSeries('e2e_rate_raised', 500, 1, start, 15_000), tenant);
-      return r.status === 200 ? r : undefined;
-    }, 20_000);
+    const raised = await waitFor(
+      'the raised limit to apply',
+      async () => {
+        const r = await push(strata.url, generateSeries('e2e_rate_raised', 500, 1, start, 15_000), tenant);
+        return r.status === 200 ? r : undefined;
+      },
+      20_000,
+    );
     assert.equal(raised.status, 200);
     assert.equal(strata.pid, pid, 'same process: no restart');
 
@@ -116,19 +128,33 @@ describe('per-tenant limits and auth in single-process mode', { timeout: 300_000
         assert.equal(r.status, 200, r.body);
       }
     }
-    await waitFor('both tenants readable', async () => ((await count('plain', 'e2e_relabel_kept')) === '20' && (await count('relabelled', 'e2e_relabel_kept')) === '20' ? true : undefined));
+    await waitFor('both tenants readable', async () =>
+      (await count('plain', 'e2e_relabel_kept')) === '20' && (await count('relabelled', 'e2e_relabel_kept')) === '20' ? true : undefined,
+    );
     assert.equal(await count('relabelled', 'e2e_relabel_noise'), undefined, 'dropped before it was written');
     assert.equal(await count('plain', 'e2e_relabel_noise'), '20', 'the other tenant keeps it');
-    const series = await api<Record<string, string>[]>(strata.url, '/prometheus/api/v1/series', { 'match[]': 'e2e_relabel_kept{node="n3"}' }, { headers: { 'x-scope-orgid': 'relabelled' } });
+    const series = await api<Record<string, string>[]>(
+      strata.url,
+      '/prometheus/api/v1/series',
+      { 'match[]': 'e2e_relabel_kept{node="n3"}' },
+      { headers: { 'x-scope-orgid': 'relabelled' } },
+    );
     assert.deepEqual(series.data, [{ __name__: 'e2e_relabel_kept', job: 'e2e', node: 'n3' }], 'instance became node, then was dropped');
     const metrics = await (await fetch(`${strata.url}/metrics`)).text();
     assert.match(metrics, /^strata_distributor_relabel_dropped_series_total\{tenant="relabelled"[^}]*\} 20$/m);
 
     writeFileSync(runtimeFile, [...rules, '      - { action: hashmod, source_labels: [job], target_label: shard }', ''].join('\n'));
     await waitFor('the bad rule to be refused', async () => ((await gauge('strata_runtime_config_last_reload_successful')) === '0' ? true : undefined), 20_000);
-    assert.match(readFileSync(strata.opts.logFile, 'utf8'), /runtime config reload failed; keeping the last good runtime config: .*relabel config 2: the hashmod action requires a non-zero modulus/);
+    assert.match(
+      readFileSync(strata.opts.logFile, 'utf8'),
+      /runtime config reload failed; keeping the last good runtime config: .*relabel config 2: the hashmod action requires a non-zero modulus/,
+    );
     assert.equal((await push(strata.url, generateSeries('e2e_relabel_noise', 20, 1, start + 15_000, 15_000), { 'x-scope-orgid': 'relabelled' })).status, 200);
-    await waitFor('the old rules still dropping', async () => (/tenant="relabelled"[^}]*\} 40$/m.test(await (await fetch(`${strata.url}/metrics`)).text()) ? true : undefined), 20_000);
+    await waitFor(
+      'the old rules still dropping',
+      async () => (/tenant="relabelled"[^}]*\} 40$/m.test(await (await fetch(`${strata.url}/metrics`)).text()) ? true : undefined),
+      20_000,
+    );
   });
 
   test('a missing or wrong token is 401 on push and on query; nothing is written or read', async () => {
@@ -142,9 +168,14 @@ describe('per-tenant limits and auth in single-process mode', { timeout: 300_000
     assert.equal(ok.status, 200, ok.body);
 
     for (const authorization of [undefined, 'Bearer wrong']) {
-      const q = await api(strata.url, '/prometheus/api/v1/query', { query: 'count(e2e_auth_ok)', time: at }, {
-        headers: { 'x-scope-orgid': 'secure', ...(authorization ? { authorization } : {}) },
-      });
+      const q = await api(
+        strata.url,
+        '/prometheus/api/v1/query',
+        { query: 'count(e2e_auth_ok)', time: at },
+        {
+          headers: { 'x-scope-orgid': 'secure', ...(authorization ? { authorization } : {}) },
+        },
+      );
       assert.equal(q.httpStatus, 401);
       assert.equal(q.status, 'error');
       assert.match(q.error ?? '', /tenant "secure"/);

@@ -54,7 +54,12 @@ async function burst(url: string, metric: string, total: number, senders: number
 async function countPerShard(url: string, metric: string, t: number): Promise<number[]> {
   const counts: number[] = [];
   for (let s = 0; s < SHARDS; s++) {
-    const r = await api<{ result: VectorSample[] }>(url, '/prometheus/api/v1/query', { query: `count(${metric}{shard="${s}"})`, time: String(t / 1000) }, { headers: LOUD });
+    const r = await api<{ result: VectorSample[] }>(
+      url,
+      '/prometheus/api/v1/query',
+      { query: `count(${metric}{shard="${s}"})`, time: String(t / 1000) },
+      { headers: LOUD },
+    );
     assert.equal(r.httpStatus, 200, r.error);
     counts.push(Number(r.data.result[0]?.value[1] ?? 0));
   }
@@ -91,7 +96,11 @@ describe('a 512 MiB memory budget', { timeout: 900_000 }, () => {
     const loaded = 100_000;
     for (const { res } of await burst(sp.strata.url, 'mem_wide', loaded, 2, t0)) assert.equal(res.status, 200, res.body);
     assert.equal(await push(sp.strata.url, newSeries('mem_quiet', 0, 10, t0), QUIET).then((r) => r.status), 200);
-    await waitFor('the wide series', async () => ((await countPerShard(sp.strata.url, 'mem_wide', t0)).reduce((a, b) => a + b) === loaded ? true : undefined), 120_000);
+    await waitFor(
+      'the wide series',
+      async () => ((await countPerShard(sp.strata.url, 'mem_wide', t0)).reduce((a, b) => a + b) === loaded ? true : undefined),
+      120_000,
+    );
 
     const pid = sp.strata.pid!;
     let peak = rss(pid);
@@ -108,7 +117,10 @@ describe('a 512 MiB memory budget', { timeout: 900_000 }, () => {
         ]);
         for (const r of [a, b]) {
           assert.equal(r.httpStatus, 422, JSON.stringify(r).slice(0, 300));
-          assert.match(r.error ?? '', /the query exceeded the maximum (estimated memory per query \(limit: 53687091 bytes\)|number of series \(limit: 131072 series\))/);
+          assert.match(
+            r.error ?? '',
+            /the query exceeded the maximum (estimated memory per query \(limit: 53687091 bytes\)|number of series \(limit: 131072 series\))/,
+          );
         }
         assert.equal(quiet.httpStatus, 200, quiet.error);
         assert.equal(write.status, 200, write.body);
@@ -126,17 +138,33 @@ describe('a 512 MiB memory budget', { timeout: 900_000 }, () => {
     const poll = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
     try {
       const range = { query: 'count by (shard) ({__name__=~"mem_wide|mem_quiet"})', start: String((t0 - 600_000) / 1000), end: String(t0 / 1000), step: '60' };
-      const r = await api<{ result: { metric: Record<string, string>; values: [number, string][] }[] }>(sp.strata.url, '/prometheus/api/v1/query_range', range, { method: 'POST', headers: LOUD });
+      const r = await api<{ result: { metric: Record<string, string>; values: [number, string][] }[] }>(
+        sp.strata.url,
+        '/prometheus/api/v1/query_range',
+        range,
+        { method: 'POST', headers: LOUD },
+      );
       assert.equal(r.httpStatus, 200, r.error);
       assert.equal(r.data.result.length, SHARDS);
-      for (const s of r.data.result) assert.ok(s.values.every(([, v]) => v === String(100_000 / SHARDS)), `${JSON.stringify(s.metric)}: ${JSON.stringify(s.values.slice(0, 3))}`);
-      const instant = await api<{ result: VectorSample[] }>(sp.strata.url, '/prometheus/api/v1/query', { query: 'count({__name__="mem_wide"})', time: String(t0 / 1000) }, { headers: LOUD });
+      for (const s of r.data.result)
+        assert.ok(
+          s.values.every(([, v]) => v === String(100_000 / SHARDS)),
+          `${JSON.stringify(s.metric)}: ${JSON.stringify(s.values.slice(0, 3))}`,
+        );
+      const instant = await api<{ result: VectorSample[] }>(
+        sp.strata.url,
+        '/prometheus/api/v1/query',
+        { query: 'count({__name__="mem_wide"})', time: String(t0 / 1000) },
+        { headers: LOUD },
+      );
       assert.equal(instant.httpStatus, 200, instant.error);
       assert.equal(instant.data.result[0].value[1], '100000');
     } finally {
       clearInterval(poll);
     }
-    console.log(`RSS peak ${(peak / 2 ** 20).toFixed(0)} MiB of a ${BUDGET / 2 ** 20} MiB budget while aggregations over 100,000 series were answered shard by shard`);
+    console.log(
+      `RSS peak ${(peak / 2 ** 20).toFixed(0)} MiB of a ${BUDGET / 2 ** 20} MiB budget while aggregations over 100,000 series were answered shard by shard`,
+    );
     assert.ok(peak < BUDGET, `RSS peaked at ${(peak / 2 ** 20).toFixed(0)} MiB`);
   });
 
@@ -147,15 +175,22 @@ describe('a 512 MiB memory budget', { timeout: 900_000 }, () => {
     const acked = answers.filter((a) => a.res.status === 200);
     assert.equal(refused.length + acked.length, answers.length, `only 200 or 503: ${[...new Set(answers.map((a) => a.res.status))].join(', ')}`);
     assert.ok(refused.length > 0, 'the burst was refused once the ingester was full');
-    assert.match(refused[0].res.body, /partition 0's ingester is over an instance limit \(ingester-zone-a-0: \d+ series in memory, at the limit of 131072 .*\(err-strata-ingester-over-limit\)/);
+    assert.match(
+      refused[0].res.body,
+      /partition 0's ingester is over an instance limit \(ingester-zone-a-0: \d+ series in memory, at the limit of 131072 .*\(err-strata-ingester-over-limit\)/,
+    );
     assert.equal(sp.strata.running, true, 'the process lives');
 
     const expected = new Array<number>(SHARDS).fill(0);
     for (const { from } of acked) for (let i = from; i < Math.min(from + PER_PUSH, total); i++) expected[i % SHARDS]++;
-    await waitFor('every acknowledged series', async () => {
-      const counts = await countPerShard(sp.strata.url, 'mem_burst', t0);
-      return JSON.stringify(counts) === JSON.stringify(expected) ? counts : undefined;
-    }, 180_000);
+    await waitFor(
+      'every acknowledged series',
+      async () => {
+        const counts = await countPerShard(sp.strata.url, 'mem_burst', t0);
+        return JSON.stringify(counts) === JSON.stringify(expected) ? counts : undefined;
+      },
+      180_000,
+    );
     const ready = await fetch(`${sp.strata.url}/ready`);
     assert.equal(ready.status, 200, await ready.text());
   });

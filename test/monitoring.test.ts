@@ -52,7 +52,12 @@ test('the dashboard has a panel for every area to watch, each with a query', () 
   assert.deepEqual(rows, ['Writes', 'Ingesters and Kafka', 'Partition ring', 'Blocks and compaction', 'Queries', 'Processes']);
   for (const p of d.panels.filter((p) => p.type !== 'row')) assert.ok((p.targets ?? []).length > 0, p.title);
   const used = new Set(dashboardExprs().flatMap(metricNames));
-  for (const m of ['strata_ingester_kafka_partition_lag_records', 'strata_partition_ring_owners', 'strata_compactor_last_successful_run_timestamp_seconds', 'strata_querier_request_duration_seconds_bucket']) {
+  for (const m of [
+    'strata_ingester_kafka_partition_lag_records',
+    'strata_partition_ring_owners',
+    'strata_compactor_last_successful_run_timestamp_seconds',
+    'strata_querier_request_duration_seconds_bucket',
+  ]) {
     assert.ok(used.has(m), m);
   }
 });
@@ -95,7 +100,12 @@ describe('every metric the dashboard and the rules use exists on a running Strat
     const start = Date.now() - 10 * 60_000;
     const res = await push(strata.url, generateSeries('monitoring_metric', 10, 10, start, 10_000));
     assert.equal(res.status, 200, res.body);
-    const q = await api(strata.url, '/prometheus/api/v1/query_range', { query: 'sum(monitoring_metric)', start: String(start / 1000), end: String((start + 90_000) / 1000), step: '10s' });
+    const q = await api(strata.url, '/prometheus/api/v1/query_range', {
+      query: 'sum(monitoring_metric)',
+      start: String(start / 1000),
+      end: String((start + 90_000) / 1000),
+      step: '10s',
+    });
     assert.equal(q.httpStatus, 200, q.error);
     const flush = await fetch(`${strata.url}/ingester/flush?wait=true`, { method: 'POST' });
     assert.equal(flush.status, 204);

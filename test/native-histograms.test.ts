@@ -220,7 +220,12 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
     writeFileSync(join(dir, 'prometheus3.yml'), 'global:\n  scrape_interval: 1m\n');
     prometheus3 = spawn(
       PROMETHEUS3,
-      [`--config.file=${join(dir, 'prometheus3.yml')}`, `--storage.tsdb.path=${join(dir, 'prometheus3')}`, `--web.listen-address=127.0.0.1:${prom3Port}`, '--web.enable-remote-write-receiver'],
+      [
+        `--config.file=${join(dir, 'prometheus3.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'prometheus3')}`,
+        `--web.listen-address=127.0.0.1:${prom3Port}`,
+        '--web.enable-remote-write-receiver',
+      ],
       { stdio: ['ignore', 'ignore', 'ignore'] },
     );
     // Both zones' ingesters cut a block of the same range; the compactor merges the two (vertical compaction).
@@ -319,7 +324,11 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
       assert.ok(p, `${when}: series ${key(s.metric)} in Prometheus`);
       assert.ok((s.histograms?.length ?? 0) >= 10, `${when}: at least 10 histograms per series`);
       assert.equal(s.values, undefined, `${when}: no float samples`);
-      assert.deepEqual(s.histograms!.map((h) => h[0]), p.histograms!.map((h) => h[0]), `${when}: timestamps`);
+      assert.deepEqual(
+        s.histograms!.map((h) => h[0]),
+        p.histograms!.map((h) => h[0]),
+        `${when}: timestamps`,
+      );
       s.histograms!.forEach((h, i) => sameHistogram(h[1], p.histograms![i][1], `${when} ${key(s.metric)} #${i}`));
     }
     for (const t of [at, at - 1_234, at - 4_567]) {
@@ -379,7 +388,9 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
     const compacted = await waitFor(
       "the two zones' blocks compacted into one",
       async () => {
-        const live = readdirSync(tenantDir).filter((n) => /^[0-9A-Z]{26}$/.test(n) && existsSync(join(tenantDir, n, 'meta.json')) && !existsSync(join(tenantDir, n, 'deletion-mark.json')));
+        const live = readdirSync(tenantDir).filter(
+          (n) => /^[0-9A-Z]{26}$/.test(n) && existsSync(join(tenantDir, n, 'meta.json')) && !existsSync(join(tenantDir, n, 'deletion-mark.json')),
+        );
         const metas = live.map((n) => JSON.parse(readFileSync(join(tenantDir, n, 'meta.json'), 'utf8')) as { ulid: string; compaction: { level: number } });
         return metas.length === 1 && metas[0].compaction.level >= 2 ? metas[0] : undefined;
       },
@@ -395,7 +406,11 @@ describe('native histograms: Prometheus 2.42 scrapes and remote-writes them, Str
     for (const series of stored.data.result) {
       const path = series.metric.path;
       const mine = dumped.filter((d) => d.labels.includes(`path="${path}"`) && d.timestamp <= at);
-      assert.deepEqual(mine.map((d) => d.timestamp / 1000), series.histograms!.map((h) => h[0]), `dump path=${path}: timestamps`);
+      assert.deepEqual(
+        mine.map((d) => d.timestamp / 1000),
+        series.histograms!.map((h) => h[0]),
+        `dump path=${path}: timestamps`,
+      );
       mine.forEach((d, i) => {
         const p = series.histograms![i][1];
         assert.equal(d.count, Number(p.count), `dump path=${path} #${i} count`);

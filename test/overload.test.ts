@@ -141,7 +141,11 @@ describe('a frozen Kafka behind a distributor with 4 inflight slots and a 2s wri
     env = await startDistributorWithKafka({
       name: 'stall',
       partitions: 1,
-      args: ['-auth.multitenancy-enabled=false', '-distributor.instance-limits.max-inflight-push-requests=4', `-ingest-storage.kafka.write-timeout=${WRITE_TIMEOUT_MS}ms`],
+      args: [
+        '-auth.multitenancy-enabled=false',
+        '-distributor.instance-limits.max-inflight-push-requests=4',
+        `-ingest-storage.kafka.write-timeout=${WRITE_TIMEOUT_MS}ms`,
+      ],
     });
     ({ kafka, distributor } = env);
   });
@@ -162,7 +166,19 @@ describe('a frozen Kafka behind a distributor with 4 inflight slots and a 2s wri
     const res = await fetch(`${distributor.url}/api/v1/push`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
-      body: compressBody(encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'stall_metric' }, { name: 'i', value: String(i) }], samples: [{ value: i, timestamp: Date.now() }] }] })),
+      body: compressBody(
+        encodeWriteRequest({
+          timeseries: [
+            {
+              labels: [
+                { name: '__name__', value: 'stall_metric' },
+                { name: 'i', value: String(i) },
+              ],
+              samples: [{ value: i, timestamp: Date.now() }],
+            },
+          ],
+        }),
+      ),
       signal: AbortSignal.timeout(60_000),
     });
     return { status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after'), ms: performance.now() - started };

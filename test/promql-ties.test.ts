@@ -119,7 +119,11 @@ describe('differential: Strata vs Prometheus 3 where values tie and order matter
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'strata-ties-'));
-    prometheus = await startPrometheus3(dir, ['--web.enable-remote-write-receiver', '--enable-feature=promql-experimental-functions'], 'global:\n  evaluation_interval: 1m\n');
+    prometheus = await startPrometheus3(
+      dir,
+      ['--web.enable-remote-write-receiver', '--enable-feature=promql-experimental-functions'],
+      'global:\n  evaluation_interval: 1m\n',
+    );
     promUrl = prometheus.url;
     for (const batch of batches(series, 15 * M)) await remoteWrite(promUrl, batch);
   });
@@ -257,7 +261,10 @@ async function compare(
   endpoint: 'query' | 'query_range',
   params: Record<string, string>,
 ): Promise<{ diffs: string[]; empty: boolean }> {
-  const [p, s] = await Promise.all([api<Data>(promUrl, `/api/v1/${endpoint}`, params), api<Data>(strataUrl, `/prometheus/api/v1/${endpoint}`, params, { method: 'POST' })]);
+  const [p, s] = await Promise.all([
+    api<Data>(promUrl, `/api/v1/${endpoint}`, params),
+    api<Data>(strataUrl, `/prometheus/api/v1/${endpoint}`, params, { method: 'POST' }),
+  ]);
   const where = `${endpoint} ${JSON.stringify(query)}${params.time ? ` @${params.time}` : ''}`;
   if (p.status !== 'success' || s.status !== 'success') {
     return { diffs: [`${where}: Prometheus ${p.status} ${p.error ?? ''}, Strata ${s.status} ${s.error ?? ''}`], empty: false };
@@ -298,11 +305,18 @@ function generate(): SeriesInput[] {
     // Every fourth step the whole job holds one value; otherwise each series draws its own.
     const shared = Array.from({ length: n }, pick);
     for (let i = 0; i < 6; i++) {
-      add({ __name__: 'tie_gauge', job, instance: `i${i}`, tier: TIERS[i] }, Array.from({ length: n }, (_, k) => (k % 4 === 0 ? shared[k] : pick())));
+      add(
+        { __name__: 'tie_gauge', job, instance: `i${i}`, tier: TIERS[i] },
+        Array.from({ length: n }, (_, k) => (k % 4 === 0 ? shared[k] : pick())),
+      );
     }
   }
   const wide = [1, 2, 2, 3, NaN];
-  for (let i = 0; i < 64; i++) add({ __name__: 'tie_wide', shard: String(i).padStart(2, '0') }, Array.from({ length: n }, () => wide[Math.floor(rand() * wide.length)]));
+  for (let i = 0; i < 64; i++)
+    add(
+      { __name__: 'tie_wide', shard: String(i).padStart(2, '0') },
+      Array.from({ length: n }, () => wide[Math.floor(rand() * wide.length)]),
+    );
   addCounters(add, n, rand);
   return out
     .map(({ labels, values }) => ({ labels: labelsFromRecord(labels), samples: values.map((value, k) => ({ value, timestamp: T0 + k * INTERVAL })) }))
@@ -328,7 +342,9 @@ function addCounters(add: (labels: Record<string, string>, values: number[]) => 
 /** The series cut into time slices of `sliceMs`, oldest first; the first slice holds every series, in label order. */
 function* batches(series: SeriesInput[], sliceMs: number): Generator<SeriesInput[]> {
   for (let from = T0; from <= TEND; from += sliceMs) {
-    const batch = series.map((s) => ({ labels: s.labels, samples: s.samples.filter((p) => p.timestamp >= from && p.timestamp < from + sliceMs) })).filter((s) => s.samples.length > 0);
+    const batch = series
+      .map((s) => ({ labels: s.labels, samples: s.samples.filter((p) => p.timestamp >= from && p.timestamp < from + sliceMs) }))
+      .filter((s) => s.samples.length > 0);
     if (batch.length > 0) yield batch;
   }
 }

@@ -63,7 +63,10 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     });
     assert.equal(range.httpStatus, 200, range.error);
     assert.deepEqual(range.data.result[0].metric, { __name__: 'rw2_metric', instance: 'host-7', job: 'rw2' });
-    assert.deepEqual(range.data.result[0].values, [0, 1, 2, 3, 4].map((i) => [(start + i * 15_000) / 1000, String(70 + i)]));
+    assert.deepEqual(
+      range.data.result[0].values,
+      [0, 1, 2, 3, 4].map((i) => [(start + i * 15_000) / 1000, String(70 + i)]),
+    );
   });
 
   const ns = (ms: number) => BigInt(ms) * 1_000_000n;
@@ -97,7 +100,10 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
                 {
                   name: 'app.latency',
                   unit: 'ms',
-                  histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: t, count: 10, sum: 420, bucketCounts: [2, 5, 3], explicitBounds: [10, 100] }] },
+                  histogram: {
+                    aggregationTemporality: 2,
+                    dataPoints: [{ timeUnixNano: t, count: 10, sum: 420, bucketCounts: [2, 5, 3], explicitBounds: [10, 100] }],
+                  },
                 },
               ],
             },
@@ -149,21 +155,24 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
       assert.equal(r.httpStatus, 200, r.error);
       return r.data.result;
     };
-    assert.deepEqual((await instant('app_queue_depth')).map((s) => [s.metric, s.value[1]]), [[{ __name__: 'app_queue_depth', ...ids }, '12']]);
-    const buckets = await instant('app_latency_milliseconds_bucket');
     assert.deepEqual(
-      buckets.map((s) => [s.metric.le, s.value[1]]).sort(),
-      [
-        ['+Inf', '10'],
-        ['10', '2'],
-        ['100', '7'],
-      ],
+      (await instant('app_queue_depth')).map((s) => [s.metric, s.value[1]]),
+      [[{ __name__: 'app_queue_depth', ...ids }, '12']],
     );
+    const buckets = await instant('app_latency_milliseconds_bucket');
+    assert.deepEqual(buckets.map((s) => [s.metric.le, s.value[1]]).sort(), [
+      ['+Inf', '10'],
+      ['10', '2'],
+      ['100', '7'],
+    ]);
     assert.equal((await instant('app_latency_milliseconds_count'))[0].value[1], '10');
     assert.equal((await instant('app_latency_milliseconds_sum'))[0].value[1], '420');
     const median = await instant('histogram_quantile(0.5, app_latency_milliseconds_bucket)');
     assert.ok(Number(median[0].value[1]) > 10 && Number(median[0].value[1]) <= 100, `median ${median[0].value[1]}`);
-    assert.deepEqual((await instant('target_info')).map((s) => s.metric), [{ __name__: 'target_info', cloud_region: 'eu-west-1', ...ids }]);
+    assert.deepEqual(
+      (await instant('target_info')).map((s) => s.metric),
+      [{ __name__: 'target_info', cloud_region: 'eu-west-1', ...ids }],
+    );
   });
 
   test('OTLP delta sums are refused with a 400 naming the metric; the rest of the request is stored', async () => {
@@ -184,7 +193,10 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
       const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'app_requests_total', time: at(start + 60_000) });
       return r.data.result[0]?.value[1] === '11' ? r : undefined;
     });
-    const delta = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: '{__name__=~"app_delta.*"}', time: at(start + 60_000) });
+    const delta = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', {
+      query: '{__name__=~"app_delta.*"}',
+      time: at(start + 60_000),
+    });
     assert.deepEqual(delta.data.result, []);
   });
 
@@ -202,7 +214,10 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
       // An exemplar on a native histogram series, as Prometheus keeps them (a trace id on an observation).
       body: compressBody(
         encodeWriteRequest({
-          timeseries: [{ ...hist('nh_rw1_hist'), exemplars: [{ labels: [{ name: 'trace_id', value: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' }], value: 0.75, timestamp: t }] }, floats('nh_rw1_float')],
+          timeseries: [
+            { ...hist('nh_rw1_hist'), exemplars: [{ labels: [{ name: 'trace_id', value: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' }], value: 0.75, timestamp: t }] },
+            floats('nh_rw1_float'),
+          ],
         }),
       ),
       signal: AbortSignal.timeout(30_000),
@@ -240,7 +255,10 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
         return r.data.result[0]?.value[1] === '7' ? r : undefined;
       });
     }
-    for (const [name, count] of [['nh_rw1_hist', 3], ['nh_rw2_hist', 4]] as const) {
+    for (const [name, count] of [
+      ['nh_rw1_hist', 3],
+      ['nh_rw2_hist', 4],
+    ] as const) {
       const inst = await waitFor(`${name} stored`, async () => {
         const r = await api<{ result: { metric: Record<string, string>; histogram?: [number, { count: string; sum: string; buckets: unknown[] }] }[] }>(
           strata.url,
@@ -250,14 +268,25 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
         return r.data.result[0]?.histogram !== undefined ? r : undefined;
       });
       // Schema 0, one bucket at index 0: (0.5, 1], boundary rule 0 (left open, right closed).
-      assert.deepEqual(inst.data.result[0].histogram?.[1], { count: String(count + 2), sum: String(count + 2), buckets: [[0, '0.5', '1', String(count + 2)]] }, name);
+      assert.deepEqual(
+        inst.data.result[0].histogram?.[1],
+        { count: String(count + 2), sum: String(count + 2), buckets: [[0, '0.5', '1', String(count + 2)]] },
+        name,
+      );
       const range = await api<{ result: { histograms?: [number, { count: string }][] }[] }>(strata.url, '/prometheus/api/v1/query_range', {
         query: name,
         start: at(t),
         end: at(t + 15_000),
         step: '15',
       });
-      assert.deepEqual(range.data.result[0].histograms?.map(([ts, h]) => [ts * 1000, h.count]), [[t, String(count)], [t + 15_000, String(count + 2)]], name);
+      assert.deepEqual(
+        range.data.result[0].histograms?.map(([ts, h]) => [ts * 1000, h.count]),
+        [
+          [t, String(count)],
+          [t + 15_000, String(count + 2)],
+        ],
+        name,
+      );
       const c = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: `histogram_count(${name})`, time: at(t + 15_000) });
       assert.equal(c.data.result[0]?.value[1], String(count + 2), name);
     }
@@ -269,7 +298,10 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
       { query: 'nh_rw1_hist', start: at(t - 60_000), end: at(t + 60_000) },
     );
     assert.deepEqual(ex.data, [
-      { seriesLabels: { __name__: 'nh_rw1_hist' }, exemplars: [{ labels: { trace_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' }, value: '0.75', timestamp: t / 1000 }] },
+      {
+        seriesLabels: { __name__: 'nh_rw1_hist' },
+        exemplars: [{ labels: { trace_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' }, value: '0.75', timestamp: t / 1000 }],
+      },
     ]);
   });
 
@@ -286,7 +318,12 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
         ],
       },
     });
-    const res = await fetch(`${strata.url}/otlp/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: encodeExportRequest(otlp), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`${strata.url}/otlp/v1/metrics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: encodeExportRequest(otlp),
+      signal: AbortSignal.timeout(30_000),
+    });
     assert.equal(res.status, 200, await res.text());
     const inst = await waitFor('nh_otlp_hist stored', async () => {
       const r = await api<{ result: { histogram?: [number, { count: string; sum: string; buckets: [number, string, string, string][] }] }[] }>(
@@ -300,7 +337,14 @@ describe('remote write 2.0 and OTLP in single-process mode', { timeout: 300_000 
     assert.equal(h.count, '12');
     assert.equal(h.sum, '15');
     // Schema 8: OTLP buckets 0..3 merge into bucket 1 = (1, 2^(1/256)], 4..7 into bucket 2; the zero bucket [-0, 0] first.
-    assert.deepEqual(h.buckets.map((b) => [b[0], b[3]]), [[3, '1'], [0, '5'], [0, '6']]);
+    assert.deepEqual(
+      h.buckets.map((b) => [b[0], b[3]]),
+      [
+        [3, '1'],
+        [0, '5'],
+        [0, '6'],
+      ],
+    );
     assert.equal(h.buckets[1][1], '1');
     assert.equal(Number(h.buckets[1][2]), 2 ** (1 / 256));
     const c = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'histogram_count(nh_otlp_hist)', time: at(t) });

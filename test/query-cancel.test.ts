@@ -43,7 +43,10 @@ describe('query cancellation end to end', { timeout: 600_000 }, () => {
     await waitFor(
       `${SERIES} series in the ingester`,
       async () => {
-        const r = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'count(cancel_me)', time: String((start + 30 * 60_000) / 1000) });
+        const r = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/prometheus/api/v1/query', {
+          query: 'count(cancel_me)',
+          time: String((start + 30 * 60_000) / 1000),
+        });
         return r.data.result[0]?.value[1] === String(SERIES) ? r : undefined;
       },
       180_000,
@@ -57,7 +60,7 @@ describe('query cancellation end to end', { timeout: 600_000 }, () => {
 
   const stopped = async (reason: string) => (await scrape(ingester.url)).sum('strata_ingester_queries_stopped_total', { reason }) ?? 0;
 
-  test('a client that disconnects mid-query stops the ingester\'s select; its CPU returns to idle', async () => {
+  test("a client that disconnects mid-query stops the ingester's select; its CPU returns to idle", async () => {
     const before = await stopped('canceled');
     // The query takes the ingester a while (all 20,000 series × 120 samples); abort it at
     // growing delays until the cancel lands while the ingester is at work. Too early, the querier
@@ -69,7 +72,12 @@ describe('query cancellation end to end', { timeout: 600_000 }, () => {
       const pending = fetch(`${cluster.querierUrl}/prometheus/api/v1/query_range`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ query: 'sum(rate(cancel_me[5m]))', start: String(start / 1000), end: String((start + 30 * 60_000) / 1000), step: '15s' }).toString(),
+        body: new URLSearchParams({
+          query: 'sum(rate(cancel_me[5m]))',
+          start: String(start / 1000),
+          end: String((start + 30 * 60_000) / 1000),
+          step: '15s',
+        }).toString(),
         signal: ac.signal,
       }).catch((err: Error) => err);
       setTimeout(() => ac.abort(), delayMs);
@@ -91,7 +99,7 @@ describe('query cancellation end to end', { timeout: 600_000 }, () => {
     assert.ok(used < 0.6, `ingester still busy after the cancel: ${used.toFixed(2)} CPU-seconds in 3 s`);
   });
 
-  test('the querier\'s series budget holds inside the ingester: an over-budget select stops there with 422', async () => {
+  test("the querier's series budget holds inside the ingester: an over-budget select stops there with 422", async () => {
     // The querier asks with no limit of its own here; the ingester was started with -querier.max-fetched-series-per-query=0,
     // so restart it with a small budget and see the select stopped in the ingester.
     await ingester.kill('SIGTERM');
@@ -103,7 +111,10 @@ describe('query cancellation end to end', { timeout: 600_000 }, () => {
     await waitFor(
       `${SERIES} series replayed`,
       async () => {
-        const c = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'count(cancel_me)', time: String((start + 30 * 60_000) / 1000) });
+        const c = await api<{ result: VectorSample[] }>(cluster.querierUrl, '/prometheus/api/v1/query', {
+          query: 'count(cancel_me)',
+          time: String((start + 30 * 60_000) / 1000),
+        });
         return c.data.result[0]?.value[1] === String(SERIES) ? c : undefined;
       },
       180_000,

@@ -36,7 +36,10 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
       headers: { 'x-scope-orgid': tenant },
       signal: AbortSignal.timeout(timeoutMs),
     });
-    return { status: res.status, json: (await res.json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] }; error?: string } };
+    return {
+      status: res.status,
+      json: (await res.json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] }; error?: string },
+    };
   };
 
   before(async () => {
@@ -52,13 +55,21 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
     const res = await push(
       'mallory',
       values.map((v, i) => ({
-        labels: [{ name: '__name__', value: 'redos' }, { name: 'i', value: String(i) }, { name: 'v', value: v }],
+        labels: [
+          { name: '__name__', value: 'redos' },
+          { name: 'i', value: String(i) },
+          { name: 'v', value: v },
+        ],
         samples: [{ value: i, timestamp: now - 60_000 }],
       })),
     );
     assert.equal(res.status, 200, res.body);
     // The push is acknowledged once Kafka has it; the ingester may not have consumed it yet.
-    await waitFor('mallory\'s 4 series in the head', async () => ((await query('mallory', 'count(redos)')).json.data.result[0]?.value[1] === '4' ? true : undefined), 30_000);
+    await waitFor(
+      "mallory's 4 series in the head",
+      async () => ((await query('mallory', 'count(redos)')).json.data.result[0]?.value[1] === '4' ? true : undefined),
+      30_000,
+    );
   });
 
   after(async () => {
@@ -92,7 +103,11 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
       assert.equal(sel.status, 200, `${pattern}: ${JSON.stringify(sel.json)}`);
       const neg = await query('mallory', `count(redos{v!~"${pattern}"})`);
       assert.equal(neg.status, 200, `${pattern}: ${JSON.stringify(neg.json)}`);
-      assert.deepEqual(neg.json.data.result.map((r) => r.value[1]), ['4'], `${pattern}: no value matches`);
+      assert.deepEqual(
+        neg.json.data.result.map((r) => r.value[1]),
+        ['4'],
+        `${pattern}: no value matches`,
+      );
       const repl = await query('mallory', `label_replace(redos, "m", "$1", "v", "${pattern}")`);
       assert.equal(repl.status, 200, `${pattern}: ${JSON.stringify(repl.json)}`);
       assert.equal(repl.json.data.result.filter((r) => r.metric.m !== undefined).length, 0);
@@ -105,7 +120,9 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
       stop = true;
       await alice;
     }
-    console.log(`${label}: mallory's ${hostile.length} query groups took at most ${Math.max(...hostile.map((h) => h.ms))} ms; alice pushed and queried ${aliceSamples} times, slowest ${Math.max(...aliceLatencies)} ms`);
+    console.log(
+      `${label}: mallory's ${hostile.length} query groups took at most ${Math.max(...hostile.map((h) => h.ms))} ms; alice pushed and queried ${aliceSamples} times, slowest ${Math.max(...aliceLatencies)} ms`,
+    );
     for (const h of hostile) assert.equal(h.series, 0, `${h.pattern} matches none of the values`);
     assert.ok(aliceSamples > 0);
   }
@@ -142,14 +159,22 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
     for (let h = 0; h < 40; h++) {
       LE.forEach((le, b) =>
         series.push({
-          labels: [{ name: '__name__', value: 'dash_duration_seconds_bucket' }, { name: 'instance', value: `i${h}` }, { name: 'le', value: le }],
+          labels: [
+            { name: '__name__', value: 'dash_duration_seconds_bucket' },
+            { name: 'instance', value: `i${h}` },
+            { name: 'le', value: le },
+          ],
           samples: times.map((t, k) => ({ value: k * (b + 1) + h, timestamp: t })),
         }),
       );
     }
     for (let c = 0; c < 510; c++) {
       series.push({
-        labels: [{ name: '__name__', value: 'dash_requests_total' }, { name: 'instance', value: `i${c % 40}` }, { name: 'path', value: `/p${c}` }],
+        labels: [
+          { name: '__name__', value: 'dash_requests_total' },
+          { name: 'instance', value: `i${c % 40}` },
+          { name: 'path', value: `/p${c}` },
+        ],
         samples: times.map((t, k) => ({ value: k * ((c % 7) + 1), timestamp: t })),
       });
     }
@@ -195,7 +220,11 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
     const pusher = (async () => {
       for (let i = 0; !stop; i++) {
         const t0 = Date.now();
-        const p = await push('dash', [{ labels: [{ name: '__name__', value: 'dash_live' }], samples: [{ value: i, timestamp: Date.now() }] }], 10 * RESPONSIVE_MS);
+        const p = await push(
+          'dash',
+          [{ labels: [{ name: '__name__', value: 'dash_live' }], samples: [{ value: i, timestamp: Date.now() }] }],
+          10 * RESPONSIVE_MS,
+        );
         assert.equal(p.status, 200, `push ${i} during the queries: ${p.body}`);
         pushLatencies.push(Date.now() - t0);
         await new Promise((r) => setTimeout(r, 100));
@@ -208,7 +237,9 @@ describe('query isolation between tenants', { timeout: 300_000 }, () => {
       stop = true;
       await pusher;
     }
-    console.log(`20 concurrent range queries over ${series.length} series: slowest ${Math.max(...took)} ms; ${pushLatencies.length} pushes meanwhile, slowest ${Math.max(...pushLatencies)} ms`);
+    console.log(
+      `20 concurrent range queries over ${series.length} series: slowest ${Math.max(...took)} ms; ${pushLatencies.length} pushes meanwhile, slowest ${Math.max(...pushLatencies)} ms`,
+    );
     assert.ok(pushLatencies.length > 0);
     const log = readFileSync(strata.opts.logFile, 'utf8');
     // The reader assigns its partition itself (no group membership to lose): what heavy queries could

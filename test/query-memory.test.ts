@@ -54,7 +54,10 @@ describe('estimated memory per query', { timeout: 600_000 }, () => {
     const poll = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
     const heavy = [
       // ~100 MB of samples fetched: stopped in the head read (quantile: an aggregation not answered shard by shard).
-      { path: '/prometheus/api/v1/query_range', params: { query: 'quantile(0.5, rate(mem_me[5m]))', start: String(start / 1000), end: String(end / 1000), step: '15' } },
+      {
+        path: '/prometheus/api/v1/query_range',
+        params: { query: 'quantile(0.5, rate(mem_me[5m]))', start: String(start / 1000), end: String(end / 1000), step: '15' },
+      },
       // Few samples fetched per step but 20,000 series × 241 points evaluated: stopped while evaluating.
       { path: '/prometheus/api/v1/query_range', params: { query: 'mem_me', start: String((end - 5 * 60_000) / 1000), end: String(end / 1000), step: '1' } },
     ];
@@ -71,11 +74,16 @@ describe('estimated memory per query', { timeout: 600_000 }, () => {
       clearInterval(poll);
     }
     const grew = peak - baseline;
-    console.log(`RSS ${(baseline / 2 ** 20).toFixed(0)} MiB before, peak ${(peak / 2 ** 20).toFixed(0)} MiB while 4 over-limit queries at a time failed (+${(grew / 2 ** 20).toFixed(0)} MiB)`);
+    console.log(
+      `RSS ${(baseline / 2 ** 20).toFixed(0)} MiB before, peak ${(peak / 2 ** 20).toFixed(0)} MiB while 4 over-limit queries at a time failed (+${(grew / 2 ** 20).toFixed(0)} MiB)`,
+    );
     // Four queries at a time, each stopped at about the limit (40 MB): a few hundred MB at most with GC slack;
     // without the limit the same four would hold over 1 GB.
     assert.ok(grew < 400 * 2 ** 20, `RSS grew by ${(grew / 2 ** 20).toFixed(0)} MiB while the queries failed`);
-    const small = await api<{ result: VectorSample[] }>(sp.strata.url, '/prometheus/api/v1/query', { query: 'sum(rate(mem_me{instance=~"host-1.."}[5m]))', time: String(end / 1000) });
+    const small = await api<{ result: VectorSample[] }>(sp.strata.url, '/prometheus/api/v1/query', {
+      query: 'sum(rate(mem_me{instance=~"host-1.."}[5m]))',
+      time: String(end / 1000),
+    });
     assert.equal(small.httpStatus, 200, small.error);
     assert.equal(small.data.result.length, 1);
   });

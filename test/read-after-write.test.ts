@@ -39,7 +39,15 @@ describe('read-after-write with X-Read-Consistency: strong', { timeout: 600_000 
       const t = base + i * 1000;
       const res = await push(
         cluster.distributorUrl,
-        [{ labels: [{ name: '__name__', value: 'raw_probe' }, { name: 'series', value: series }], samples: [{ value: i, timestamp: t }] }],
+        [
+          {
+            labels: [
+              { name: '__name__', value: 'raw_probe' },
+              { name: 'series', value: series },
+            ],
+            samples: [{ value: i, timestamp: t }],
+          },
+        ],
         TENANT,
       );
       assert.equal(res.status, 200, res.body);
@@ -53,7 +61,9 @@ describe('read-after-write with X-Read-Consistency: strong', { timeout: 600_000 
       if (r.data.result[0]?.value[1] === String(i)) seen++;
       else if (misses.length < 5) misses.push(`try ${i}: ${JSON.stringify(r.data.result)}`);
     }
-    console.log(`read-after-write: ${seen} of ${TRIES} strong queries saw the sample just pushed (${((Date.now() - started) / TRIES).toFixed(1)}ms per push+query)`);
+    console.log(
+      `read-after-write: ${seen} of ${TRIES} strong queries saw the sample just pushed (${((Date.now() - started) / TRIES).toFixed(1)}ms per push+query)`,
+    );
     assert.deepEqual(misses, []);
     assert.equal(seen, TRIES);
   });

@@ -101,7 +101,9 @@ describe('adding a partition to the ring (multi-process)', { timeout: 300_000 },
       assert.equal(now, OLD, `${series} moved from partition ${was} to ${now}, not to the new partition`);
     }
     const share = moved / SERIES;
-    console.log(`resharding: adding partition 4 to 4 ACTIVE partitions moved ${moved} of ${SERIES} series (${(share * 100).toFixed(1)}%; ring share of partition 4: ${(ringShare * 100).toFixed(1)}%; bound 1.5/4 = 37.5%)`);
+    console.log(
+      `resharding: adding partition 4 to 4 ACTIVE partitions moved ${moved} of ${SERIES} series (${(share * 100).toFixed(1)}%; ring share of partition 4: ${(ringShare * 100).toFixed(1)}%; bound 1.5/4 = 37.5%)`,
+    );
     assert.ok(moved > 0, 'no series moved to the new partition');
     assert.ok(share <= 1.5 / OLD, `moved share ${share} is above 1.5/${OLD}`);
   });
@@ -114,10 +116,14 @@ describe('adding a partition to the ring (multi-process)', { timeout: 300_000 },
 
   /** Polls the distributor's ring page until it reads the KV's ring and `ok` holds. */
   function waitForRing(what: string, ok: (r: RingStatusJson) => boolean): Promise<RingStatusJson> {
-    return waitFor(what, async () => {
-      const r = await ringPage();
-      return r.source === 'kv' && ok(r) ? r : undefined;
-    }, 30_000);
+    return waitFor(
+      what,
+      async () => {
+        const r = await ringPage();
+        return r.source === 'kv' && ok(r) ? r : undefined;
+      },
+      30_000,
+    );
   }
 
   async function pushAll(t: number): Promise<void> {
@@ -143,7 +149,12 @@ describe('adding a partition to the ring (multi-process)', { timeout: 300_000 },
       const md = await admin.metadata({ topics: [cluster.topic], forceUpdate: true });
       const count = md.topics.get(cluster.topic)?.partitionsCount ?? 0;
       const [offsets] = await admin.listOffsets({
-        topics: [{ name: cluster.topic, partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp: ListOffsetTimestamps.LATEST })) }],
+        topics: [
+          {
+            name: cluster.topic,
+            partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp: ListOffsetTimestamps.LATEST })),
+          },
+        ],
       });
       high = new Map(offsets.partitions.map((o) => [o.partitionIndex, o.offset]));
     } finally {
@@ -164,7 +175,8 @@ describe('adding a partition to the ring (multi-process)', { timeout: 300_000 },
             const { partition, offset } = message;
             if (message.key?.toString() !== TENANT) problems.push(`record key ${message.key?.toString()} at ${partition}/${offset}`);
             const version = [...message.headers].find(([k]) => k.toString() === RECORD_VERSION_HEADER)?.[1]?.toString();
-            if (version !== RECORD_FORMAT_WRITE_REQUEST && version !== RECORD_FORMAT_SYMBOLIZED) problems.push(`record version ${version} at ${partition}/${offset}`);
+            if (version !== RECORD_FORMAT_WRITE_REQUEST && version !== RECORD_FORMAT_SYMBOLIZED)
+              problems.push(`record version ${version} at ${partition}/${offset}`);
             const format = version === RECORD_FORMAT_SYMBOLIZED ? 'symbolized' : 'write-request';
             for (const s of decodeRecordValue(decompressBody(message.value, 64 << 20), format).timeseries) {
               const name = s.labels.find((l) => l.name === 'series')!.value;
@@ -182,7 +194,10 @@ describe('adding a partition to the ring (multi-process)', { timeout: 300_000 },
           await stream.close();
         }
       }
-      assert.ok(caughtUp(), `every record read back from Kafka: read up to ${JSON.stringify([...next].map(([p, o]) => [p, String(o)]))} of ${JSON.stringify([...high].map(([p, o]) => [p, String(o)]))}`);
+      assert.ok(
+        caughtUp(),
+        `every record read back from Kafka: read up to ${JSON.stringify([...next].map(([p, o]) => [p, String(o)]))} of ${JSON.stringify([...high].map(([p, o]) => [p, String(o)]))}`,
+      );
     } finally {
       await consumer.close();
     }
@@ -190,4 +205,3 @@ describe('adding a partition to the ring (multi-process)', { timeout: 300_000 },
     return out;
   }
 });
-

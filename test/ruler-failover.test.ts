@@ -68,10 +68,14 @@ describe('ruler failover: two rulers in the Redis ruler ring (multi-process)', {
     for (const r of rulers) r.start();
     await Promise.all(rulers.map((r) => r.waitReady(180_000)));
     // Both rulers see each other before any group exists (a joining ruler is not what this test is about).
-    await waitFor('both rulers healthy in each other\'s view of the ring', async () => {
-      const seen = await Promise.all(rulers.map(async (r) => (await scrape(r.url)).sum('strata_ruler_ring_healthy_rulers')));
-      return seen.every((n) => n === 2) ? true : undefined;
-    }, 60_000);
+    await waitFor(
+      "both rulers healthy in each other's view of the ring",
+      async () => {
+        const seen = await Promise.all(rulers.map(async (r) => (await scrape(r.url)).sum('strata_ruler_ring_healthy_rulers')));
+        return seen.every((n) => n === 2) ? true : undefined;
+      },
+      60_000,
+    );
   });
 
   after(async () => {
@@ -83,33 +87,58 @@ describe('ruler failover: two rulers in the Redis ruler ring (multi-process)', {
   const groupsOf = async (r: AppProcess) => (await scrape(r.url)).sum('strata_ruler_rule_groups') ?? 0;
   const duplicates = async () => {
     const page = await scrape(cluster.ingesters()[0].url);
-    return (page.sum('strata_ingester_samples_rejected_total', { reason: 'duplicate' }) ?? 0) + (page.sum('strata_ingester_samples_rejected_total', { reason: 'duplicate-timestamp-other-value' }) ?? 0);
+    return (
+      (page.sum('strata_ingester_samples_rejected_total', { reason: 'duplicate' }) ?? 0) +
+      (page.sum('strata_ingester_samples_rejected_total', { reason: 'duplicate-timestamp-other-value' }) ?? 0)
+    );
   };
 
   test('killing one of two rulers moves its groups to the other within the heartbeat timeout, no evaluation twice', async (t) => {
     // An input series the rules read (within the 5m lookback for the whole test).
     const t0 = Date.now();
-    const res = await push(cluster.distributorUrl, [
-      { labels: [{ name: '__name__', value: 'failover_input' }, { name: 'job', value: 'e2e' }], samples: [{ value: 10, timestamp: t0 }] },
-    ], TENANT);
+    const res = await push(
+      cluster.distributorUrl,
+      [
+        {
+          labels: [
+            { name: '__name__', value: 'failover_input' },
+            { name: 'job', value: 'e2e' },
+          ],
+          samples: [{ value: 10, timestamp: t0 }],
+        },
+      ],
+      TENANT,
+    );
     assert.equal(res.status, 200, res.body);
     const dupBefore = await duplicates();
 
     for (let g = 0; g < GROUPS; g++) {
       const yaml = `name: g${g}\nrules:\n  - record: failover:rec\n    expr: sum by (job) (failover_input) + ${g}\n    labels:\n      group: g${g}\n`;
-      const r = await fetch(`${rulers[g % 2].url}/prometheus/config/v1/rules/failover`, { method: 'POST', headers: { ...TENANT, 'content-type': 'application/yaml' }, body: yaml });
+      const r = await fetch(`${rulers[g % 2].url}/prometheus/config/v1/rules/failover`, {
+        method: 'POST',
+        headers: { ...TENANT, 'content-type': 'application/yaml' },
+        body: yaml,
+      });
       assert.equal(r.status, 202, await r.text());
     }
     // Both rulers evaluate a share; together every group exactly once.
-    const shares = await waitFor('all groups scheduled over both rulers', async () => {
-      const s = await Promise.all(rulers.map(groupsOf));
-      return s[0] + s[1] === GROUPS ? s : undefined;
-    }, 30_000);
+    const shares = await waitFor(
+      'all groups scheduled over both rulers',
+      async () => {
+        const s = await Promise.all(rulers.map(groupsOf));
+        return s[0] + s[1] === GROUPS ? s : undefined;
+      },
+      30_000,
+    );
     assert.ok(shares[0] > 0 && shares[1] > 0, `both rulers own groups: ${shares.join(' + ')}`);
-    await waitFor('both rulers evaluating', async () => {
-      const ev = await Promise.all(rulers.map(async (r) => (await scrape(r.url)).sum('strata_ruler_group_evaluations_total') ?? 0));
-      return ev.every((n) => n > 0) ? true : undefined;
-    }, 30_000);
+    await waitFor(
+      'both rulers evaluating',
+      async () => {
+        const ev = await Promise.all(rulers.map(async (r) => (await scrape(r.url)).sum('strata_ruler_group_evaluations_total') ?? 0));
+        return ev.every((n) => n > 0) ? true : undefined;
+      },
+      30_000,
+    );
     // Let them evaluate side by side a few intervals.
     await new Promise((r) => setTimeout(r, 3 * INTERVAL_MS));
 
@@ -120,14 +149,22 @@ describe('ruler failover: two rulers in the Redis ruler ring (multi-process)', {
     await victim.waitExit();
     const tookOver = await waitFor('the survivor owns every group', async () => ((await groupsOf(survivor)) === GROUPS ? Date.now() : undefined), 60_000);
     const takeoverMs = tookOver - killedAt;
-    assert.ok(takeoverMs <= HEARTBEAT_TIMEOUT_MS + HEARTBEAT_PERIOD_MS + 2000, `groups moved after ${takeoverMs}ms (heartbeat timeout ${HEARTBEAT_TIMEOUT_MS}ms)`);
+    assert.ok(
+      takeoverMs <= HEARTBEAT_TIMEOUT_MS + HEARTBEAT_PERIOD_MS + 2000,
+      `groups moved after ${takeoverMs}ms (heartbeat timeout ${HEARTBEAT_TIMEOUT_MS}ms)`,
+    );
 
     // Within one more interval the survivor has evaluated every group; run a few more.
     await new Promise((r) => setTimeout(r, 4 * INTERVAL_MS));
     const end = Date.now();
 
     // Every group's recorded series: its raw samples since the upload.
-    const q = await api<{ resultType: string; result: MatrixSeries[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: `failover:rec[${Math.ceil((end - t0) / 1000) + 5}s]`, time: String(end / 1000) }, { headers: { ...TENANT, 'X-Read-Consistency': 'strong' } });
+    const q = await api<{ resultType: string; result: MatrixSeries[] }>(
+      cluster.querierUrl,
+      '/prometheus/api/v1/query',
+      { query: `failover:rec[${Math.ceil((end - t0) / 1000) + 5}s]`, time: String(end / 1000) },
+      { headers: { ...TENANT, 'X-Read-Consistency': 'strong' } },
+    );
     assert.equal(q.status, 'success', q.error);
     const byGroup = new Map(q.data.result.map((s) => [s.metric.group, s.values.map(([t]) => Math.round(t * 1000))]));
     assert.equal(byGroup.size, GROUPS, `recorded series of ${[...byGroup.keys()].sort().join(',')}`);
@@ -148,7 +185,12 @@ describe('ruler failover: two rulers in the Redis ruler ring (multi-process)', {
     assert.ok(moved <= victimShare, `${moved} series with a gap; the victim owned ${victimShare}`);
     // No evaluation written twice for a timestamp: the ingester saw no repeated sample.
     assert.equal((await duplicates()) - dupBefore, 0, 'samples repeated at a timestamp reached the ingester');
-    const values = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(cluster.querierUrl, '/prometheus/api/v1/query', { query: 'failover:rec', time: String(end / 1000) }, { headers: TENANT });
+    const values = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(
+      cluster.querierUrl,
+      '/prometheus/api/v1/query',
+      { query: 'failover:rec', time: String(end / 1000) },
+      { headers: TENANT },
+    );
     for (const s of values.data.result) assert.equal(Number(s.value[1]), 10 + Number(s.metric.group.slice(1)), `${s.metric.group}'s value`);
   });
 });

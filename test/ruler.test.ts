@@ -81,13 +81,35 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
 
     mkdirSync(join(dir, 'am'));
     writeFileSync(join(dir, 'am', 'alertmanager.yml'), "route:\n  receiver: 'null'\n  group_wait: 1s\nreceivers:\n  - name: 'null'\n");
-    am = spawnLogged(ALERTMANAGER, [`--config.file=${join(dir, 'am', 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am', 'data')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address='], 'am');
+    am = spawnLogged(
+      ALERTMANAGER,
+      [
+        `--config.file=${join(dir, 'am', 'alertmanager.yml')}`,
+        `--storage.path=${join(dir, 'am', 'data')}`,
+        `--web.listen-address=127.0.0.1:${amPort}`,
+        '--cluster.listen-address=',
+      ],
+      'am',
+    );
 
     // Prometheus evaluates the same rules file over the same samples, remote-written to it.
-    const asListItem = (g: string) => `${g.trimEnd().replace(/^/gm, '    ').replace(/^ {4}name/, '  - name')}\n`;
+    const asListItem = (g: string) =>
+      `${g
+        .trimEnd()
+        .replace(/^/gm, '    ')
+        .replace(/^ {4}name/, '  - name')}\n`;
     writeFileSync(join(dir, 'rules.yml'), `groups:\n${asListItem(REC_GROUP)}${asListItem(ALERT_GROUP)}`);
     writeFileSync(join(dir, 'prometheus.yml'), `global:\n  evaluation_interval: 5s\nrule_files:\n  - ${join(dir, 'rules.yml')}\n`);
-    prom = spawnLogged(PROMETHEUS, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'prometheus')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--web.enable-remote-write-receiver'], 'prom');
+    prom = spawnLogged(
+      PROMETHEUS,
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'prometheus')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+        '--web.enable-remote-write-receiver',
+      ],
+      'prom',
+    );
 
     strata = new AppProcess({
       name: 'strata',
@@ -98,8 +120,12 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
     });
     strata.start();
     await strata.waitReady(180_000);
-    await waitFor('Alertmanager ready', async () => ((await fetch(`${amUrl}/-/ready`)).ok ? true : undefined), 60_000).catch((err: Error) => assert.fail(`${err.message}\n${stderr.am}`));
-    await waitFor('Prometheus ready', async () => ((await fetch(`${promUrl}/-/ready`)).ok ? true : undefined), 60_000).catch((err: Error) => assert.fail(`${err.message}\n${stderr.prom}`));
+    await waitFor('Alertmanager ready', async () => ((await fetch(`${amUrl}/-/ready`)).ok ? true : undefined), 60_000).catch((err: Error) =>
+      assert.fail(`${err.message}\n${stderr.am}`),
+    );
+    await waitFor('Prometheus ready', async () => ((await fetch(`${promUrl}/-/ready`)).ok ? true : undefined), 60_000).catch((err: Error) =>
+      assert.fail(`${err.message}\n${stderr.prom}`),
+    );
   });
 
   after(async () => {
@@ -109,14 +135,22 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
   });
 
   const upload = async (headers: Record<string, string>, namespace: string, yaml: string) => {
-    const res = await fetch(`${strata.url}/prometheus/config/v1/rules/${encodeURIComponent(namespace)}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/yaml' }, body: yaml });
+    const res = await fetch(`${strata.url}/prometheus/config/v1/rules/${encodeURIComponent(namespace)}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/yaml' },
+      body: yaml,
+    });
     assert.equal(res.status, 202, await res.text());
   };
 
   test('a rules file uploaded through the config API; bad rules are refused with the reason', async () => {
     await upload(A, 'e2e', REC_GROUP);
     await upload(A, 'e2e', ALERT_GROUP);
-    const bad = await fetch(`${strata.url}/prometheus/config/v1/rules/e2e`, { method: 'POST', headers: { ...A, 'content-type': 'application/yaml' }, body: 'name: bad\nrules:\n  - record: x\n    expr: rate(up[5m]\n' });
+    const bad = await fetch(`${strata.url}/prometheus/config/v1/rules/e2e`, {
+      method: 'POST',
+      headers: { ...A, 'content-type': 'application/yaml' },
+      body: 'name: bad\nrules:\n  - record: x\n    expr: rate(up[5m]\n',
+    });
     assert.equal(bad.status, 400);
     assert.match(await bad.text(), /could not parse expression/);
     const listed = await fetch(`${strata.url}/prometheus/config/v1/rules`, { headers: A });
@@ -139,8 +173,14 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
         { name: 'instance', value: `host-${s}` },
         { name: 'job', value: 'e2e' },
       ];
-      series.push({ labels: labels('e2e_requests_total'), samples: Array.from({ length: 17 }, (_, i) => ({ value: i * (s + 1) * 7.5 + (i > 10 ? 3 : 0), timestamp: start + i * 15_000 })) });
-      series.push({ labels: labels('e2e_gauge'), samples: Array.from({ length: 17 }, (_, i) => ({ value: 10 * (s + 1) + 0.25, timestamp: start + i * 15_000 })) });
+      series.push({
+        labels: labels('e2e_requests_total'),
+        samples: Array.from({ length: 17 }, (_, i) => ({ value: i * (s + 1) * 7.5 + (i > 10 ? 3 : 0), timestamp: start + i * 15_000 })),
+      });
+      series.push({
+        labels: labels('e2e_gauge'),
+        samples: Array.from({ length: 17 }, (_, i) => ({ value: 10 * (s + 1) + 0.25, timestamp: start + i * 15_000 })),
+      });
     }
     assert.equal((await push(strata.url, series, A)).status, 200);
     const promWrite = await fetch(`${promUrl}/api/v1/write`, {
@@ -152,23 +192,34 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
 
     // Both wrote the chained rule (its input is the first rule's output, read with strong consistency).
     const recorded = async (url: string, prefix: string, query: string, headers: Record<string, string>) =>
-      waitFor(`${query} recorded at ${url}`, async () => {
-        const r = await api<{ result: VectorSample[] }>(url, `${prefix}/query`, { query }, { headers });
-        return r.data.result.length > 0 ? r.data.result : undefined;
-      }, 60_000);
+      waitFor(
+        `${query} recorded at ${url}`,
+        async () => {
+          const r = await api<{ result: VectorSample[] }>(url, `${prefix}/query`, { query }, { headers });
+          return r.data.result.length > 0 ? r.data.result : undefined;
+        },
+        60_000,
+      );
     const strataSum = await recorded(strata.url, '/prometheus/api/v1', 'job:e2e_gauge:sum2_plus_one', A);
     const promSum = await recorded(promUrl, '/api/v1', 'job:e2e_gauge:sum2_plus_one', {});
-    assert.deepEqual(strataSum.map((s) => [s.metric, s.value[1]]), promSum.map((s) => [s.metric, s.value[1]]));
+    assert.deepEqual(
+      strataSum.map((s) => [s.metric, s.value[1]]),
+      promSum.map((s) => [s.metric, s.value[1]]),
+    );
     assert.deepEqual(strataSum[0].metric, { __name__: 'job:e2e_gauge:sum2_plus_one', job: 'e2e' });
     assert.equal(strataSum[0].value[1], String((10.25 + 20.25 + 30.25) * 2 + 1));
 
     // The rate rule: each side's recorded samples equal the other side evaluating the expression at their timestamps.
     const expr = 'sum by (job) (rate(e2e_requests_total[2m]))';
     const samplesOf = async (url: string, prefix: string, headers: Record<string, string>) =>
-      waitFor(`recorded rate samples at ${url}`, async () => {
-        const r = await api<{ result: MatrixSeries[] }>(url, `${prefix}/query`, { query: 'job:e2e_requests:rate2m[1m]' }, { headers });
-        return (r.data.result[0]?.values.length ?? 0) >= 2 ? r.data.result[0].values : undefined;
-      }, 60_000);
+      waitFor(
+        `recorded rate samples at ${url}`,
+        async () => {
+          const r = await api<{ result: MatrixSeries[] }>(url, `${prefix}/query`, { query: 'job:e2e_requests:rate2m[1m]' }, { headers });
+          return (r.data.result[0]?.values.length ?? 0) >= 2 ? r.data.result[0].values : undefined;
+        },
+        60_000,
+      );
     const ours = await samplesOf(strata.url, '/prometheus/api/v1', A);
     const theirs = await samplesOf(promUrl, '/api/v1', {});
     // Equal to the last bits but one: Strata sums with Kahan compensation as Prometheus 3 does, the
@@ -206,21 +257,56 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
     assert.equal(oursRec.file, 'e2e');
     assert.equal(oursRec.interval, 5);
     assert.match(oursRec.lastEvaluation as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
-    const onlyAlerts = await api<{ groups: { name: string; rules: { type: string }[] }[] }>(strata.url, '/prometheus/api/v1/rules', { type: 'alert' }, { headers: A });
-    assert.deepEqual(onlyAlerts.data.groups.map((g) => [g.name, g.rules.map((r) => r.type)]), [['alerts', ['alerting']]]);
-    const byName = await api<{ groups: { name: string; rules: { name: string }[] }[] }>(strata.url, '/prometheus/api/v1/rules', { 'rule_name[]': 'job:e2e_gauge:sum2', 'file[]': 'e2e' }, { headers: A });
-    assert.deepEqual(byName.data.groups.map((g) => g.rules.map((r) => r.name)), [['job:e2e_gauge:sum2']]);
+    const onlyAlerts = await api<{ groups: { name: string; rules: { type: string }[] }[] }>(
+      strata.url,
+      '/prometheus/api/v1/rules',
+      { type: 'alert' },
+      { headers: A },
+    );
+    assert.deepEqual(
+      onlyAlerts.data.groups.map((g) => [g.name, g.rules.map((r) => r.type)]),
+      [['alerts', ['alerting']]],
+    );
+    const byName = await api<{ groups: { name: string; rules: { name: string }[] }[] }>(
+      strata.url,
+      '/prometheus/api/v1/rules',
+      { 'rule_name[]': 'job:e2e_gauge:sum2', 'file[]': 'e2e' },
+      { headers: A },
+    );
+    assert.deepEqual(
+      byName.data.groups.map((g) => g.rules.map((r) => r.name)),
+      [['job:e2e_gauge:sum2']],
+    );
   });
 
   test('an alert with for: 30s goes pending → firing, reaches Alertmanager, and resolves when the condition clears', async () => {
     const t0 = Date.now();
     const gauge = (value: number) =>
-      push(strata.url, [{ labels: [{ name: '__name__', value: 'e2e_alert_gauge' }, { name: 'instance', value: 'h1' }, { name: 'job', value: 'e2e' }], samples: [{ value, timestamp: Date.now() }] }], A);
+      push(
+        strata.url,
+        [
+          {
+            labels: [
+              { name: '__name__', value: 'e2e_alert_gauge' },
+              { name: 'instance', value: 'h1' },
+              { name: 'job', value: 'e2e' },
+            ],
+            samples: [{ value, timestamp: Date.now() }],
+          },
+        ],
+        A,
+      );
     assert.equal((await gauge(10)).status, 200);
-    const pending = await waitFor('pending alert', async () => {
-      const r = await api<{ alerts: { state: string; labels: Record<string, string>; annotations: Record<string, string>; activeAt: string; value: string }[] }>(strata.url, '/prometheus/api/v1/alerts', {}, { headers: A });
-      return r.data.alerts.find((a) => a.labels.alertname === 'E2EHigh');
-    }, 30_000);
+    const pending = await waitFor(
+      'pending alert',
+      async () => {
+        const r = await api<{
+          alerts: { state: string; labels: Record<string, string>; annotations: Record<string, string>; activeAt: string; value: string }[];
+        }>(strata.url, '/prometheus/api/v1/alerts', {}, { headers: A });
+        return r.data.alerts.find((a) => a.labels.alertname === 'E2EHigh');
+      },
+      30_000,
+    );
     assert.equal(pending.state, 'pending');
     assert.deepEqual(Object.keys(pending), ['labels', 'annotations', 'state', 'activeAt', 'value']);
     assert.deepEqual(pending.labels, { alertname: 'E2EHigh', instance: 'h1', job: 'e2e', severity: 'page' });
@@ -229,21 +315,35 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
     const amAlerts = async () => (await (await fetch(`${amUrl}/api/v2/alerts?filter=alertname%3D%22E2EHigh%22`)).json()) as AmAlert[];
     assert.deepEqual(await amAlerts(), []);
 
-    const inAm = await waitFor('the alert in Alertmanager', async () => {
-      const list = await amAlerts();
-      return list.length > 0 ? list : undefined;
-    }, 90_000).catch((err: Error) => assert.fail(`${err.message}\n${stderr.am}`));
+    const inAm = await waitFor(
+      'the alert in Alertmanager',
+      async () => {
+        const list = await amAlerts();
+        return list.length > 0 ? list : undefined;
+      },
+      90_000,
+    ).catch((err: Error) => assert.fail(`${err.message}\n${stderr.am}`));
     const firedAfter = Date.now() - t0;
     assert.ok(firedAfter >= 30_000, `fired after ${firedAfter} ms, before for: 30s`);
     assert.equal(inAm.length, 1);
     assert.deepEqual(inAm[0].labels, { alertname: 'E2EHigh', instance: 'h1', job: 'e2e', severity: 'page' });
     assert.deepEqual(inAm[0].annotations, { summary: 'h1 is at 10', description: '10 over 5' });
     assert.equal(inAm[0].status.state, 'active');
-    const rules = await api<{ groups: { name: string; rules: { state: string; alerts: { state: string }[] }[] }[] }>(strata.url, '/prometheus/api/v1/rules', { type: 'alert' }, { headers: A });
+    const rules = await api<{ groups: { name: string; rules: { state: string; alerts: { state: string }[] }[] }[] }>(
+      strata.url,
+      '/prometheus/api/v1/rules',
+      { type: 'alert' },
+      { headers: A },
+    );
     assert.equal(rules.data.groups[0].rules[0].state, 'firing');
     // ALERTS is written back and queryable like any series.
     await waitFor('ALERTS{alertstate="firing"}', async () => {
-      const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query: 'ALERTS{alertname="E2EHigh",alertstate="firing"}' }, { headers: A });
+      const r = await api<{ result: VectorSample[] }>(
+        strata.url,
+        '/prometheus/api/v1/query',
+        { query: 'ALERTS{alertname="E2EHigh",alertstate="firing"}' },
+        { headers: A },
+      );
       return r.data.result.length === 1 ? true : undefined;
     });
 
@@ -258,20 +358,40 @@ describe('ruler on a single process, with Prometheus 2.42 and Alertmanager', { t
 
   test("two tenants' rules never see each other's data", async () => {
     const start = now - 4 * 15_000;
-    const series: SeriesInput[] = [{ labels: [{ name: '__name__', value: 'e2e_gauge' }, { name: 'instance', value: 'b-0' }, { name: 'job', value: 'e2e' }], samples: Array.from({ length: 5 }, (_, i) => ({ value: 1, timestamp: start + i * 15_000 })) }];
+    const series: SeriesInput[] = [
+      {
+        labels: [
+          { name: '__name__', value: 'e2e_gauge' },
+          { name: 'instance', value: 'b-0' },
+          { name: 'job', value: 'e2e' },
+        ],
+        samples: Array.from({ length: 5 }, (_, i) => ({ value: 1, timestamp: start + i * 15_000 })),
+      },
+    ];
     assert.equal((await push(strata.url, series, B)).status, 200);
-    await upload(B, 'b', 'name: b\ninterval: 5s\nrules:\n  - record: tenant:e2e_gauge:count\n    expr: count(e2e_gauge)\n  - record: tenant:a_output:count\n    expr: count(job:e2e_gauge:sum2) or vector(0)\n');
+    await upload(
+      B,
+      'b',
+      'name: b\ninterval: 5s\nrules:\n  - record: tenant:e2e_gauge:count\n    expr: count(e2e_gauge)\n  - record: tenant:a_output:count\n    expr: count(job:e2e_gauge:sum2) or vector(0)\n',
+    );
     await upload(A, 'a-count', 'name: a-count\ninterval: 5s\nrules:\n  - record: tenant:e2e_gauge:count\n    expr: count(e2e_gauge)\n');
     const value = async (headers: Record<string, string>, query: string) =>
-      waitFor(`${query} for ${headers['x-scope-orgid']}`, async () => {
-        const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query }, { headers });
-        return r.data.result[0]?.value[1];
-      }, 60_000);
+      waitFor(
+        `${query} for ${headers['x-scope-orgid']}`,
+        async () => {
+          const r = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', { query }, { headers });
+          return r.data.result[0]?.value[1];
+        },
+        60_000,
+      );
     assert.equal(await value(B, 'tenant:e2e_gauge:count'), '1');
     assert.equal(await value(A, 'tenant:e2e_gauge:count'), '3');
     assert.equal(await value(B, 'tenant:a_output:count'), '0', "tenant b's rule cannot read tenant a's recorded series");
     const bRules = await api<{ groups: { name: string }[] }>(strata.url, '/prometheus/api/v1/rules', {}, { headers: B });
-    assert.deepEqual(bRules.data.groups.map((g) => g.name), ['b']);
+    assert.deepEqual(
+      bRules.data.groups.map((g) => g.name),
+      ['b'],
+    );
     const bAlerts = await api<{ alerts: unknown[] }>(strata.url, '/prometheus/api/v1/alerts', {}, { headers: B });
     assert.deepEqual(bAlerts.data.alerts, []);
     const noTenant = await fetch(`${strata.url}/prometheus/api/v1/rules`);

@@ -13,7 +13,11 @@ import { compressBody, encodeSymbolizedWriteRequestV2, encodeWriteRequest, encod
 import { startPrometheus3, type Prometheus3 } from './support/prometheus3.ts';
 
 const V1 = { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' };
-const V2 = { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '2.0.0' };
+const V2 = {
+  'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request',
+  'content-encoding': 'snappy',
+  'x-prometheus-remote-write-version': '2.0.0',
+};
 
 /** Cases where Strata answers in another class than Prometheus 3, on purpose. */
 const KNOWN_DIFFERENCES: Record<string, string> = {
@@ -40,7 +44,11 @@ function cases(now: number): Case[] {
     headers: V1,
     body: compressBody(encodeWriteRequest({ timeseries, ...extra })),
   });
-  const v2 = (name: string, timeseries: Parameters<typeof encodeWriteRequestV2>[0]['timeseries']): Case => ({ name: `v2 ${name}`, headers: V2, body: compressBody(encodeWriteRequestV2({ timeseries })) });
+  const v2 = (name: string, timeseries: Parameters<typeof encodeWriteRequestV2>[0]['timeseries']): Case => ({
+    name: `v2 ${name}`,
+    headers: V2,
+    body: compressBody(encodeWriteRequestV2({ timeseries })),
+  });
   const up = [l('__name__', 'up'), l('instance', 'localhost:9090'), l('job', 'testjob')];
   const unsorted = [l('instance', 'localhost:9090'), l('__name__', 'up'), l('job', 'testjob')];
   return [
@@ -54,7 +62,9 @@ function cases(now: number): Case[] {
     v1('no samples', [{ labels: [l('__name__', 'm')], samples: [] }]),
     v1('empty request', []),
     v1('metadata only', [], { metadata: [{ type: 'counter', metricFamilyName: 'm_total', help: 'Help.', unit: '' }] }),
-    v1('exemplar', [{ labels: [l('__name__', 'm_ex')], samples: [{ value: 1, timestamp: now }], exemplars: [{ labels: [l('trace_id', 'abc')], value: 1, timestamp: now }] }]),
+    v1('exemplar', [
+      { labels: [l('__name__', 'm_ex')], samples: [{ value: 1, timestamp: now }], exemplars: [{ labels: [l('trace_id', 'abc')], value: 1, timestamp: now }] },
+    ]),
     v1('sample an hour in the future', one([l('__name__', 'm_future')], now + 3_600_000)),
     v2('sorted labels', [{ labels: up, samples: [{ value: 1, timestamp: now }] }]),
     v2('unsorted labels', [{ labels: unsorted, samples: [{ value: 1, timestamp: now }] }]),
@@ -63,11 +73,17 @@ function cases(now: number): Case[] {
     {
       name: 'v2 label reference out of range',
       headers: V2,
-      body: compressBody(encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'm'], timeseries: [{ labelsRefs: [1, 9], samples: [{ value: 1, timestamp: now }] }] })),
+      body: compressBody(
+        encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'm'], timeseries: [{ labelsRefs: [1, 9], samples: [{ value: 1, timestamp: now }] }] }),
+      ),
     },
     { name: 'v1 body not snappy', headers: V1, body: Buffer.from('definitely not snappy') },
     { name: 'v1 body not protobuf', headers: V1, body: compressBody(Buffer.from([0x0a, 0x7f, 0x01])) },
-    { name: 'unknown proto message', headers: { ...V1, 'content-type': 'application/x-protobuf;proto=foo.Bar' }, body: compressBody(encodeWriteRequest({ timeseries: one(up) })) },
+    {
+      name: 'unknown proto message',
+      headers: { ...V1, 'content-type': 'application/x-protobuf;proto=foo.Bar' },
+      body: compressBody(encodeWriteRequest({ timeseries: one(up) })),
+    },
   ];
 }
 
@@ -121,6 +137,10 @@ describe('remote write answers against a Prometheus 3 receiver', { timeout: 300_
     }
     console.log(rows.join('\n'));
     assert.deepEqual(unexpected, [], 'differences without a reason');
-    assert.deepEqual(Object.keys(KNOWN_DIFFERENCES).filter((k) => !seen.has(k)), [], 'listed differences that are gone');
+    assert.deepEqual(
+      Object.keys(KNOWN_DIFFERENCES).filter((k) => !seen.has(k)),
+      [],
+      'listed differences that are gone',
+    );
   });
 });

@@ -65,10 +65,14 @@ describe('single-process failures', { timeout: 600_000 }, () => {
     await pushAcked('before_broker_kill');
     const pid = brokerPid();
     process.kill(pid, 'SIGKILL');
-    const seen = await waitFor('/ready 503 while the broker restarts', async () => {
-      const res = await fetch(`${strata.url}/ready`, { signal: AbortSignal.timeout(2000) });
-      return res.status === 503 ? await res.text() : undefined;
-    }, 30_000);
+    const seen = await waitFor(
+      '/ready 503 while the broker restarts',
+      async () => {
+        const res = await fetch(`${strata.url}/ready`, { signal: AbortSignal.timeout(2000) });
+        return res.status === 503 ? await res.text() : undefined;
+      },
+      30_000,
+    );
     assert.match(seen, /embedded Kafka broker exited .*restarting/);
     await strata.waitReady(120_000);
     assert.notEqual(brokerPid(), pid, 'a new broker process');
@@ -88,7 +92,7 @@ describe('single-process failures', { timeout: 600_000 }, () => {
     await assertAllAcked();
   });
 
-  test('the ingester\'s Kafka reader fails for good (ingest topic deleted): /ready 503 naming it, then exit code 1', async () => {
+  test("the ingester's Kafka reader fails for good (ingest topic deleted): /ready 503 naming it, then exit code 1", async () => {
     const log = readFileSync(strata.opts.logFile, 'utf8');
     const brokers = [...log.matchAll(/local Kafka broker ready at ([0-9.:]+)/g)].at(-1)?.[1];
     assert.ok(brokers, 'the broker address in the startup log');
@@ -99,15 +103,19 @@ describe('single-process failures', { timeout: 600_000 }, () => {
       await admin.close();
     }
     let reason = '';
-    await waitFor('/ready 503 or the process gone', async () => {
-      try {
-        const res = await fetch(`${strata.url}/ready`, { signal: AbortSignal.timeout(2000) });
-        if (res.status === 503) reason = await res.text();
-        return res.status === 503 ? true : undefined;
-      } catch {
-        return strata.running ? undefined : true;
-      }
-    }, 120_000);
+    await waitFor(
+      '/ready 503 or the process gone',
+      async () => {
+        try {
+          const res = await fetch(`${strata.url}/ready`, { signal: AbortSignal.timeout(2000) });
+          if (res.status === 503) reason = await res.text();
+          return res.status === 503 ? true : undefined;
+        } catch {
+          return strata.running ? undefined : true;
+        }
+      },
+      120_000,
+    );
     await strata.waitExit();
     assert.deepEqual(strata.exit, { code: 1, signal: null });
     const tail = readFileSync(strata.opts.logFile, 'utf8');

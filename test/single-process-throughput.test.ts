@@ -30,7 +30,10 @@ describe('single process: one sender at 100k samples/s', { timeout: 600_000 }, (
 
   test('the startup log says which per-tenant limits are in force and how to change them', () => {
     const log = readFileSync(strata.opts.logFile, 'utf8');
-    assert.match(log, /per-tenant limits \(single-tenant single-process defaults\): ingestion rate 10000000 samples\/s.*change with -distributor\.ingestion-rate-limit/);
+    assert.match(
+      log,
+      /per-tenant limits \(single-tenant single-process defaults\): ingestion rate 10000000 samples\/s.*change with -distributor\.ingestion-rate-limit/,
+    );
   });
 
   test(`${REQUESTS_PER_SECOND} pushes/s × ${SERIES * SAMPLES_PER_SERIES} samples for ${SECONDS}s: no 429`, async () => {
@@ -69,7 +72,7 @@ describe('single process: one sender at 100k samples/s', { timeout: 600_000 }, (
     await Promise.all(inflight);
     const seconds = (Date.now() - t0) / 1000;
     const summary = `statuses ${JSON.stringify(Object.fromEntries(statuses))} over ${seconds.toFixed(1)}s; first errors: ${errors.join(' | ')}`;
-    assert.equal(statuses.get(429) ?? 0, 0, `rate limited (429) at ${(total * SERIES * SAMPLES_PER_SERIES) / seconds | 0} samples/s: ${summary}`);
+    assert.equal(statuses.get(429) ?? 0, 0, `rate limited (429) at ${((total * SERIES * SAMPLES_PER_SERIES) / seconds) | 0} samples/s: ${summary}`);
     const overloaded = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
     assert.equal(overloaded, 0, `no 429, but the machine could not take the load (5xx, a different failure from the limit): ${summary}`);
     assert.equal(statuses.get(200), total, summary);

@@ -39,7 +39,12 @@ describe('single-process mode', { timeout: 600_000 }, () => {
       target: 'all',
       httpPort: port,
       logFile: join(dir, 'strata.log'),
-      args: ['-auth.multitenancy-enabled=false', `-data-dir=${dir}/data`, `-server.http-listen-port=${port}`, `-tracing.otlp-endpoint=http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}`],
+      args: [
+        '-auth.multitenancy-enabled=false',
+        `-data-dir=${dir}/data`,
+        `-server.http-listen-port=${port}`,
+        `-tracing.otlp-endpoint=http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}`,
+      ],
     });
     strata.start();
     await strata.waitReady(180_000);
@@ -135,7 +140,7 @@ describe('single-process mode', { timeout: 600_000 }, () => {
     const scraped = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', {
       query: 'count(strata_distributor_push_duration_seconds_bucket{job="strata"}) > 0',
     });
-    assert.equal(scraped.data.result.length, 1, 'Strata\'s own histogram, scraped by Prometheus, is queryable');
+    assert.equal(scraped.data.result.length, 1, "Strata's own histogram, scraped by Prometheus, is queryable");
     const series = await api<Record<string, string>[]>(strata.url, '/prometheus/api/v1/series', { 'match[]': 'prometheus_build_info' });
     assert.ok(series.data.length >= 1 && series.data[0].version.startsWith('2.'), JSON.stringify(series.data));
 
@@ -164,14 +169,20 @@ describe('single-process mode', { timeout: 600_000 }, () => {
       30_000,
     );
     for (const span of ['distributor.push', 'distributor.produce', 'ingester.append', 'querier.query']) {
-      assert.ok(otlp.some((o) => o.body.includes(Buffer.from(span))), `${span} spans exported`);
+      assert.ok(
+        otlp.some((o) => o.body.includes(Buffer.from(span))),
+        `${span} spans exported`,
+      );
     }
   });
 
   test('POST /ingester/flush lands blocks in <data-dir>/bucket/anonymous/<ULID>/ and queries still answer from them', async () => {
     const q = { query: 'count(count_over_time(quickstart_metric[1h]))' };
     const before = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', q);
-    assert.deepEqual(before.data.result.map((r) => r.value[1]), ['1000']);
+    assert.deepEqual(
+      before.data.result.map((r) => r.value[1]),
+      ['1000'],
+    );
     const res = await fetch(`${strata.url}/ingester/flush?wait=true`, { method: 'POST' });
     assert.equal(res.status, 204, await res.text());
     const tenantDir = join(dir, 'data', 'bucket', 'anonymous');
@@ -179,7 +190,11 @@ describe('single-process mode', { timeout: 600_000 }, () => {
     assert.ok(blocks.length >= 1, `blocks in ${tenantDir}: ${readdirSync(tenantDir).join(', ')}`);
     for (const b of blocks) for (const f of ['meta.json', 'index', 'chunks/000001']) assert.ok(existsSync(join(tenantDir, b, f)), `${b}/${f}`);
     const after = await api<{ result: VectorSample[] }>(strata.url, '/prometheus/api/v1/query', q);
-    assert.deepEqual(after.data.result.map((r) => r.value[1]), ['1000'], 'the 1000 series read back from head + blocks after the flush');
+    assert.deepEqual(
+      after.data.result.map((r) => r.value[1]),
+      ['1000'],
+      'the 1000 series read back from head + blocks after the flush',
+    );
   });
 });
 

@@ -128,8 +128,8 @@ describe('tracing: distributor push → Kafka record traceparent → ingester ap
 
     const [push] = byName('distributor.push');
     assert.ok(push, 'a distributor.push span was recorded');
-    assert.equal(push.spanContext().traceId, callerTrace, 'the push continues the sender\'s trace');
-    assert.equal(push.parentSpanContext?.spanId, callerSpan, 'the push span\'s parent is the sender\'s span');
+    assert.equal(push.spanContext().traceId, callerTrace, "the push continues the sender's trace");
+    assert.equal(push.parentSpanContext?.spanId, callerSpan, "the push span's parent is the sender's span");
     assert.equal(push.resource.attributes['service.name'], 'distributor');
     assert.equal(push.attributes.tenant, TENANT);
 
@@ -168,9 +168,16 @@ describe('tracing: distributor push → Kafka record traceparent → ingester ap
     spans.reset();
     const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     await pushSeries('exemplar_metric', { traceparent: `00-${traceId}-1111111111111111-01` });
-    const om = await http.inject({ method: 'GET', url: '/metrics', headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' } });
+    const om = await http.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' },
+    });
     assert.match(String(om.headers['content-type']), /^application\/openmetrics-text; version=1\.0\.0/);
-    assert.match(om.body, new RegExp(`^strata_distributor_push_duration_seconds_bucket\\{[^}]*status="200"[^}]*\\} \\d+ # \\{trace_id="${traceId}"\\} [0-9.e-]+ [0-9.]+$`, 'm'));
+    assert.match(
+      om.body,
+      new RegExp(`^strata_distributor_push_duration_seconds_bucket\\{[^}]*status="200"[^}]*\\} \\d+ # \\{trace_id="${traceId}"\\} [0-9.e-]+ [0-9.]+$`, 'm'),
+    );
     assert.match(om.body, new RegExp(`^strata_distributor_kafka_produce_duration_seconds_bucket\\{[^}]*\\} \\d+ # \\{trace_id="${traceId}"\\}`, 'm'));
     assert.match(om.body, /^# TYPE strata_distributor_received_samples counter$/m, 'OpenMetrics counter family without _total');
     assert.match(om.body, /^strata_distributor_received_samples_total\{tenant="team-trace"\} 120$/m);
@@ -188,7 +195,12 @@ describe('tracing: distributor push → Kafka record traceparent → ingester ap
       method: 'POST',
       url: '/api/v1/push',
       payload: Buffer.from('not snappy at all'),
-      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-scope-orgid': TENANT, traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+      headers: {
+        'content-type': 'application/x-protobuf',
+        'content-encoding': 'snappy',
+        'x-scope-orgid': TENANT,
+        traceparent: `00-${traceId}-b7ad6b7169203331-01`,
+      },
     });
     assert.equal(res.statusCode, 400);
     const pushLine = logs.lines.find((l) => l.trace_id === traceId && l.component === 'distributor');
@@ -214,10 +226,17 @@ describe('tracing: distributor push → Kafka record traceparent → ingester ap
       method: 'POST',
       url: '/api/v1/push',
       payload: Buffer.from(body),
-      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-scope-orgid': TENANT, traceparent: `00-${oooTrace}-2222222222222222-01` },
+      headers: {
+        'content-type': 'application/x-protobuf',
+        'content-encoding': 'snappy',
+        'x-scope-orgid': TENANT,
+        traceparent: `00-${oooTrace}-2222222222222222-01`,
+      },
     });
     assert.equal(ooo.statusCode, 200, 'the distributor accepts them; the ingesters reject them');
-    const rejectLine = await waitFor('the ingester logs the rejected samples', async () => logs.lines.find((l) => l.trace_id === oooTrace && String(l.component).startsWith('ingester-')));
+    const rejectLine = await waitFor('the ingester logs the rejected samples', async () =>
+      logs.lines.find((l) => l.trace_id === oooTrace && String(l.component).startsWith('ingester-')),
+    );
     assert.equal(rejectLine.tenant, TENANT);
     assert.ok((rejectLine.rejected as Record<string, number>)['out-of-order'] > 0, JSON.stringify(rejectLine));
   });

@@ -31,7 +31,10 @@ describe('web UI', { timeout: 600_000 }, () => {
     strata = sp.strata;
     // A counter per series going up by 15 every 15s over the last 10 minutes: rate 1/s each.
     const now = Date.now();
-    const res = await push(strata.url, generateSeries(METRIC, SERIES, 40, now - 40 * 15_000, 15_000, (s, i) => s * 1000 + i * 15));
+    const res = await push(
+      strata.url,
+      generateSeries(METRIC, SERIES, 40, now - 40 * 15_000, 15_000, (s, i) => s * 1000 + i * 15),
+    );
     assert.equal(res.status, 200, res.body);
     await waitFor('the pushed series to be queryable', async () => {
       const r = await api<unknown[]>(strata.url, '/prometheus/api/v1/series', { 'match[]': METRIC });
@@ -69,7 +72,16 @@ describe('web UI', { timeout: 600_000 }, () => {
     await page.locator('main h1', { hasText: 'Strata' }).waitFor();
     // Page-side code as strings: this project type-checks without the DOM library.
     const links = await page.evaluate<string[]>(`[...document.querySelectorAll('main a')].map((a) => a.getAttribute('href'))`);
-    for (const href of ['/ui/query', '/ui/status/services', '/ui/status/config', '/ui/status/ring', '/ui/status/ingester', '/ui/status/tenants', '/ui/status/compactor', '/ingester/partition-ring']) {
+    for (const href of [
+      '/ui/query',
+      '/ui/status/services',
+      '/ui/status/config',
+      '/ui/status/ring',
+      '/ui/status/ingester',
+      '/ui/status/tenants',
+      '/ui/status/compactor',
+      '/ingester/partition-ring',
+    ]) {
       assert.ok(links.includes(href), `the landing page links ${href} (has ${links.join(' ')})`);
     }
     await page.waitForLoadState('networkidle');
@@ -154,7 +166,7 @@ describe('web UI', { timeout: 600_000 }, () => {
     await tenants.page.close();
   });
 
-  test('/api/v1/user_stats answers Mimir\'s fields for the tenant', async () => {
+  test("/api/v1/user_stats answers Mimir's fields for the tenant", async () => {
     const res = await fetch(`${strata.url}/prometheus/api/v1/user_stats`);
     assert.equal(res.status, 200);
     const body = (await res.json()) as Record<string, number>;

@@ -134,8 +134,8 @@ describe('UTF-8 metric and label names, as Prometheus 3 has them', { timeout: 30
     prometheus.stderr!.on('data', (d: Buffer) => (promStderr = (promStderr + d.toString()).slice(-4000)));
     await Promise.all([
       strata.waitReady(180_000),
-      waitFor('Prometheus 3 ready', async () => ((await fetch(`${promUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined), 60_000).catch((err: Error) =>
-        assert.fail(`${err.message}\nprometheus stderr: ${promStderr}`),
+      waitFor('Prometheus 3 ready', async () => ((await fetch(`${promUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined), 60_000).catch(
+        (err: Error) => assert.fail(`${err.message}\nprometheus stderr: ${promStderr}`),
       ),
     ]);
   });
@@ -154,7 +154,12 @@ describe('UTF-8 metric and label names, as Prometheus 3 has them', { timeout: 30
     const o = await fetch(`${strata.url}/otlp/v1/metrics`, otlp(LEGACY_TENANT));
     assert.equal(o.status, 200, await o.text());
     await waitFor('the escaped OTLP series', async () => {
-      const r = await get(strata.url, '/prometheus/api/v1/query', { query: 'http_server_request_duration_seconds{service_name="api"}', time: String(T / 1000 + 60) }, LEGACY_TENANT);
+      const r = await get(
+        strata.url,
+        '/prometheus/api/v1/query',
+        { query: 'http_server_request_duration_seconds{service_name="api"}', time: String(T / 1000 + 60) },
+        LEGACY_TENANT,
+      );
       return (r.data as { result: unknown[] }).result.length === 1 ? r : undefined;
     });
   });

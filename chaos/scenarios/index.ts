@@ -9,15 +9,7 @@ import type { Scenario } from './scenario.ts';
 import { zoneADown } from './zone-a-down.ts';
 import { zoneRollingRestart } from './zone-rolling-restart.ts';
 
-export const SCENARIOS: readonly Scenario[] = [
-  zoneADown,
-  brokerDown,
-  redisDown,
-  distributorKill,
-  querierKill,
-  ingesterKillMidFlush,
-  zoneRollingRestart,
-];
+export const SCENARIOS: readonly Scenario[] = [zoneADown, brokerDown, redisDown, distributorKill, querierKill, ingesterKillMidFlush, zoneRollingRestart];
 
 export function scenarioByName(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

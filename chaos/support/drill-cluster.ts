@@ -9,7 +9,6 @@ import { AppProcess, LocalCluster, LocalRedis, freePorts } from '@strata/local-c
 import { features } from './product-features.ts';
 import { sleep } from './time.ts';
 
-
 export const TOPOLOGY = {
   kafka_brokers: 3,
   replication_factor: 3,
@@ -66,10 +65,7 @@ export class DrillCluster {
     if (features.resultsCacheRedisFlag().length > 0) {
       redis = await LocalRedis.start(join(opts.dataDir, 'redis-results-cache'));
       opts.log(`redis-server on ${redis.endpoint} (pid ${redis.pid}) for the querier's results cache`);
-      querierArgs.push(
-        `-query-frontend.results-cache.redis.endpoint=${redis.endpoint}`,
-        `-query-frontend.max-cache-freshness=${RESULTS_CACHE_MAX_FRESHNESS}`,
-      );
+      querierArgs.push(`-query-frontend.results-cache.redis.endpoint=${redis.endpoint}`, `-query-frontend.max-cache-freshness=${RESULTS_CACHE_MAX_FRESHNESS}`);
     }
     const ingesterArgs: string[] = [];
     if (opts.blockPeriod !== undefined && features.blockRangesFlag().length > 0) {

@@ -14,11 +14,7 @@ export class DrillSeries {
   readonly count: number;
   readonly groups: number;
 
-  constructor(
-    drillId: string,
-    count: number,
-    groups: number,
-  ) {
+  constructor(drillId: string, count: number, groups: number) {
     this.drillId = drillId;
     this.count = count;
     this.groups = groups;

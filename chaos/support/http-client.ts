@@ -3,9 +3,7 @@
 // network or server failure: the caller records the reason.
 
 export type PushOutcome =
-  | { kind: 'acked'; status: number }
-  | { kind: 'retry'; reason: string; body?: string }
-  | { kind: 'rejected'; reason: string; body: string };
+  { kind: 'acked'; status: number } | { kind: 'retry'; reason: string; body?: string } | { kind: 'rejected'; reason: string; body: string };
 
 export async function pushOnce(url: string, body: Uint8Array, tenant: string, timeoutMs: number): Promise<PushOutcome> {
   try {
@@ -35,9 +33,7 @@ export interface MatrixSeries {
   values: [number, string][];
 }
 
-export type QueryOutcome =
-  | { ok: true; resultType: string; result: MatrixSeries[] }
-  | { ok: false; reason: string };
+export type QueryOutcome = { ok: true; resultType: string; result: MatrixSeries[] } | { ok: false; reason: string };
 
 /** GET /prometheus/api/v1/query (instant query) as the drill tenant. */
 export function instantQuery(url: string, tenant: string, query: string, timeSeconds: number, timeoutMs: number): Promise<QueryOutcome> {

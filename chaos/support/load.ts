@@ -175,9 +175,7 @@ export class LoadGenerator {
     const { maxSamplesPerSend, batchSendDeadlineMs } = this.opts;
     while (!this.aborted) {
       const q = shard.queue;
-      const due =
-        q.length >= maxSamplesPerSend ||
-        (q.length > 0 && (!this.generating || Date.now() - q[0].enqueuedAt >= batchSendDeadlineMs));
+      const due = q.length >= maxSamplesPerSend || (q.length > 0 && (!this.generating || Date.now() - q[0].enqueuedAt >= batchSendDeadlineMs));
       if (!due) {
         await sleep(25);
         continue;

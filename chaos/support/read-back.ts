@@ -117,13 +117,7 @@ export async function readBack(opts: ReadBackOptions): Promise<ReadBackResult> {
   // (hi - R, hi] must include lo.
   const rangeSeconds = Math.floor((hi - lo) / 1000) + 1;
   for (let g = 0; g < opts.series.groups; g++) {
-    const res = await instantQuery(
-      opts.querierUrl,
-      opts.tenant,
-      `${opts.series.selector(g)}[${rangeSeconds}s]`,
-      hi / 1000,
-      opts.timeoutMs ?? 60_000,
-    );
+    const res = await instantQuery(opts.querierUrl, opts.tenant, `${opts.series.selector(g)}[${rangeSeconds}s]`, hi / 1000, opts.timeoutMs ?? 60_000);
     if (!res.ok) return { ok: false, reason: `group ${g}: ${res.reason}` };
     if (res.resultType !== 'matrix') return { ok: false, reason: `group ${g}: expected a matrix, got ${res.resultType}` };
     addComparison(total, compare(res.result, opts.series, opts.ledger, opts.series.seriesOfGroup(g), -Infinity, hi, opts.ackedBy));

@@ -153,10 +153,13 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
     });
     load.start();
     prober.start('warmup');
-    event(`load started: ${opts.series} series every ${opts.intervalMs}ms (${Math.round((opts.series * 1000) / opts.intervalMs)} samples/s) over ${c.distributorUrls().length} distributors`);
+    event(
+      `load started: ${opts.series} series every ${opts.intervalMs}ms (${Math.round((opts.series * 1000) / opts.intervalMs)} samples/s) over ${c.distributorUrls().length} distributors`,
+    );
     await sleep(opts.warmupSeconds * 1000);
     const warm = prober.stats('warmup');
-    if (ledger.acked === 0) throw new Error(`no sample was acknowledged during the ${opts.warmupSeconds}s warm-up: ${JSON.stringify(load.stats().push_errors)}`);
+    if (ledger.acked === 0)
+      throw new Error(`no sample was acknowledged during the ${opts.warmupSeconds}s warm-up: ${JSON.stringify(load.stats().push_errors)}`);
     event(`warm-up done: ${ledger.acked} samples acked, probes ${warm.ok}/${warm.total} ok`);
 
     // Fault.
@@ -209,7 +212,9 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
     const bucketDir = c.bucketDir();
     const bucket = bucketDir === undefined ? null : bucketCensus(bucketDir);
     if (bucket !== null) {
-      event(`bucket: ${bucket.complete_blocks} complete blocks, ${bucket.blocks_without_meta.length} without meta.json, ${bucket.stray_temp_entries.length} stray temp entries`);
+      event(
+        `bucket: ${bucket.complete_blocks} complete blocks, ${bucket.blocks_without_meta.length} without meta.json, ${bucket.stray_temp_entries.length} stray temp entries`,
+      );
     }
     const metrics = await c.metrics([
       'strata_querier_results_cache_requests_total',
@@ -228,7 +233,10 @@ export async function runDrill(scenario: Scenario, opts: DrillOptions, shared?: 
       else if (lostOf(r.comparison) > 0) findings.push(`zone ${zone} alone is missing ${lostOf(r.comparison)} acknowledged samples`);
     }
     const failed = findings.length > 0;
-    for (const [name, r] of [['the querier', viaQuerier], ...Object.entries(byZone).map(([z, r]): [string, VerifyResult] => [`zone ${z} alone`, r])] as [string, VerifyResult][]) {
+    for (const [name, r] of [['the querier', viaQuerier], ...Object.entries(byZone).map(([z, r]): [string, VerifyResult] => [`zone ${z} alone`, r])] as [
+      string,
+      VerifyResult,
+    ][]) {
       if (r.comparison && r.comparison.duplicate_points > 0) findings.push(`${name} answered ${r.comparison.duplicate_points} points twice`);
     }
     const faultProbes = p.stats('fault');
@@ -329,13 +337,18 @@ async function waitCaughtUp(
         const r = await readBack({ querierUrl: url(), tenant: DRILL_TENANT, series, ledger, ackedBy: healAt, timeoutMs: 30_000 });
         if (!r.ok || lostOf(r.comparison) > 0) {
           complete = false;
-          detail = r.ok ? `via ${name}: ${lostOf(r.comparison)} of ${r.comparison.checked} samples acked before the heal not readable yet` : `via ${name}: ${r.reason}`;
+          detail = r.ok
+            ? `via ${name}: ${lostOf(r.comparison)} of ${r.comparison.checked} samples acked before the heal not readable yet`
+            : `via ${name}: ${r.reason}`;
           break;
         }
         checked = r.comparison.checked;
       }
       if (complete) {
-        return { seconds: seconds(Date.now() - healAt), detail: `${checked} samples acked before the heal read back exactly via the querier and each zone alone` };
+        return {
+          seconds: seconds(Date.now() - healAt),
+          detail: `${checked} samples acked before the heal read back exactly via the querier and each zone alone`,
+        };
       }
     }
     if (Date.now() > deadline) return { seconds: null, detail };

@@ -43,7 +43,10 @@ export function summariseAllocations(head: AllocNode, topN = 10): AllocSummary {
     for (const c of n.children) walk(c, here);
   };
   walk(head, []);
-  const top = [...bytes].sort((a, b) => b[1] - a[1]).slice(0, topN).map(([stack, b]) => ({ stack, bytes: b }));
+  const top = [...bytes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, topN)
+    .map(([stack, b]) => ({ stack, bytes: b }));
   return { totalBytes, top };
 }
 

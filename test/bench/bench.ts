@@ -74,13 +74,47 @@ function parseArgs(argv: string[]): Options {
     a.set(k, inline ?? (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--') ? argv[++i] : 'true'));
   }
   const known = new Set([
-    'quick', 'targets', 'series', 'wide', 'protocol', 'shards', 'samples-per-request', 'partitions', 'start-rate', 'max-rate', 'step',
-    'search-budget', 'latency-limit', 'step-retries', 'rate', 'half', 'query-runs', 'replay-down', 'soak', 'churn', 'profile', 'profile-duration',
-    'data-dir', 'keep', 'json', 'help', 'strata-args', 'reshard', 'scale', 'scale-step', 'cpus', 'settle',
+    'quick',
+    'targets',
+    'series',
+    'wide',
+    'protocol',
+    'shards',
+    'samples-per-request',
+    'partitions',
+    'start-rate',
+    'max-rate',
+    'step',
+    'search-budget',
+    'latency-limit',
+    'step-retries',
+    'rate',
+    'half',
+    'query-runs',
+    'replay-down',
+    'soak',
+    'churn',
+    'profile',
+    'profile-duration',
+    'data-dir',
+    'keep',
+    'json',
+    'help',
+    'strata-args',
+    'reshard',
+    'scale',
+    'scale-step',
+    'cpus',
+    'settle',
   ]);
   for (const k of a.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}; known: ${[...known].map((x) => '--' + x).join(' ')}`);
   if (a.has('help')) {
-    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 13).join('\n'));
+    console.log(
+      readFileSync(new URL(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(0, 13)
+        .join('\n'),
+    );
     process.exit(0);
   }
   const quick = a.get('quick') === 'true';
@@ -193,7 +227,9 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
     const rssIdle = sum(target.memoryProcesses().map((p) => rssBytes(p.pid) ?? 0));
     gen = newGenerator(target, o, o.soakMs > 0);
     const acked = { total: 0 };
-    log(`${target.name}: ${gen.series} series, remote write ${report.protocol}, up to ${o.shards} shards (one full request per shard-second${o.reshard ? "; at ½ max the count Prometheus' resharding settles at" : ''}) × ${o.samplesPerRequest} samples/request; push ${target.pushUrl}`);
+    log(
+      `${target.name}: ${gen.series} series, remote write ${report.protocol}, up to ${o.shards} shards (one full request per shard-second${o.reshard ? "; at ½ max the count Prometheus' resharding settles at" : ''}) × ${o.samplesPerRequest} samples/request; push ${target.pushUrl}`,
+    );
 
     let maxRate: number;
     if (o.rate !== undefined) {
@@ -222,21 +258,29 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
 
     log(`steady at ½ max: ${Math.round(half)}/s for ${o.halfMs / 1000}s`);
     report.steady = await steadyPhase(target, gen, acked, half, o.halfMs, rssIdle, o.maxSamplesPerWindow, o.reshard, log);
-    log(`  ${formatPhase(report.steady.result)} | cpu ${report.steady.cpuSeconds.toFixed(1)}s | settled ${(report.steady.settledMs / 1000).toFixed(1)}s before | load ${report.steady.load}`);
+    log(
+      `  ${formatPhase(report.steady.result)} | cpu ${report.steady.cpuSeconds.toFixed(1)}s | settled ${(report.steady.settledMs / 1000).toFixed(1)}s before | load ${report.steady.load}`,
+    );
     if (report.steady.breakdown) log(`  ${report.steady.breakdown}`);
 
     log(`queries (${o.queryRuns} runs each, evaluated at the last sample time):`);
     report.queries = await queryPhase(target, report.steady.result.lastTs, 5 * 60_000, o.queryRuns);
-    for (const q of report.queries.perQuery) log(`  ${q.query}: p50 ${q.p50.toFixed(1)}ms p99 ${q.p99.toFixed(1)}ms (${q.results} series${q.errors ? `, ${q.errors} errors: ${q.firstError}` : ''})`);
+    for (const q of report.queries.perQuery)
+      log(`  ${q.query}: p50 ${q.p50.toFixed(1)}ms p99 ${q.p99.toFixed(1)}ms (${q.results} series${q.errors ? `, ${q.errors} errors: ${q.firstError}` : ''})`);
 
     report.samplesWritten = acked.total;
     report.disk = await target.disk();
-    for (const d of report.disk) log(`  disk: ${d.what}: ${d.bytes === undefined ? 'not measured' : `${d.bytes} B = ${(d.bytes / acked.total).toFixed(2)} B/sample`}${d.note ? ` (${d.note})` : ''}`);
+    for (const d of report.disk)
+      log(
+        `  disk: ${d.what}: ${d.bytes === undefined ? 'not measured' : `${d.bytes} B = ${(d.bytes / acked.total).toFixed(2)} B/sample`}${d.note ? ` (${d.note})` : ''}`,
+      );
 
     if (target instanceof StrataTarget && o.replayDownMs > 0) {
       report.replay = await replayPhase(target, gen, acked, half, o.replayDownMs, o.maxSamplesPerWindow, log);
       const r = report.replay;
-      log(`  replay: ${r.replayedSamples} samples in ${(r.replayMs / 1000).toFixed(1)}s = ${Math.round(r.replayRate)}/s vs live ${Math.round(r.liveRatePerIngester)}/s per ingester → ${r.ratio.toFixed(1)}×`);
+      log(
+        `  replay: ${r.replayedSamples} samples in ${(r.replayMs / 1000).toFixed(1)}s = ${Math.round(r.replayRate)}/s vs live ${Math.round(r.liveRatePerIngester)}/s per ingester → ${r.ratio.toFixed(1)}×`,
+      );
     }
   } catch (err) {
     report.error = (err as Error).stack ?? String(err);
@@ -291,7 +335,11 @@ async function profileStrata(o: Options): Promise<void> {
     const steady = await steadyPhase(target, gen, acked, rate, o.profileMs, 0, o.maxSamplesPerWindow, false, log);
     const toUs = Number(process.hrtime.bigint() / 1000n);
     if (steady.breakdown) log(`  ${steady.breakdown}`);
-    log(`  ${formatPhase(steady.result)} | cpu ${steady.cpuSeconds.toFixed(1)}s (${Object.entries(steady.cpuByProcess).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')}) | load ${steady.load}`);
+    log(
+      `  ${formatPhase(steady.result)} | cpu ${steady.cpuSeconds.toFixed(1)}s (${Object.entries(steady.cpuByProcess)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}s`)
+        .join(', ')}) | load ${steady.load}`,
+    );
     const series = await target.activeSeries('a');
     log(`heap snapshot of ${ing.name} (pid ${ing.pid}, ${series} series, RSS ${((rssBytes(ing.pid!) ?? 0) / 2 ** 20).toFixed(0)} MiB)`);
     process.kill(ing.pid!, 'SIGUSR2');
@@ -299,7 +347,9 @@ async function profileStrata(o: Options): Promise<void> {
     await target.stop();
     live.delete(target);
     await sleep(1000);
-    for (const f of readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile')).sort()) {
+    for (const f of readdirSync(profDir)
+      .filter((x) => x.endsWith('.cpuprofile'))
+      .sort()) {
       const pid = Number(f.split('.')[1]);
       const name = names.get(pid);
       if (!name) continue;
@@ -307,13 +357,18 @@ async function profileStrata(o: Options): Promise<void> {
       const summary = summariseProfile(JSON.parse(readFileSync(join(profDir, f), 'utf8')) as CpuProfile, name === 'querier' ? 5 : 15, { fromUs, toUs });
       log('\n' + formatSummary(`${name} (${f})`, summary));
     }
-    for (const f of readdirSync(profDir).filter((x) => x.startsWith('Alloc.')).sort()) {
+    for (const f of readdirSync(profDir)
+      .filter((x) => x.startsWith('Alloc.'))
+      .sort()) {
       const pid = Number(f.split('.')[1]);
       const name = names.get(pid);
       if (!name) continue;
       const gcFile = join(profDir, `GC.${pid}.json`);
       const gc = existsSync(gcFile) ? (JSON.parse(readFileSync(gcFile, 'utf8')) as GcCounts) : undefined;
-      const allocations = summariseAllocations((JSON.parse(readFileSync(join(profDir, f), 'utf8')) as { head: Parameters<typeof summariseAllocations>[0] }).head, 8);
+      const allocations = summariseAllocations(
+        (JSON.parse(readFileSync(join(profDir, f), 'utf8')) as { head: Parameters<typeof summariseAllocations>[0] }).head,
+        8,
+      );
       log('\n' + formatAllocations(name, allocations, (toUs - fromUs) / 1e6, gc));
     }
     if (heapFile) {
@@ -369,7 +424,10 @@ async function main(): Promise<void> {
   process.on('exit', () => cleanupNow());
 
   const began = performance.now();
-  const command = `npm run bench --${process.argv.slice(2).map((x) => ' ' + x).join('')}`;
+  const command = `npm run bench --${process.argv
+    .slice(2)
+    .map((x) => ' ' + x)
+    .join('')}`;
   log(`strata bench: ${command}`);
   log(`machine: ${machineDescription()}; load average ${loadAverage()} (1/5/15 min) — a shared machine makes every figure noisy`);
   log(`data: ${runDir}`);
@@ -380,8 +438,17 @@ async function main(): Promise<void> {
   }
   if (o.scaleMs > 0) {
     const scale = {
-      targets: o.targets, series: o.series, cpus: o.cpus, spanMs: o.scaleMs, stepMs: o.scaleStepMs, shards: o.shards,
-      samplesPerRequest: o.samplesPerRequest, settleMs: o.settleMs, queryRuns: o.queryRuns, runDir, keep: o.keep,
+      targets: o.targets,
+      series: o.series,
+      cpus: o.cpus,
+      spanMs: o.scaleMs,
+      stepMs: o.scaleStepMs,
+      shards: o.shards,
+      samplesPerRequest: o.samplesPerRequest,
+      settleMs: o.settleMs,
+      queryRuns: o.queryRuns,
+      runDir,
+      keep: o.keep,
     };
     const json = await scaleBench(scale, live, log, command);
     keepDir = true;

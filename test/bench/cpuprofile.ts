@@ -115,9 +115,7 @@ export function summariseProfile(p: CpuProfile, topN = 15, window?: { fromUs: nu
       selfMs: us / 1000,
       pct: pct(us),
     }));
-  const byArea = [...areas]
-    .sort((a, b) => b[1] - a[1])
-    .map(([area, us]) => ({ area, selfMs: us / 1000, pct: pct(us) }));
+  const byArea = [...areas].sort((a, b) => b[1] - a[1]).map(([area, us]) => ({ area, selfMs: us / 1000, pct: pct(us) }));
   return { totalMs: total / 1000, idleMs: idle / 1000, busyMs: busy / 1000, top, byArea };
 }
 

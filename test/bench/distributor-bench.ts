@@ -83,7 +83,13 @@ async function main(): Promise<void> {
     if (!NO_KAFKA) {
       kafka = await startKafka({ dataDir: dir, brokers: 1 });
       await ensureTopic({ brokers: kafka.brokers, topic: 'ingest', partitions: PARTITIONS, replicationFactor: 1 });
-      ingestWriter = new IngestWriter({ brokers: kafka.brokers, clientId: 'bench', timeoutMs: 10_000, maxInFlight: MAX_IN_FLIGHT, onProduceRequest: (n) => writesPerRequest.push(n) });
+      ingestWriter = new IngestWriter({
+        brokers: kafka.brokers,
+        clientId: 'bench',
+        timeoutMs: 10_000,
+        maxInFlight: MAX_IN_FLIGHT,
+        onProduceRequest: (n) => writesPerRequest.push(n),
+      });
       await ingestWriter.start();
       writer = ingestWriter;
     }
@@ -116,8 +122,7 @@ async function main(): Promise<void> {
           if (r.status >= 300) {
             failed++;
             firstFailure ??= `${r.status} ${r.message}`;
-          }
-          else sent += samples[i % bodies.length];
+          } else sent += samples[i % bodies.length];
         } catch (err) {
           failed++;
           firstFailure ??= String(err);
@@ -137,7 +142,9 @@ async function main(): Promise<void> {
         `requests: ${fmt(latencies.length)} (${failed} failed), samples acknowledged: ${fmt(sent)} in ${wall.toFixed(1)}s`,
         `distributor throughput: ${fmt(sent / wall)} samples/s in one process`,
         `distributor CPU: ${cpuS.toFixed(1)} CPU-s (${((cpuS / wall) * 100).toFixed(0)}% of a core) → ${fmt(sent / cpuS)} samples per CPU-second (per core; target 300,000)`,
-        kafka ? `produce requests: ${fmt(writesPerRequest.length)}, ${(writesPerRequest.reduce((a, b) => a + b, 0) / Math.max(1, writesPerRequest.length)).toFixed(2)} pushes each on average` : '',
+        kafka
+          ? `produce requests: ${fmt(writesPerRequest.length)}, ${(writesPerRequest.reduce((a, b) => a + b, 0) / Math.max(1, writesPerRequest.length)).toFixed(2)} pushes each on average`
+          : '',
         kafka ? `Kafka broker CPU: ${brokerCpu.toFixed(1)} CPU-s (${fmt(sent / Math.max(brokerCpu, 0.001))} samples per broker CPU-second)` : '',
         firstFailure ? `first failure: ${firstFailure}` : '',
         `push latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,

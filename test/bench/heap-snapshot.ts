@@ -92,9 +92,11 @@ export function formatHeapGrowth(before: HeapSummary, after: HeapSummary, series
       `${per(after.totalBytes - before.totalBytes)} B (V8 self size, ArrayBuffer backing stores included) per series`,
     '  by count (objects per series, bytes per series):',
   ];
-  for (const k of [...grown].sort((x, y) => y.count - x.count).slice(0, top)) lines.push(`    ${per(k.count).padStart(8)}  ${per(k.selfBytes).padStart(9)} B  ${k.kind}`);
+  for (const k of [...grown].sort((x, y) => y.count - x.count).slice(0, top))
+    lines.push(`    ${per(k.count).padStart(8)}  ${per(k.selfBytes).padStart(9)} B  ${k.kind}`);
   lines.push('  by self size:');
-  for (const k of [...grown].sort((x, y) => y.selfBytes - x.selfBytes).slice(0, top)) lines.push(`    ${per(k.selfBytes).padStart(9)} B  ${per(k.count).padStart(8)} objects  ${k.kind}`);
+  for (const k of [...grown].sort((x, y) => y.selfBytes - x.selfBytes).slice(0, top))
+    lines.push(`    ${per(k.selfBytes).padStart(9)} B  ${per(k.count).padStart(8)} objects  ${k.kind}`);
   return lines.join('\n');
 }
 

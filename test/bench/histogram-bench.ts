@@ -285,7 +285,9 @@ async function main(): Promise<void> {
     return `| ${what} | ${v.map((x) => x.toFixed(digits)).join(' | ')} | ${ratio} |`;
   };
   const perCopy = (r: (typeof results)[number]) => r.tally.histogram.samples / histSamples;
-  console.log(`\nNative histogram mix: ${SERIES} series, ${(SHARE * 100).toFixed(0)} % native histograms (schema 3, ~28 buckets), ${ROUNDS} samples each at 15s; load ${results.map((r) => r.load).join(' / ')}\n`);
+  console.log(
+    `\nNative histogram mix: ${SERIES} series, ${(SHARE * 100).toFixed(0)} % native histograms (schema 3, ~28 buckets), ${ROUNDS} samples each at 15s; load ${results.map((r) => r.load).join(' / ')}\n`,
+  );
   console.log(`| | ${results.map((r) => r.name).join(' | ')} | Strata / Prometheus |`);
   console.log('|---|---|---|---|');
   console.log(row('bytes per float sample (XOR chunks)', (r) => r.tally.float.bytes / r.tally.float.samples));

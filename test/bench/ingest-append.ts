@@ -30,7 +30,13 @@ const CREATE_SHARDS = opt('create-shards', SHARDS);
 const T0 = 1_700_000_000_000;
 
 // Records as the distributor writes them: about 500 series of one scrape each.
-const encoder = new WindowEncoder({ protocol: 'v1', series: SERIES, shards: Math.max(SHARDS, CREATE_SHARDS), samplesPerRequest: PER_RECORD, uncompressed: true });
+const encoder = new WindowEncoder({
+  protocol: 'v1',
+  series: SERIES,
+  shards: Math.max(SHARDS, CREATE_SHARDS),
+  samplesPerRequest: PER_RECORD,
+  uncompressed: true,
+});
 const windows = [
   encoder.encode({ firstRound: 0, rounds: 1, tsStart: T0, roundMs: SCRAPE_MS, shards: CREATE_SHARDS }),
   encoder.encode({ firstRound: 1, rounds: ROUNDS, tsStart: T0 + SCRAPE_MS, roundMs: SCRAPE_MS, shards: SHARDS }),

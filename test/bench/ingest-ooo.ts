@@ -15,7 +15,10 @@ const STEP = 15_000;
 
 const head = new Head({ chunkRangeMs: 2 * 3_600_000, outOfOrderTimeWindowMs: () => 3_600_000 });
 const stats = emptyAppendStats();
-const labels = Array.from({ length: SERIES }, (_, k) => [{ name: '__name__', value: 'm' }, { name: 'k', value: String(k) }]);
+const labels = Array.from({ length: SERIES }, (_, k) => [
+  { name: '__name__', value: 'm' },
+  { name: 'k', value: String(k) },
+]);
 const even = Float64Array.from({ length: 120 }, (_, k) => T0 + 2 * k * STEP);
 const odd = Float64Array.from({ length: 120 }, (_, k) => T0 + (2 * k + 1) * STEP);
 const values = Float64Array.from({ length: 120 }, (_, k) => k * 1.5);
@@ -28,4 +31,6 @@ const cpu = process.cpuUsage(cpu0);
 const n = SERIES * odd.length;
 if (stats.appended !== 2 * n) throw new Error(`appended ${stats.appended}, want ${2 * n}`);
 const perCpu = n / ((cpu.user + cpu.system) / 1e6);
-console.log(`ingest out-of-order: ${SERIES} series, ${n.toLocaleString('en')} samples in ${wall.toFixed(2)}s → ${Math.round(n / wall).toLocaleString('en')} samples/s, ${Math.round(perCpu).toLocaleString('en')} per CPU-second`);
+console.log(
+  `ingest out-of-order: ${SERIES} series, ${n.toLocaleString('en')} samples in ${wall.toFixed(2)}s → ${Math.round(n / wall).toLocaleString('en')} samples/s, ${Math.round(perCpu).toLocaleString('en')} per CPU-second`,
+);

@@ -59,7 +59,10 @@ test('every series stays on one shard, in timestamp order, across windows and ch
           protocol === 'v1'
             ? parseWriteRequest(raw).series.map((s) => ({ labels: s.labels, n: s.samples }))
             : parseWriteRequestV2(raw).series.map((s) => ({ labels: s.labels, n: s.samples }));
-        assert.equal(decoded.reduce((a, s) => a + s.n, 0), w.samples[r]);
+        assert.equal(
+          decoded.reduce((a, s) => a + s.n, 0),
+          w.samples[r],
+        );
         const tsOf = timestampsOf(raw, protocol);
         decoded.forEach((s, j) => {
           const key = JSON.stringify(s.labels);

@@ -55,7 +55,7 @@ export async function settle(target: BenchTarget, acked: { total: number }): Pro
   const began = Date.now();
   const ingest = await target.waitIngested(acked.total, SETTLE_BACKLOG_MS);
   let busyCores = 0;
-  for (const quietBy = Date.now() + SETTLE_QUIET_MS; Date.now() < quietBy; ) {
+  for (const quietBy = Date.now() + SETTLE_QUIET_MS; Date.now() < quietBy;) {
     const before = snapshotCpu(target.processes());
     await sleep(1000);
     busyCores = sum(cpuDelta(before, snapshotCpu(target.processes())).values());
@@ -74,7 +74,13 @@ export async function measuredPhase(
   drainTimeoutMs: number,
   windowMs?: number,
   shards?: number,
-): Promise<{ result: PhaseResult; cpu: Map<string, number>; ingest: { caughtUp: boolean; behind: number; waitedMs: number }; load: string; settled: { waitedMs: number; behind: number; busyCores: number } }> {
+): Promise<{
+  result: PhaseResult;
+  cpu: Map<string, number>;
+  ingest: { caughtUp: boolean; behind: number; waitedMs: number };
+  load: string;
+  settled: { waitedMs: number; behind: number; busyCores: number };
+}> {
   const settled = await settle(target, acked);
   const before = snapshotCpu(target.processes());
   const result = await gen.run({ rate, durationMs, windowMs, shards });
@@ -109,11 +115,21 @@ export async function searchMaxRate(
     if (!(r.p99 <= c.latencyLimitMs)) why.push(`p99 ${Math.round(r.p99)}ms > ${c.latencyLimitMs}ms`);
     if (!m.ingest.caughtUp) why.push(`ingesters ${m.ingest.behind} samples behind ${Math.round(m.ingest.waitedMs / 1000)}s after the step`);
     const ok = why.length === 0;
-    const rec: StepRecord = { rate: r.rate, ok, why: why.join('; '), result: r, cpuSeconds: sum(m.cpu.values()), ingestWaitMs: m.ingest.waitedMs, load: m.load };
+    const rec: StepRecord = {
+      rate: r.rate,
+      ok,
+      why: why.join('; '),
+      result: r,
+      cpuSeconds: sum(m.cpu.values()),
+      ingestWaitMs: m.ingest.waitedMs,
+      load: m.load,
+    };
     steps.push(rec);
     const settledNote = m.settled.waitedMs > 1500 ? ` | settled ${(m.settled.waitedMs / 1000).toFixed(1)}s before` : '';
     const split = m.cpu.size > 1 ? ` (${[...m.cpu].map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')})` : '';
-    log(`  step ${ok ? 'OK  ' : 'FAIL'} ${formatPhase(r)} | cpu ${rec.cpuSeconds.toFixed(1)}s${split} | drain ${(m.ingest.waitedMs / 1000).toFixed(1)}s${settledNote} | load ${m.load}${ok ? '' : `\n    why: ${rec.why}`}`);
+    log(
+      `  step ${ok ? 'OK  ' : 'FAIL'} ${formatPhase(r)} | cpu ${rec.cpuSeconds.toFixed(1)}s${split} | drain ${(m.ingest.waitedMs / 1000).toFixed(1)}s${settledNote} | load ${m.load}${ok ? '' : `\n    why: ${rec.why}`}`,
+    );
     if (!ok && retried < c.retries) {
       retried++;
       log(`    running the same step again (${retried} of ${c.retries}) before calling it the limit`);
@@ -225,7 +241,9 @@ async function reshardAt(target: BenchTarget, gen: LoadGenerator, acked: { total
     const r = await gen.run({ rate, durationMs: RESHARD_EVERY_MS, shards });
     acked.total += r.okSamples;
     const next = gen.desiredShards(shards, r);
-    log(`  resharding (not counted): ${shards} shards, ${(r.sendMsPerSample * 1000).toFixed(1)} µs sending per sample, p99 ${r.p99.toFixed(0)}ms → ${next} shards`);
+    log(
+      `  resharding (not counted): ${shards} shards, ${(r.sendMsPerSample * 1000).toFixed(1)} µs sending per sample, p99 ${r.p99.toFixed(0)}ms → ${next} shards`,
+    );
     if (next === shards) break;
     shards = next;
   }
@@ -444,8 +462,14 @@ export async function soakPhase(
   const xs = tail.map((m) => m.minute);
   return {
     minutes,
-    rssSlopeMBPerMin: slope(xs, tail.map((m) => m.rssMemoryProcesses / 2 ** 20)),
-    p99SlopeMsPerMin: slope(xs, tail.map((m) => m.p99)),
+    rssSlopeMBPerMin: slope(
+      xs,
+      tail.map((m) => m.rssMemoryProcesses / 2 ** 20),
+    ),
+    p99SlopeMsPerMin: slope(
+      xs,
+      tail.map((m) => m.p99),
+    ),
     result,
   };
 }

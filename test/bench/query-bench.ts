@@ -295,9 +295,7 @@ function differences(prom: Answer, strata: Answer, valuesOnly: boolean, max = 3)
     const bad = a.length !== b.length ? -1 : a.findIndex(([t, v], i) => t !== b[i][0] || !sameValue(v, b[i][1]));
     if (bad !== -1 && wrong++ < max) {
       out.push(
-        bad === -1 || a.length !== b.length
-          ? `{${k}}: ${a.length} points vs ${b.length}`
-          : `{${k}} at ${a[bad][0]}: ${a[bad][1]} vs ${b[bad][0]} ${b[bad][1]}`,
+        bad === -1 || a.length !== b.length ? `{${k}}: ${a.length} points vs ${b.length}` : `{${k}} at ${a[bad][0]}: ${a[bad][1]} vs ${b[bad][0]} ${b[bad][1]}`,
       );
     }
   }
@@ -417,7 +415,9 @@ try {
   console.log(`bench: pushed in ${((Date.now() - pushStart) / 1000).toFixed(0)}s; waiting until Strata has every series`);
   await waitUntil(
     'Strata to hold every series',
-    async () => (await query(`${strataUrl}/prometheus/api/v1`, 'query', { query: `count({__name__=~"bench_.*"}) == ${TOTAL_SERIES}`, time: at(TEND) })).data.result.length === 1,
+    async () =>
+      (await query(`${strataUrl}/prometheus/api/v1`, 'query', { query: `count({__name__=~"bench_.*"}) == ${TOTAL_SERIES}`, time: at(TEND) })).data.result
+        .length === 1,
     600_000,
   );
   console.log(`bench: queries start; load ${load()}`);
@@ -487,7 +487,9 @@ try {
   console.log(`geometric mean of Strata/Prometheus p50 ratios: ${geomean.toFixed(2)}× over ${ratios.length} queries; worst ${Math.max(...ratios).toFixed(2)}×`);
   if (cpuRatios.length > 0) {
     const cpuGeomean = Math.exp(cpuRatios.reduce((a, r) => a + Math.log(r), 0) / cpuRatios.length);
-    console.log(`geometric mean of Strata/Prometheus CPU-per-query ratios: ${cpuGeomean.toFixed(2)}× over ${cpuRatios.length} queries (CPU at 10 ms resolution, summed over the timed runs)`);
+    console.log(
+      `geometric mean of Strata/Prometheus CPU-per-query ratios: ${cpuGeomean.toFixed(2)}× over ${cpuRatios.length} queries (CPU at 10 ms resolution, summed over the timed runs)`,
+    );
   }
   console.log(
     `bench: ${TOTAL_SERIES} series, ${RUNS} timed runs per query after ${WARMUP} warm-up runs, the two alternating; load ${load()}; data in ${dir}${KEEP ? '' : ' (removed)'}`,

@@ -62,7 +62,10 @@ export function renderTable(reports: TargetReport[]): string {
       });
     }
   }
-  return formatTable(['figure', ...cols.map((c) => c.title)], ROWS.map((row) => [row.label, ...cols.map((c) => c.cell(row))]));
+  return formatTable(
+    ['figure', ...cols.map((c) => c.title)],
+    ROWS.map((row) => [row.label, ...cols.map((c) => c.cell(row))]),
+  );
 }
 
 /** A Markdown table: the first column left-aligned, the others right-aligned. */
@@ -108,7 +111,9 @@ export function renderNotes(reports: TargetReport[]): string {
       );
     }
     for (const q of r.queries?.perQuery ?? []) {
-      lines.push(`  query ${q.kind} ${q.query}: p50 ${dec(q.p50)}ms p99 ${dec(q.p99)}ms, ${q.results} series in result${q.errors ? `, ${q.errors} errors (${q.firstError})` : ''}`);
+      lines.push(
+        `  query ${q.kind} ${q.query}: p50 ${dec(q.p50)}ms p99 ${dec(q.p99)}ms, ${q.results} series in result${q.errors ? `, ${q.errors} errors (${q.firstError})` : ''}`,
+      );
     }
     const rp = r.replay;
     if (rp) {

@@ -161,7 +161,11 @@ try {
   const idleRate = (cpuSeconds(strata.pid!)! - idle0.cpu) / ((Date.now() - idle0.at) / 1000);
   const uploadStart = Date.now();
   for (let g = 0; g < GROUPS; g++) {
-    const res = await fetch(`${url}/prometheus/config/v1/rules/ns-${g % 10}`, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: groupYaml(g) });
+    const res = await fetch(`${url}/prometheus/config/v1/rules/ns-${g % 10}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/yaml' },
+      body: groupYaml(g),
+    });
     if (res.status !== 202) throw new Error(`upload g${g}: ${res.status} ${await res.text()}`);
   }
   for (;;) {
@@ -170,7 +174,9 @@ try {
     if (Date.now() - uploadStart > 300_000) throw new Error(`only ${n} of ${GROUPS} groups scheduled after 5 minutes`);
     await new Promise((r) => setTimeout(r, 1000));
   }
-  console.log(`ruler-bench: ${GROUPS} groups uploaded and scheduled in ${((Date.now() - uploadStart) / 1000).toFixed(1)}s; one interval of warm-up, then ${DURATION_S}s measured`);
+  console.log(
+    `ruler-bench: ${GROUPS} groups uploaded and scheduled in ${((Date.now() - uploadStart) / 1000).toFixed(1)}s; one interval of warm-up, then ${DURATION_S}s measured`,
+  );
   await new Promise((r) => setTimeout(r, INTERVAL));
 
   const pid = strata.pid!;
@@ -183,17 +189,30 @@ try {
   const missed = counter(after.text, 'strata_ruler_missed_iterations_total') - counter(before.text, 'strata_ruler_missed_iterations_total');
   const failures = counter(after.text, 'strata_ruler_evaluation_failures_total') - counter(before.text, 'strata_ruler_evaluation_failures_total');
   const lag = delta(histogram(before.text, 'strata_ruler_group_evaluation_lag_seconds'), histogram(after.text, 'strata_ruler_group_evaluation_lag_seconds'));
-  const dur = delta(histogram(before.text, 'strata_ruler_group_evaluation_duration_seconds'), histogram(after.text, 'strata_ruler_group_evaluation_duration_seconds'));
+  const dur = delta(
+    histogram(before.text, 'strata_ruler_group_evaluation_duration_seconds'),
+    histogram(after.text, 'strata_ruler_group_evaluation_duration_seconds'),
+  );
   const cpu = after.cpu - before.cpu;
   const ms = (s: number) => `${(s * 1000).toFixed(1)}ms`;
   const expected = (GROUPS * secs * 1000) / INTERVAL;
-  console.log(`ruler-bench: ${GROUPS} groups × ${RULES} rules / ${INTERVAL / 1000}s over ${secs.toFixed(0)}s (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
-  console.log(`  group evaluations   ${evals} (${(evals / secs).toFixed(1)}/s; ${expected.toFixed(0)} scheduled), missed iterations ${missed}, failed rules ${failures}`);
+  console.log(
+    `ruler-bench: ${GROUPS} groups × ${RULES} rules / ${INTERVAL / 1000}s over ${secs.toFixed(0)}s (load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
+  console.log(
+    `  group evaluations   ${evals} (${(evals / secs).toFixed(1)}/s; ${expected.toFixed(0)} scheduled), missed iterations ${missed}, failed rules ${failures}`,
+  );
   console.log(`  evaluation lag      p50 ${ms(quantile(lag, 0.5))}  p99 ${ms(quantile(lag, 0.99))}  mean ${ms(lag.sum / Math.max(1, lag.count))}`);
   console.log(`  group duration      p50 ${ms(quantile(dur, 0.5))}  p99 ${ms(quantile(dur, 0.99))}  mean ${ms(dur.sum / Math.max(1, dur.count))}`);
-  console.log(`  process CPU         ${cpu.toFixed(1)}s in ${secs.toFixed(0)}s (${((100 * cpu) / secs).toFixed(0)}% of a core), ${ms(cpu / Math.max(1, evals))} per group evaluation (${ms(cpu / Math.max(1, evals * RULES))} per rule)`);
+  console.log(
+    `  process CPU         ${cpu.toFixed(1)}s in ${secs.toFixed(0)}s (${((100 * cpu) / secs).toFixed(0)}% of a core), ${ms(cpu / Math.max(1, evals))} per group evaluation (${ms(cpu / Math.max(1, evals * RULES))} per rule)`,
+  );
   const net = cpu - idleRate * secs;
-  console.log(`  minus idle          ${(idleRate * 100).toFixed(0)}% of a core without rules → ${net.toFixed(1)}s, ${ms(net / Math.max(1, evals))} per group evaluation`);
+  console.log(
+    `  minus idle          ${(idleRate * 100).toFixed(0)}% of a core without rules → ${net.toFixed(1)}s, ${ms(net / Math.max(1, evals))} per group evaluation`,
+  );
   console.log(`ruler-bench: data in ${dir}${KEEP ? '' : ' (removed)'}`);
 } finally {
   await strata.kill('SIGTERM');

@@ -67,7 +67,16 @@ export async function backfill(target: BenchTarget, reader: RoundReader, o: Back
   const pusher = new Pusher({ url: target.pushUrl, headers: target.headers, protocol: 'v1' }, o.plan.shards, RETRY);
   const requests = new RequestLog();
   const counters: ShardCounters[] = Array.from({ length: o.plan.shards }, () => newCounters());
-  const f = { peakRss: 0, peakRssOthers: 0, died: undefined as string | undefined, stalled: undefined as string | undefined, round: -1, answered: 0, answeredAt: performance.now(), longestSilenceMs: 0 };
+  const f = {
+    peakRss: 0,
+    peakRssOthers: 0,
+    died: undefined as string | undefined,
+    stalled: undefined as string | undefined,
+    round: -1,
+    answered: 0,
+    answeredAt: performance.now(),
+    longestSilenceMs: 0,
+  };
   const began = performance.now();
   const watch = setInterval(() => {
     if (f.died !== undefined || f.stalled !== undefined) return;
@@ -162,7 +171,11 @@ function totals(counters: ShardCounters[]): { attempts: Record<string, number>; 
     firstError ??= c.firstError;
     for (const [k, v] of c.statuses) attempts[k] = (attempts[k] ?? 0) + v;
   }
-  const failedAttempts = sum(Object.entries(attempts).filter(([k]) => !/^2\d\d$/.test(k)).map(([, v]) => v));
+  const failedAttempts = sum(
+    Object.entries(attempts)
+      .filter(([k]) => !/^2\d\d$/.test(k))
+      .map(([, v]) => v),
+  );
   return { attempts, failedAttempts, retries, firstError };
 }
 
@@ -176,4 +189,3 @@ export function formatAttempts(attempts: Record<string, number>): string {
 function mib(bytes: number | undefined): string {
   return bytes === undefined ? 'gone' : `${Math.round(bytes / 2 ** 20).toLocaleString('en-US')} MiB`;
 }
-

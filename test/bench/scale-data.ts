@@ -26,7 +26,10 @@ export interface ScalePlan {
   samplesPerRequest: number;
 }
 
-export function planScale(o: { series: number; cpus: number; spanMs: number; stepMs: number; shards: number; samplesPerRequest: number }, now = Date.now()): ScalePlan {
+export function planScale(
+  o: { series: number; cpus: number; spanMs: number; stepMs: number; shards: number; samplesPerRequest: number },
+  now = Date.now(),
+): ScalePlan {
   if (o.spanMs % o.stepMs !== 0) throw new Error(`--scale ${o.spanMs / 60_000}m is not a whole number of --scale-step ${o.stepMs / 60_000}m`);
   const endTs = Math.floor(now / 60_000) * 60_000;
   return { ...o, rounds: o.spanMs / o.stepMs, startTs: endTs - o.spanMs, endTs };
@@ -82,7 +85,9 @@ export async function encodeRounds(plan: ScalePlan, dir: string, log: (l: string
     });
     if (r === 0 || (r + 1) % 6 === 0 || r === plan.rounds - 1) {
       const s = (performance.now() - began) / 1000;
-      log(`  encoded ${r + 1}/${plan.rounds} rounds (${w.lengths.length} requests, ${(w.data.length / w.totalSamples).toFixed(1)} B/sample) in ${s.toFixed(0)}s; load ${loadAverage()}`);
+      log(
+        `  encoded ${r + 1}/${plan.rounds} rounds (${w.lengths.length} requests, ${(w.data.length / w.totalSamples).toFixed(1)} B/sample) in ${s.toFixed(0)}s; load ${loadAverage()}`,
+      );
     }
     await sleep(0); // let a Ctrl-C through
   }

@@ -69,18 +69,32 @@ function rows(reports: ScaleTargetReport[], span: string): Row[] {
     { label: 'ingest rate samples/s (acknowledged)', value: (r) => r.backfill?.rate, format: int, ratio: true },
     { label: 'ingest rate samples/s (until all consumed)', value: ingestedRate, format: int, ratio: true },
     { label: 'failed push attempts (any non-2xx)', value: (r) => r.backfill?.failedAttempts, format: int },
-    { label: 'samples failed after retries + unsent', value: (r) => (r.backfill ? r.backfill.failedSamples + r.backfill.unsentSamples : undefined), format: int },
+    {
+      label: 'samples failed after retries + unsent',
+      value: (r) => (r.backfill ? r.backfill.failedSamples + r.backfill.unsentSamples : undefined),
+      format: int,
+    },
     { label: 'longest time no push was answered s', value: (r) => (r.backfill ? r.backfill.longestSilenceMs / 1000 : undefined), format: int },
     { label: 'process died', value: (r) => (r.error && !r.backfill ? undefined : r.died ? 'YES' : 'no') },
     { label: "RSS at the backfill's end MiB", value: (r) => mib(r.backfill?.rssAtEnd), format: int, ratio: true },
     { label: 'RSS after settling MiB (the process)', value: (r) => mib(r.rss), format: int, ratio: true },
     { label: 'RSS bytes per series', value: (r) => perSeries(r.rss, r), format: int, ratio: true },
-    { label: 'RSS bytes per series over idle', value: (r) => (r.rss === undefined || r.rssIdle === undefined ? undefined : perSeries(r.rss - r.rssIdle, r)), format: int, ratio: true },
+    {
+      label: 'RSS bytes per series over idle',
+      value: (r) => (r.rss === undefined || r.rssIdle === undefined ? undefined : perSeries(r.rss - r.rssIdle, r)),
+      format: int,
+      ratio: true,
+    },
     { label: 'peak RSS MiB (VmHWM)', value: (r) => mib(r.peakRss), format: int, ratio: true },
     { label: "Kafka broker's RSS MiB (not above)", value: (r) => mib(r.kafkaRss), format: int },
   ];
-  q.forEach((x, i) => out.push({ label: `${x.label}: ${/^\w+/.exec(x.query)?.[0] ?? ''} over ${span}, p50 ms`, value: (r) => r.queries[i]?.p50, format: dec, ratio: true }));
-  out.push({ label: "answers equal to Prometheus'", value: (r) => (r.key === 'prometheus' || r.comparisons.length === 0 ? undefined : r.comparisons.every((c) => c.equal) ? 'yes' : 'no') });
+  q.forEach((x, i) =>
+    out.push({ label: `${x.label}: ${/^\w+/.exec(x.query)?.[0] ?? ''} over ${span}, p50 ms`, value: (r) => r.queries[i]?.p50, format: dec, ratio: true }),
+  );
+  out.push({
+    label: "answers equal to Prometheus'",
+    value: (r) => (r.key === 'prometheus' || r.comparisons.length === 0 ? undefined : r.comparisons.every((c) => c.equal) ? 'yes' : 'no'),
+  });
   return out;
 }
 
@@ -99,7 +113,9 @@ export function renderScaleTable(reports: ScaleTargetReport[], span: string): st
       cells.push(typeof v === 'string' ? v : (row.format ?? int)(v));
       if (prom && r !== prom) {
         const p = row.value(prom);
-        cells.push(row.ratio && typeof v === 'number' && typeof p === 'number' && Number.isFinite(v) && Number.isFinite(p) && p !== 0 ? `${(v / p).toFixed(2)}×` : '');
+        cells.push(
+          row.ratio && typeof v === 'number' && typeof p === 'number' && Number.isFinite(v) && Number.isFinite(p) && p !== 0 ? `${(v / p).toFixed(2)}×` : '',
+        );
       }
     }
     return cells;
@@ -122,9 +138,14 @@ export function renderScaleNotes(reports: ScaleTargetReport[]): string {
           `${b.retries} retries, ${b.failedRequests} requests failed after retries; push p50 ${dec(b.p50)}ms p99 ${dec(b.p99)}ms max ${dec(b.max)}ms`,
       );
       if (b.firstError) lines.push(`  first error: ${b.firstError}`);
-      lines.push(`  peak RSS sampled each second during the backfill: ${int(mib(b.peakRss))} MiB${b.peakRssOthers > 0 ? ` (other processes ${int(mib(b.peakRssOthers))} MiB)` : ''}`);
+      lines.push(
+        `  peak RSS sampled each second during the backfill: ${int(mib(b.peakRss))} MiB${b.peakRssOthers > 0 ? ` (other processes ${int(mib(b.peakRssOthers))} MiB)` : ''}`,
+      );
     }
-    if (r.catchUpMs !== undefined) lines.push(`  consumed everything acknowledged ${dec(r.catchUpMs / 1000)}s after the backfill${r.caughtUp === false ? ' — NOT caught up before the deadline' : ''}`);
+    if (r.catchUpMs !== undefined)
+      lines.push(
+        `  consumed everything acknowledged ${dec(r.catchUpMs / 1000)}s after the backfill${r.caughtUp === false ? ' — NOT caught up before the deadline' : ''}`,
+      );
     if (r.settledMs !== undefined) {
       lines.push(
         `  memory after settling ${dec(r.settledMs / 1000)}s: RSS ${int(mib(r.rss))} MiB (idle before the backfill ${int(mib(r.rssIdle))} MiB, peak ${int(mib(r.peakRss))} MiB) for ${int(r.series)} series` +
@@ -161,11 +182,15 @@ export function renderVerdict(reports: ScaleTargetReport[]): string {
   if (p) {
     const a = perSeries(s.rss, s);
     const c = perSeries(p.rss, p);
-    lines.push(`RSS per series ≤ Prometheus': ${a !== undefined && c !== undefined ? `${a <= c ? 'met' : 'NOT met'} (${int(a)} B against ${int(c)} B)` : 'not measured'}`);
+    lines.push(
+      `RSS per series ≤ Prometheus': ${a !== undefined && c !== undefined ? `${a <= c ? 'met' : 'NOT met'} (${int(a)} B against ${int(c)} B)` : 'not measured'}`,
+    );
     s.queries.forEach((q, i) => {
       const pq = p.queries[i];
       const ok = pq && Number.isFinite(q.p50) && Number.isFinite(pq.p50);
-      lines.push(`${q.label} query within 2× Prometheus': ${ok ? `${q.p50 <= 2 * pq.p50 ? 'met' : 'NOT met'} (${dec(q.p50)}ms against ${dec(pq.p50)}ms, ${(q.p50 / pq.p50).toFixed(2)}×)` : 'not measured'}`);
+      lines.push(
+        `${q.label} query within 2× Prometheus': ${ok ? `${q.p50 <= 2 * pq.p50 ? 'met' : 'NOT met'} (${dec(q.p50)}ms against ${dec(pq.p50)}ms, ${(q.p50 / pq.p50).toFixed(2)}×)` : 'not measured'}`,
+      );
     });
   }
   return lines.map((l) => `  ${l}`).join('\n');

@@ -39,8 +39,21 @@ const CATCH_UP_TIMEOUT_MS = 30 * 60_000;
 
 /** Each target's own counters, read from its /metrics after the backfill. */
 const COUNTERS: Record<ScaleTargetReport['key'], string[]> = {
-  strata: ['strata_ingester_active_series', 'strata_ingester_samples_consumed_total', 'strata_ingester_samples_appended_total', 'strata_ingester_samples_rejected_total', 'strata_distributor_instance_rejected_requests_total', 'strata_distributor_discarded_samples_total'],
-  prometheus: ['prometheus_tsdb_head_series', 'prometheus_tsdb_head_samples_appended_total', 'prometheus_tsdb_out_of_bound_samples_total', 'prometheus_tsdb_out_of_order_samples_total', 'prometheus_tsdb_compactions_total'],
+  strata: [
+    'strata_ingester_active_series',
+    'strata_ingester_samples_consumed_total',
+    'strata_ingester_samples_appended_total',
+    'strata_ingester_samples_rejected_total',
+    'strata_distributor_instance_rejected_requests_total',
+    'strata_distributor_discarded_samples_total',
+  ],
+  prometheus: [
+    'prometheus_tsdb_head_series',
+    'prometheus_tsdb_head_samples_appended_total',
+    'prometheus_tsdb_out_of_bound_samples_total',
+    'prometheus_tsdb_out_of_order_samples_total',
+    'prometheus_tsdb_compactions_total',
+  ],
   victoria: ['vm_rows_inserted_total', 'vm_new_timeseries_created_total', 'vm_rows_ignored_total'],
 };
 
@@ -49,7 +62,9 @@ export async function scaleBench(o: ScaleOptions, live: Set<BenchTarget>, log: (
   const began = Date.now();
   const { plan, reports } = await runScale(o, live, log);
   const span = `${o.spanMs / 3_600_000}h`;
-  log(`\n== results (${((Date.now() - began) / 60_000).toFixed(1)} min; ${plan.series.toLocaleString('en-US')} series, ${span} backfilled at one sample per ${plan.stepMs / 60_000} min; load now ${loadAverage()})\n`);
+  log(
+    `\n== results (${((Date.now() - began) / 60_000).toFixed(1)} min; ${plan.series.toLocaleString('en-US')} series, ${span} backfilled at one sample per ${plan.stepMs / 60_000} min; load now ${loadAverage()})\n`,
+  );
   log(renderScaleTable(reports, span));
   log('');
   log(renderScaleNotes(reports));
@@ -88,14 +103,32 @@ async function runScale(o: ScaleOptions, live: Set<BenchTarget>, log: (l: string
 
 async function startTarget(key: ScaleTargetReport['key'], dir: string, log: (l: string) => void): Promise<BenchTarget> {
   if (key === 'strata') return StrataSingleProcess.start(dir, log);
-  if (key === 'prometheus') return PrometheusTarget.start(dir, log, { binary: { path: join(PROMETHEUS3_DIR, 'bin', 'prometheus'), name: `Prometheus ${PROMETHEUS3_VERSION}` } });
+  if (key === 'prometheus')
+    return PrometheusTarget.start(dir, log, { binary: { path: join(PROMETHEUS3_DIR, 'bin', 'prometheus'), name: `Prometheus ${PROMETHEUS3_VERSION}` } });
   return VictoriaMetricsTarget.start(dir, log);
 }
 
-async function scaleTarget(key: ScaleTargetReport['key'], plan: ScalePlan, rounds: Round[], o: ScaleOptions, live: Set<BenchTarget>, log: (l: string) => void): Promise<ScaleTargetReport> {
+async function scaleTarget(
+  key: ScaleTargetReport['key'],
+  plan: ScalePlan,
+  rounds: Round[],
+  o: ScaleOptions,
+  live: Set<BenchTarget>,
+  log: (l: string) => void,
+): Promise<ScaleTargetReport> {
   const dir = join(o.runDir, key);
   mkdirSync(dir, { recursive: true });
-  const report: ScaleTargetReport = { name: key, key, series: plan.series, loadStart: loadAverage(), startup: [], counters: {}, queries: [], comparisons: [], logProblems: { count: 0, first: [] } };
+  const report: ScaleTargetReport = {
+    name: key,
+    key,
+    series: plan.series,
+    loadStart: loadAverage(),
+    startup: [],
+    counters: {},
+    queries: [],
+    comparisons: [],
+    logProblems: { count: 0, first: [] },
+  };
   log(`\n== ${key}: starting (load ${report.loadStart})`);
   let target: BenchTarget | undefined;
   try {
@@ -103,7 +136,11 @@ async function scaleTarget(key: ScaleTargetReport['key'], plan: ScalePlan, round
     live.add(target);
     report.name = target.name;
     const strata = target instanceof StrataSingleProcess ? target : undefined;
-    if (strata) report.startup = strata.logLines(() => true).map(messageOf).filter((m) => /^(memory budget|per-tenant limits \(|V8 heap)/.test(m));
+    if (strata)
+      report.startup = strata
+        .logLines(() => true)
+        .map(messageOf)
+        .filter((m) => /^(memory budget|per-tenant limits \(|V8 heap)/.test(m));
     for (const s of report.startup) log(`  ${s}`);
     await sleep(5000);
     const main = target.memoryProcesses()[0];
@@ -114,7 +151,9 @@ async function scaleTarget(key: ScaleTargetReport['key'], plan: ScalePlan, round
       plan,
       log,
       exitOf: () => strata?.exited,
-      progress: strata ? async (acked) => `ingester consumed ${(((await strata.consumedSamples()) ?? 0) / Math.max(1, acked) * 100).toFixed(1)}% of acknowledged` : undefined,
+      progress: strata
+        ? async (acked) => `ingester consumed ${((((await strata.consumedSamples()) ?? 0) / Math.max(1, acked)) * 100).toFixed(1)}% of acknowledged`
+        : undefined,
     });
     report.backfill = b;
     report.loadAfterBackfill = loadAverage();
@@ -128,7 +167,10 @@ async function scaleTarget(key: ScaleTargetReport['key'], plan: ScalePlan, round
     const ingest = await target.waitIngested(b.okSamples, CATCH_UP_TIMEOUT_MS);
     report.catchUpMs = ingest.waitedMs;
     report.caughtUp = ingest.caughtUp;
-    if (strata) log(`  ingester consumed everything acknowledged ${(ingest.waitedMs / 1000).toFixed(0)}s later${ingest.caughtUp ? '' : ` — NOT: ${ingest.behind} samples behind`}`);
+    if (strata)
+      log(
+        `  ingester consumed everything acknowledged ${(ingest.waitedMs / 1000).toFixed(0)}s later${ingest.caughtUp ? '' : ` — NOT: ${ingest.behind} samples behind`}`,
+      );
 
     report.settledMs = await settleQuietly(target, o.settleMs);
     report.rss = rssBytes(main.pid);
@@ -140,14 +182,19 @@ async function scaleTarget(key: ScaleTargetReport['key'], plan: ScalePlan, round
     }
     const metricsBase = strata ? strata.url : target.queryBase;
     for (const name of COUNTERS[key]) report.counters[name] = await metricOf(metricsBase, name);
-    log(`  settled ${(report.settledMs / 1000).toFixed(0)}s: RSS ${mibOf(report.rss)} MiB = ${Math.round((report.rss ?? 0) / plan.series)} B/series (peak ${mibOf(report.peakRss)} MiB)${kafka ? `; Kafka ${mibOf(report.kafkaRss)} MiB` : ''}; load ${loadAverage()}`);
+    log(
+      `  settled ${(report.settledMs / 1000).toFixed(0)}s: RSS ${mibOf(report.rss)} MiB = ${Math.round((report.rss ?? 0) / plan.series)} B/series (peak ${mibOf(report.peakRss)} MiB)${kafka ? `; Kafka ${mibOf(report.kafkaRss)} MiB` : ''}; load ${loadAverage()}`,
+    );
 
     for (const q of scaleQueries(plan, seriesOf(plan))) {
       const t = await timeQuery(target, q, plan, o.queryRuns);
       report.queries.push(t);
-      log(`  ${q.label}: ${q.query}: p50 ${t.p50.toFixed(1)}ms (first ${t.firstRunMs.toFixed(0)}ms), ${t.series} series, ${t.points} points${t.errors ? `, ${t.errors} errors: ${t.firstError}` : ''}`);
+      log(
+        `  ${q.label}: ${q.query}: p50 ${t.p50.toFixed(1)}ms (first ${t.firstRunMs.toFixed(0)}ms), ${t.series} series, ${t.points} points${t.errors ? `, ${t.errors} errors: ${t.firstError}` : ''}`,
+      );
     }
-    if (target.memoryProcesses().length === 0 || rssBytes(main.pid) === undefined) report.died = `pid ${main.pid} gone after the backfill, during the queries${strata?.exited ? ` (${strata.exited})` : ''}`;
+    if (target.memoryProcesses().length === 0 || rssBytes(main.pid) === undefined)
+      report.died = `pid ${main.pid} gone after the backfill, during the queries${strata?.exited ? ` (${strata.exited})` : ''}`;
   } catch (err) {
     report.error = (err as Error).stack ?? String(err);
     log(`${key} failed: ${report.error}`);
@@ -173,7 +220,7 @@ async function settleQuietly(target: BenchTarget, minMs: number): Promise<number
   const began = Date.now();
   await sleep(minMs);
   let quietSince: number | undefined;
-  for (const until = Date.now() + SETTLE_QUIET_MAX_MS; Date.now() < until; ) {
+  for (const until = Date.now() + SETTLE_QUIET_MAX_MS; Date.now() < until;) {
     const before = snapshotCpu(target.processes());
     await sleep(2000);
     const quiet = sum(cpuDelta(before, snapshotCpu(target.processes())).values()) / 2 < QUIET_CORES;
@@ -190,7 +237,9 @@ function logFileOf(key: ScaleTargetReport['key'], dir: string, target: BenchTarg
 
 function readLines(file: string): string[] {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
   } catch {
     return [];
   }

@@ -106,11 +106,7 @@ export class Pusher {
 
   private readonly retry: RetryPolicy;
 
-  constructor(
-    target: PushTarget,
-    shards: number,
-    retry: RetryPolicy,
-  ) {
+  constructor(target: PushTarget, shards: number, retry: RetryPolicy) {
     this.retry = retry;
     this.url = new URL(target.url);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: shards, maxFreeSockets: shards });

@@ -15,13 +15,43 @@ interface Family {
 
 const CPU_MODES = ['idle', 'iowait', 'irq', 'nice', 'softirq', 'steal', 'system', 'user'];
 const COLLECTORS = [
-  'arp', 'bcache', 'bonding', 'btrfs', 'conntrack', 'cpu', 'cpufreq', 'diskstats', 'edac', 'entropy',
-  'filefd', 'filesystem', 'hwmon', 'loadavg', 'meminfo', 'netclass', 'netdev', 'netstat', 'stat', 'vmstat',
+  'arp',
+  'bcache',
+  'bonding',
+  'btrfs',
+  'conntrack',
+  'cpu',
+  'cpufreq',
+  'diskstats',
+  'edac',
+  'entropy',
+  'filefd',
+  'filesystem',
+  'hwmon',
+  'loadavg',
+  'meminfo',
+  'netclass',
+  'netdev',
+  'netstat',
+  'stat',
+  'vmstat',
 ];
 const MOUNTS: Label[][] = [
-  [{ name: 'device', value: '/dev/sda1' }, { name: 'fstype', value: 'ext4' }, { name: 'mountpoint', value: '/' }],
-  [{ name: 'device', value: '/dev/sdb1' }, { name: 'fstype', value: 'xfs' }, { name: 'mountpoint', value: '/var/lib/data' }],
-  [{ name: 'device', value: 'tmpfs' }, { name: 'fstype', value: 'tmpfs' }, { name: 'mountpoint', value: '/run' }],
+  [
+    { name: 'device', value: '/dev/sda1' },
+    { name: 'fstype', value: 'ext4' },
+    { name: 'mountpoint', value: '/' },
+  ],
+  [
+    { name: 'device', value: '/dev/sdb1' },
+    { name: 'fstype', value: 'xfs' },
+    { name: 'mountpoint', value: '/var/lib/data' },
+  ],
+  [
+    { name: 'device', value: 'tmpfs' },
+    { name: 'fstype', value: 'tmpfs' },
+    { name: 'mountpoint', value: '/run' },
+  ],
 ];
 
 function one(name: string, kind: SeriesKind): Family {
@@ -39,7 +69,12 @@ export function nodeExporterFamilies(cpus = 8): Family[] {
     {
       name: 'node_cpu_seconds_total',
       kind: 'counter',
-      variants: cpuIds.flatMap((cpu) => CPU_MODES.map((mode) => [{ name: 'cpu', value: cpu }, { name: 'mode', value: mode }])),
+      variants: cpuIds.flatMap((cpu) =>
+        CPU_MODES.map((mode) => [
+          { name: 'cpu', value: cpu },
+          { name: 'mode', value: mode },
+        ]),
+      ),
     },
   ];
   for (const m of ['Active', 'Buffers', 'Cached', 'Dirty', 'Inactive', 'MemAvailable', 'MemFree', 'MemTotal', 'SwapFree', 'SwapTotal']) {
@@ -52,7 +87,8 @@ export function nodeExporterFamilies(cpus = 8): Family[] {
   for (const what of ['read_bytes', 'written_bytes', 'reads_completed', 'writes_completed', 'io_time_seconds']) {
     f.push(over(`node_disk_${what}_total`, 'counter', 'device', ['sda', 'sdb']));
   }
-  for (const n of ['node_load1', 'node_load5', 'node_load15', 'node_procs_running', 'node_procs_blocked', 'node_boot_time_seconds', 'node_time_seconds']) f.push(one(n, 'gauge'));
+  for (const n of ['node_load1', 'node_load5', 'node_load15', 'node_procs_running', 'node_procs_blocked', 'node_boot_time_seconds', 'node_time_seconds'])
+    f.push(one(n, 'gauge'));
   for (const n of ['node_context_switches_total', 'node_intr_total', 'node_forks_total']) f.push(one(n, 'counter'));
   for (const n of ['pgfault', 'pgmajfault', 'pswpin', 'pswpout']) f.push(one(`node_vmstat_${n}`, 'counter'));
   for (const n of ['ActiveOpens', 'PassiveOpens', 'RetransSegs']) f.push(one(`node_netstat_Tcp_${n}`, 'counter'));
@@ -62,7 +98,15 @@ export function nodeExporterFamilies(cpus = 8): Family[] {
   f.push(over('node_hwmon_temp_celsius', 'gauge', 'sensor', ['temp1', 'temp2', 'temp3', 'temp4']));
   f.push(over('go_gc_duration_seconds', 'gauge', 'quantile', ['0', '0.25', '0.5', '0.75', '1']));
   f.push(one('go_gc_duration_seconds_sum', 'counter'), one('go_gc_duration_seconds_count', 'counter'));
-  for (const n of ['go_goroutines', 'go_threads', 'go_memstats_alloc_bytes', 'go_memstats_heap_inuse_bytes', 'go_memstats_heap_idle_bytes', 'go_memstats_sys_bytes', 'go_memstats_stack_inuse_bytes']) {
+  for (const n of [
+    'go_goroutines',
+    'go_threads',
+    'go_memstats_alloc_bytes',
+    'go_memstats_heap_inuse_bytes',
+    'go_memstats_heap_idle_bytes',
+    'go_memstats_sys_bytes',
+    'go_memstats_stack_inuse_bytes',
+  ]) {
     f.push(one(n, 'gauge'));
   }
   f.push(one('process_cpu_seconds_total', 'counter'), one('process_resident_memory_bytes', 'gauge'), one('process_open_fds', 'gauge'));
@@ -146,7 +190,12 @@ export class SeriesSet {
   /** Series i's labels, sorted by name as remote write requires. */
   labels(i: number): Label[] {
     const t = this.template[i % this.perTarget];
-    const out: Label[] = [{ name: '__name__', value: t.name }, ...t.extra, { name: 'instance', value: this.instance(this.targetOf(i)) }, { name: 'job', value: this.job }];
+    const out: Label[] = [
+      { name: '__name__', value: t.name },
+      ...t.extra,
+      { name: 'instance', value: this.instance(this.targetOf(i)) },
+      { name: 'job', value: this.job },
+    ];
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 

@@ -38,19 +38,40 @@ export class StrataSingleProcess implements BenchTarget {
     const [http, grpc] = await freePorts(2);
     const dataDir = join(dir, 'data');
     const logFile = join(dir, 'strata.log');
-    const args = ['apps/strata/src/main.ts', '-target=all', '-auth.multitenancy-enabled=false', `-data-dir=${dataDir}`, `-server.http-listen-port=${http}`, `-server.grpc-listen-port=${grpc}`];
+    const args = [
+      'apps/strata/src/main.ts',
+      '-target=all',
+      '-auth.multitenancy-enabled=false',
+      `-data-dir=${dataDir}`,
+      `-server.http-listen-port=${http}`,
+      `-server.grpc-listen-port=${grpc}`,
+    ];
     const env = { ...process.env, MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? MMAP_THRESHOLD };
     const fd = openSync(logFile, 'a');
     const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
     closeSync(fd);
     const t = new StrataSingleProcess(child, http, dataDir, logFile);
     try {
-      await waitHttp(`${t.url}/ready`, (s) => s === 200, 300_000, () => t.exit === undefined, 'strata');
+      await waitHttp(
+        `${t.url}/ready`,
+        (s) => s === 200,
+        300_000,
+        () => t.exit === undefined,
+        'strata',
+      );
     } catch (err) {
       t.killNow();
-      throw new Error(`${(err as Error).message}; last log lines:\n${t.logLines(() => true).slice(-10).join('\n')}`, { cause: err });
+      throw new Error(
+        `${(err as Error).message}; last log lines:\n${t
+          .logLines(() => true)
+          .slice(-10)
+          .join('\n')}`,
+        { cause: err },
+      );
     }
-    log(`strata: pid ${child.pid} (Kafka broker pid ${t.kafkaProcess()?.pid ?? '?'}) on 127.0.0.1:${http}: node ${args.join(' ')} (MALLOC_MMAP_THRESHOLD_=${env.MALLOC_MMAP_THRESHOLD_})`);
+    log(
+      `strata: pid ${child.pid} (Kafka broker pid ${t.kafkaProcess()?.pid ?? '?'}) on 127.0.0.1:${http}: node ${args.join(' ')} (MALLOC_MMAP_THRESHOLD_=${env.MALLOC_MMAP_THRESHOLD_})`,
+    );
     return t;
   }
 
@@ -112,7 +133,9 @@ export class StrataSingleProcess implements BenchTarget {
   /** Log lines passing `keep` (pino JSON: level 40 warn, 50 error, 60 fatal). */
   logLines(keep: (line: string) => boolean): string[] {
     try {
-      return readFileSync(this.logFile, 'utf8').split('\n').filter((l) => l !== '' && keep(l));
+      return readFileSync(this.logFile, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '' && keep(l));
     } catch {
       return [];
     }
@@ -122,7 +145,7 @@ export class StrataSingleProcess implements BenchTarget {
     const pid = this.child.pid;
     if (pid !== undefined && this.exit === undefined) {
       process.kill(pid, 'SIGTERM');
-      for (const until = Date.now() + STOP_KILL_AFTER_MS; this.exit === undefined && Date.now() < until; ) await sleep(200);
+      for (const until = Date.now() + STOP_KILL_AFTER_MS; this.exit === undefined && Date.now() < until;) await sleep(200);
     }
     this.killNow();
   }

@@ -47,7 +47,13 @@ function killPid(pid: number | undefined): void {
   }
 }
 
-export async function waitHttp(url: string, ok: (status: number, body: string) => boolean, timeoutMs: number, alive: () => boolean, what: string): Promise<void> {
+export async function waitHttp(
+  url: string,
+  ok: (status: number, body: string) => boolean,
+  timeoutMs: number,
+  alive: () => boolean,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
@@ -163,10 +169,7 @@ export class StrataTarget implements BenchTarget {
   readonly cluster: LocalCluster;
   private readonly bucketDir: string;
 
-  private constructor(
-    cluster: LocalCluster,
-    bucketDir: string,
-  ) {
+  private constructor(cluster: LocalCluster, bucketDir: string) {
     this.cluster = cluster;
     this.bucketDir = bucketDir;
   }
@@ -313,10 +316,7 @@ abstract class BinaryTarget implements BenchTarget {
   protected readonly port: number;
   protected readonly dir: string;
 
-  constructor(
-    port: number,
-    dir: string,
-  ) {
+  constructor(port: number, dir: string) {
     this.port = port;
     this.dir = dir;
   }
@@ -386,12 +386,17 @@ export class PrometheusTarget extends BinaryTarget {
    * `nativeHistograms`: --enable-feature=native-histograms (2.42 drops them without it).
    * `binary`: another build than Debian's 2.42 (the bootstrap's Prometheus 3), named `name`.
    */
-  static async start(dir: string, log: (l: string) => void, opts: { nativeHistograms?: boolean; binary?: { path: string; name: string } } = {}): Promise<PrometheusTarget> {
+  static async start(
+    dir: string,
+    log: (l: string) => void,
+    opts: { nativeHistograms?: boolean; binary?: { path: string; name: string } } = {},
+  ): Promise<PrometheusTarget> {
     const [port] = await freePorts(1);
     mkdirSync(join(dir, 'data'), { recursive: true });
     const config = join(dir, 'prometheus.yml');
     writeFileSync(config, 'global:\n  scrape_interval: 15s\n');
-    if (opts.binary && !existsSync(opts.binary.path)) throw new Error(`${opts.binary.path} is missing: run \`node scripts/bootstrap.mjs test\` (it builds ${opts.binary.name})`);
+    if (opts.binary && !existsSync(opts.binary.path))
+      throw new Error(`${opts.binary.path} is missing: run \`node scripts/bootstrap.mjs test\` (it builds ${opts.binary.name})`);
     const bin = opts.binary?.path ?? debianBinary('/usr/bin/prometheus', 'prometheus', log);
     const t = new PrometheusTarget(port, dir, opts.binary?.name ?? 'Prometheus 2.42');
     t.spawnLogged(
@@ -408,7 +413,13 @@ export class PrometheusTarget extends BinaryTarget {
       join(dir, 'prometheus.log'),
     );
     try {
-      await waitHttp(`${t.queryBase}/-/ready`, (s) => s === 200, 60_000, () => t.alive(), 'prometheus');
+      await waitHttp(
+        `${t.queryBase}/-/ready`,
+        (s) => s === 200,
+        60_000,
+        () => t.alive(),
+        'prometheus',
+      );
     } catch (err) {
       t.killNow();
       throw err;
@@ -461,7 +472,13 @@ export class VictoriaMetricsTarget extends BinaryTarget {
       join(dir, 'victoria-metrics.log'),
     );
     try {
-      await waitHttp(`${t.queryBase}/health`, (s, b) => s === 200 && b.trim() === 'OK', 60_000, () => t.alive(), 'victoria-metrics');
+      await waitHttp(
+        `${t.queryBase}/health`,
+        (s, b) => s === 200 && b.trim() === 'OK',
+        60_000,
+        () => t.alive(),
+        'victoria-metrics',
+      );
     } catch (err) {
       t.killNow();
       throw err;

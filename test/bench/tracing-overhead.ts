@@ -78,12 +78,25 @@ async function query(tracer: Tracer | undefined): Promise<number> {
   const heads = new TenantHeads();
   const ts = Float64Array.from({ length: 240 }, (_, i) => i * 15_000);
   for (let s = 0; s < 500; s++) {
-    heads.head('t').append(labelsFromRecord({ __name__: 'q', series: String(s) }), ts, Float64Array.from(ts, (t) => t / 1000 + s), emptyAppendStats());
+    heads.head('t').append(
+      labelsFromRecord({ __name__: 'q', series: String(s) }),
+      ts,
+      Float64Array.from(ts, (t) => t / 1000 + s),
+      emptyAppendStats(),
+    );
   }
   const logger = createLogger('bench', 'silent');
   const registry = new Registry();
   const app = createHttpServer({ logger, registry, readiness: { notReadyReason: () => undefined } });
-  registerPrometheusApi(app, { querier: heads, engine: new Engine({ querier: heads }), multitenancyEnabled: true, logger, registry, prefixes: ['/api/v1'], tracer });
+  registerPrometheusApi(app, {
+    querier: heads,
+    engine: new Engine({ querier: heads }),
+    multitenancyEnabled: true,
+    logger,
+    registry,
+    prefixes: ['/api/v1'],
+    tracer,
+  });
   const url = '/api/v1/query_range?query=sum(rate(q[5m]))&start=300&end=3585&step=15';
   for (let i = 0; i < 20; i++) await app.inject({ url, headers: { 'x-scope-orgid': 't' } });
   const began = performance.now();
@@ -117,7 +130,9 @@ if (i >= 0) {
       runs.push(JSON.parse(out.stdout.trim().split('\n').pop()!) as { samplesPerSecond: number; queryMs: number });
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[1];
-    rows.push(`| ${mode} | ${Math.round(median(runs.map((x) => x.samplesPerSecond))).toLocaleString('en')} | ${median(runs.map((x) => x.queryMs)).toFixed(2)} |`);
+    rows.push(
+      `| ${mode} | ${Math.round(median(runs.map((x) => x.samplesPerSecond))).toLocaleString('en')} | ${median(runs.map((x) => x.queryMs)).toFixed(2)} |`,
+    );
   }
   console.log(rows.join('\n'));
 }

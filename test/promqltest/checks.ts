@@ -32,10 +32,7 @@ const MIN_NORMAL = 2.2250738585072014e-308;
 export class EvalFailure extends Error {
   readonly category: FailureCategory;
 
-  constructor(
-    category: FailureCategory,
-    message: string,
-  ) {
+  constructor(category: FailureCategory, message: string) {
     super(message);
     this.category = category;
   }
@@ -90,7 +87,10 @@ function validateAnnotations(type: string, expected: Expectation[], actual: stri
   }
   for (const e of expected) {
     if (!actual.some((a) => matches(e, a))) {
-      throw new EvalFailure('annotations', `expected ${type} annotation ${describeExpectation(e)}, but found: ${actual.map((a) => JSON.stringify(a)).join(', ')}`);
+      throw new EvalFailure(
+        'annotations',
+        `expected ${type} annotation ${describeExpectation(e)}, but found: ${actual.map((a) => JSON.stringify(a)).join(', ')}`,
+      );
     }
   }
   for (const a of actual) {
@@ -149,7 +149,10 @@ export function compareResult(cmd: EvalCmd, res: QueryResult): void {
         for (let i = 0; i < exp.values.length; i++) {
           const t = cmd.startMs + i * cmd.stepMs;
           if (t > cmd.endMs) {
-            throw new EvalFailure('script', `expected ${exp.values.length} points for ${formatLabels(exp.labels)}, but query time range cannot return this many points`);
+            throw new EvalFailure(
+              'script',
+              `expected ${exp.values.length} points for ${formatLabels(exp.labels)}, but query time range cannot return this many points`,
+            );
           }
           const v = exp.values[i];
           if (v.kind === 'histogram') expectedHistograms.push({ t, h: v.h });
@@ -165,16 +168,25 @@ export function compareResult(cmd: EvalCmd, res: QueryResult): void {
         expectedFloats.forEach((e, i) => {
           const a = s.floats[i];
           if (e.t !== a.t) {
-            throw new EvalFailure('result', `expected point ${i} of ${formatLabels(exp.labels)} at t=${e.t}, but it is at t=${a.t} (result has ${formatSeries(s)})`);
+            throw new EvalFailure(
+              'result',
+              `expected point ${i} of ${formatLabels(exp.labels)} at t=${e.t}, but it is at t=${a.t} (result has ${formatSeries(s)})`,
+            );
           }
           if (!valueEquals(e.v, a.f)) {
-            throw new EvalFailure('result', `expected ${showValue(e.v)} at t=${a.t} for ${formatLabels(exp.labels)}, but got ${fmt(a.f)} (result has ${formatSeries(s)})`);
+            throw new EvalFailure(
+              'result',
+              `expected ${showValue(e.v)} at t=${a.t} for ${formatLabels(exp.labels)}, but got ${fmt(a.f)} (result has ${formatSeries(s)})`,
+            );
           }
         });
         expectedHistograms.forEach((e, i) => {
           const a = histograms[i];
           if (e.t !== a.t) {
-            throw new EvalFailure('result', `expected histogram ${i} of ${formatLabels(exp.labels)} at t=${e.t}, but it is at t=${a.t} (result has ${formatSeries(s)})`);
+            throw new EvalFailure(
+              'result',
+              `expected histogram ${i} of ${formatLabels(exp.labels)} at t=${e.t}, but it is at t=${a.t} (result has ${formatSeries(s)})`,
+            );
           }
           if (!histogramsEqual(e.h, a.h)) {
             throw new EvalFailure('result', `expected ${e.h.testExpression()} at t=${a.t} for ${formatLabels(exp.labels)}, but got ${a.h.testExpression()}`);
@@ -199,16 +211,19 @@ export function compareResult(cmd: EvalCmd, res: QueryResult): void {
         }
         const e = exp.values[0];
         if (e.kind === 'histogram' || smp.h) {
-          if (e.kind !== 'histogram') throw new EvalFailure('result', `expected float value ${showValue(e)} for ${formatLabels(smp.metric)} but got histogram ${shown}`);
+          if (e.kind !== 'histogram')
+            throw new EvalFailure('result', `expected float value ${showValue(e)} for ${formatLabels(smp.metric)} but got histogram ${shown}`);
           if (!smp.h) throw new EvalFailure('result', `expected histogram ${e.text} for ${formatLabels(smp.metric)} but got float value ${shown}`);
-          if (!histogramsEqual(e.h, smp.h)) throw new EvalFailure('result', `expected ${e.h.testExpression()} for ${formatLabels(smp.metric)} but got ${shown}`);
+          if (!histogramsEqual(e.h, smp.h))
+            throw new EvalFailure('result', `expected ${e.h.testExpression()} for ${formatLabels(smp.metric)} but got ${shown}`);
         } else if (!valueEquals(e, smp.f)) {
           throw new EvalFailure('result', `expected ${showValue(e)} for ${formatLabels(smp.metric)} but got ${fmt(smp.f)}`);
         }
         seen.add(key);
       });
       for (const [key, exp] of cmd.expected) {
-        if (!seen.has(key)) throw new EvalFailure('result', `expected series ${formatLabels(exp.labels)} with ${exp.values.map(showValue).join(' ')} not found`);
+        if (!seen.has(key))
+          throw new EvalFailure('result', `expected series ${formatLabels(exp.labels)} with ${exp.values.map(showValue).join(' ')} not found`);
       }
       return;
     }
@@ -230,7 +245,10 @@ export function assertMatrixSorted(m: { metric: Labels }[]): void {
   for (let i = 0; i + 1 < m.length; i++) {
     // Prometheus' labels.Compare: byte-wise, as Go compares strings.
     if (compareLabels(m[i].metric, m[i + 1].metric) > 0) {
-      throw new EvalFailure('result', `matrix results should always be sorted by labels, but ${formatLabels(m[i + 1].metric)} comes after ${formatLabels(m[i].metric)}`);
+      throw new EvalFailure(
+        'result',
+        `matrix results should always be sorted by labels, but ${formatLabels(m[i + 1].metric)} comes after ${formatLabels(m[i].metric)}`,
+      );
     }
   }
 }

@@ -39,7 +39,10 @@ eval instant at 5m sum(m)
 eval instant at 5m sum(m)
   15
 `);
-    assert.deepEqual(out.map((o) => o.passed), [true, false, false, true, false]);
+    assert.deepEqual(
+      out.map((o) => o.passed),
+      [true, false, false, true, false],
+    );
     assert.match(out[1].reason!, /expected 11 for m\{a="2"\} but got 10/);
     assert.match(out[2].reason!, /unexpected series m\{a="2"\}/);
     assert.match(out[4].reason!, /expected scalar result, but got a vector/);
@@ -56,7 +59,10 @@ eval range from 0 to 3m step 1m m{a="1"}
 eval range from 0 to 4m step 1m s
   s 1 2 _ 4 4
 `);
-    assert.deepEqual(out.map((o) => o.passed), [true, false, true]);
+    assert.deepEqual(
+      out.map((o) => o.passed),
+      [true, false, true],
+    );
     assert.match(out[1].reason!, /expected 3 float points/);
   });
 
@@ -67,10 +73,13 @@ eval instant at 2m30s s
 eval instant at 3m s
   s 4
 `);
-    assert.deepEqual(out.map((o) => [o.passed, o.reason]), [
-      [true, undefined],
-      [true, undefined],
-    ]);
+    assert.deepEqual(
+      out.map((o) => [o.passed, o.reason]),
+      [
+        [true, undefined],
+        [true, undefined],
+      ],
+    );
   });
 
   test('ordered results are checked by position', async () => {
@@ -85,7 +94,10 @@ eval instant at 5m sort(m)
   m{a="2"} 10
   m{a="1"} 5
 `);
-    assert.deepEqual(out.map((o) => o.passed), [true, false]);
+    assert.deepEqual(
+      out.map((o) => o.passed),
+      [true, false],
+    );
     assert.match(out[1].reason!, /expected m\{a="1"\} at position 2 but was at 1/);
   });
 
@@ -110,7 +122,10 @@ eval instant at 0 -{__name__=~"x|y"}
 eval instant at 0 x
   expect fail
 `);
-    assert.deepEqual(out.map((o) => o.passed), [true, true, false, true, false]);
+    assert.deepEqual(
+      out.map((o) => o.passed),
+      [true, true, false, true, false],
+    );
     assert.equal(out[2].category, 'wrong-error');
     assert.equal(out[4].category, 'missing-error');
   });
@@ -145,13 +160,16 @@ eval instant at 0 {__name__=~"h|f"}
 eval instant at 0 h
   h 1
 `);
-    assert.deepEqual(out.map((o) => [o.passed, o.nativeHistogram]), [
-      [true, true],
-      [false, true],
-      [true, false],
-      [true, true],
-      [false, true],
-    ]);
+    assert.deepEqual(
+      out.map((o) => [o.passed, o.nativeHistogram]),
+      [
+        [true, true],
+        [false, true],
+        [true, false],
+        [true, true],
+        [false, true],
+      ],
+    );
     assert.match(out[1].reason!, /expected \{\{count:5 sum:5 buckets:\[4\]\}\}/);
     assert.match(out[4].reason!, /expected float value 1 for h\{\} but got histogram/);
   });
@@ -167,7 +185,10 @@ eval instant at 0 lat_bucket{le="1"}
 
 eval instant at 0 lat
 `);
-    assert.deepEqual(out.map((o) => o.nativeHistogram), [false, true]);
+    assert.deepEqual(
+      out.map((o) => o.nativeHistogram),
+      [false, true],
+    );
   });
 
   test('clear empties the store', async () => {
@@ -188,7 +209,10 @@ eval instant at 5m m{a="2"}
   m{a="2"} 10
 `);
     const out = await runScript(script, { skipThroughLine: 7 });
-    assert.deepEqual(out.map((o) => o.query), ['m{a="2"}']);
+    assert.deepEqual(
+      out.map((o) => o.query),
+      ['m{a="2"}'],
+    );
   });
 });
 
@@ -207,12 +231,18 @@ describe('almostEqual (Prometheus util/almost)', () => {
 describe('@ variants (Prometheus atModifierTestCases)', () => {
   test('pin every selector and subquery, not what is inside a pinned subquery', () => {
     const v = atModifierVariants('rate(x[5m]) + max_over_time(y[10m:1m])', 60_000);
-    assert.deepEqual(v.map((q) => q.evalMs), [-600_000, 0, 12_000, 60_000, 600_000]);
+    assert.deepEqual(
+      v.map((q) => q.evalMs),
+      [-600_000, 0, 12_000, 60_000, 600_000],
+    );
     assert.match(v[0].expr, /^rate\(x\[5m\] @ 60(\.000)?\) \+ max_over_time\(y\[10m:1m\] @ 60(\.000)?\)$/);
   });
 
   test('time-dependent functions get no variants; t=0 uses ±1s', () => {
     assert.deepEqual(atModifierVariants('time() - x', 60_000), []);
-    assert.deepEqual(atModifierVariants('x', 0).map((q) => q.evalMs), [-1000, 0, 1000]);
+    assert.deepEqual(
+      atModifierVariants('x', 0).map((q) => q.evalMs),
+      [-1000, 0, 1000],
+    );
   });
 });

@@ -14,7 +14,6 @@ import type { EvalCmd, LoadCmd, Script } from './script.ts';
 import type { SeqValue } from './series-desc.ts';
 import { STALE_NAN_BITS, labelsKeyOf } from './series-desc.ts';
 
-
 export { almostEqual } from './checks.ts';
 
 const TENANT = 'promqltest';
@@ -139,7 +138,12 @@ class TestEnv {
     }
     if (cmd.withNhcb) {
       for (const n of nhcbHistograms(cmd)) {
-        this.storage.appendHistograms(TENANT, n.labels, n.samples.map(([t]) => t), n.samples.map(([, h]) => h));
+        this.storage.appendHistograms(
+          TENANT,
+          n.labels,
+          n.samples.map(([t]) => t),
+          n.samples.map(([, h]) => h),
+        );
         this.nativeSeries.push(n.labels);
       }
     }
@@ -261,11 +265,7 @@ class PhaseFailure extends Error {
   readonly phase: FailurePhase;
   readonly failure: EvalFailure;
 
-  constructor(
-    phase: FailurePhase,
-    failure: EvalFailure,
-    label: string,
-  ) {
+  constructor(phase: FailurePhase, failure: EvalFailure, label: string) {
     super(label ? `[${label}] ${failure.message}` : failure.message);
     this.phase = phase;
     this.failure = failure;
@@ -287,9 +287,7 @@ function isFail(cmd: EvalCmd): boolean {
 
 async function execRangeEval(env: TestEnv, cmd: EvalCmd, notes: string[]): Promise<void> {
   await inPhase('range', '', async () => {
-    const res = await query(env, cmd, () =>
-      env.engine.rangeQuery({ tenant: TENANT, query: cmd.query, start: cmd.startMs, end: cmd.endMs, step: cmd.stepMs }),
-    );
+    const res = await query(env, cmd, () => env.engine.rangeQuery({ tenant: TENANT, query: cmd.query, start: cmd.startMs, end: cmd.endMs, step: cmd.stepMs }));
     if (!res) return;
     checkAnnotations(cmd, res, notes);
     compareResult(cmd, res);

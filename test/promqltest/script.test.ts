@@ -51,7 +51,10 @@ describe('value sequences', () => {
 
   test('native histograms are parsed, with repetition and increments', () => {
     const v = parseValueSequence('1 {{schema:0 sum:5 count:4 buckets:[1 2 1]}} {{sum:1}}x2 {{count:1}}+{{count:2}}x1 _');
-    assert.deepEqual(v.map((x) => x.kind), ['float', 'histogram', 'histogram', 'histogram', 'histogram', 'histogram', 'histogram', 'omitted']);
+    assert.deepEqual(
+      v.map((x) => x.kind),
+      ['float', 'histogram', 'histogram', 'histogram', 'histogram', 'histogram', 'histogram', 'omitted'],
+    );
     const h = v[1].kind === 'histogram' ? v[1] : undefined;
     assert.equal(h?.text, '{{schema:0 sum:5 count:4 buckets:[1 2 1]}}');
     assert.equal(h?.h.testExpression(), '{{count:4 sum:5 buckets:[1 2 1]}}');
@@ -123,12 +126,18 @@ describe('scripts', () => {
       ].join('\n'),
     );
     assert.deepEqual(s.problems, []);
-    assert.deepEqual(s.commands.map((c) => c.kind), ['load', 'load', 'clear']);
+    assert.deepEqual(
+      s.commands.map((c) => c.kind),
+      ['load', 'load', 'clear'],
+    );
     const [l1, l2] = s.commands as LoadCmd[];
     assert.equal(l1.intervalMs, 30_000);
     assert.equal(l1.withNhcb, false);
     // A repeated series in one load replaces the earlier line, as in Prometheus.
-    assert.deepEqual(l1.series.map((x) => x.values), [[f(7)], [f(0), f(1)]]);
+    assert.deepEqual(
+      l1.series.map((x) => x.values),
+      [[f(7)], [f(0), f(1)]],
+    );
     assert.equal(l2.withNhcb, true);
     assert.equal(l2.intervalMs, 300_000);
     assert.deepEqual(l2.startTimestampSeries, [[{ name: '__name__', value: 'c' }]]);
@@ -140,10 +149,13 @@ describe('scripts', () => {
     assert.equal(e.evalMs, 90_000);
     assert.equal(e.query, 'sum by (a) (x)');
     assert.equal(e.line, 1);
-    assert.deepEqual([...e.expected.values()].map((x) => [x.pos, x.line]), [
-      [1, 2],
-      [2, 3],
-    ]);
+    assert.deepEqual(
+      [...e.expected.values()].map((x) => [x.pos, x.line]),
+      [
+        [1, 2],
+        [2, 3],
+      ],
+    );
   });
 
   test('eval at a bare 0 and range evals', () => {
@@ -171,7 +183,10 @@ describe('scripts', () => {
     assert.ok(e.expect.info[0].regex?.test('it went boom'));
     assert.equal(onlyEval('eval instant at 0 x\n  expect no_warn\n  expect no_info').expect.noInfo, true);
     // expect lines do not take a position, so the series are 1 and 2.
-    assert.deepEqual([...e.expected.values()].map((x) => x.pos), [1, 2]);
+    assert.deepEqual(
+      [...e.expected.values()].map((x) => x.pos),
+      [1, 2],
+    );
   });
 
   test('expect fail with a message or a regex; bare fail matches anything', () => {

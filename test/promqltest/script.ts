@@ -7,8 +7,6 @@ import { parseDuration } from '@strata/promql';
 import type { SeriesDesc } from './series-desc.ts';
 import { goUnquote, labelsKeyOf, parseSeriesDesc } from './series-desc.ts';
 
-
-
 export interface LoadCmd {
   kind: 'load';
   /** 1-based line of the `load` line. */
@@ -89,10 +87,7 @@ export interface Script {
 class ScriptError extends Error {
   readonly line: number;
 
-  constructor(
-    line: number,
-    message: string,
-  ) {
+  constructor(line: number, message: string) {
     super(`line ${line}: ${message}`);
     this.line = line;
     this.name = 'ScriptError';
@@ -387,7 +382,7 @@ export function parseGoNumber(s: string): number | undefined {
 function parseHexFloat(s: string): number {
   const m = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?\d+)$/.exec(s)!;
   const frac = m[3] ?? '';
-  const mant = parseInt((m[2] + frac) || '0', 16) / 16 ** frac.length;
+  const mant = parseInt(m[2] + frac || '0', 16) / 16 ** frac.length;
   const v = mant * 2 ** Number(m[4]);
   return m[1] === '-' ? -v : v;
 }

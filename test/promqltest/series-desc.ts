@@ -133,14 +133,7 @@ function parseMetric(p: Cursor): Labels {
 }
 
 type Tok =
-  | { t: 'num'; v: number }
-  | { t: 'stale' }
-  | { t: 'blank' }
-  | { t: 'times' }
-  | { t: 'add' }
-  | { t: 'sub' }
-  | { t: 'hist'; text: string }
-  | { t: 'space' };
+  { t: 'num'; v: number } | { t: 'stale' } | { t: 'blank' } | { t: 'times' } | { t: 'add' } | { t: 'sub' } | { t: 'hist'; text: string } | { t: 'space' };
 
 function lexValues(s: string): Tok[] {
   const toks: Tok[] = [];
@@ -250,7 +243,8 @@ export function parseValueSequence(s: string): SeqValue[] {
         let cur = base;
         for (let i = 0; i <= n; i++) {
           if (i > 0) {
-            if (cur.schema > incH.schema && !cur.usesCustomBuckets()) throw new Error(`error combining histograms: cannot merge from schema ${cur.schema} to ${incH.schema}`);
+            if (cur.schema > incH.schema && !cur.usesCustomBuckets())
+              throw new Error(`error combining histograms: cannot merge from schema ${cur.schema} to ${incH.schema}`);
             cur = cur.copy();
             if (sign === '+') cur.add(incH);
             else cur.sub(incH);

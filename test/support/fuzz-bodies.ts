@@ -3,7 +3,14 @@
 // by walking the protobuf) and after it, plus wrong headers. Same seed, same requests.
 
 import { gzipSync } from 'node:zlib';
-import { compressBody, encodeWriteRequest, encodeWriteRequestV2, encodeSymbolizedWriteRequestV2, type MetricMetadata, type SeriesInput } from '@strata/remote-write';
+import {
+  compressBody,
+  encodeWriteRequest,
+  encodeWriteRequestV2,
+  encodeSymbolizedWriteRequestV2,
+  type MetricMetadata,
+  type SeriesInput,
+} from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson, type ExportRequestInput } from '@strata/otlp';
 
 /** mulberry32: small, fast, good enough to pick mutations reproducibly. */
@@ -96,7 +103,10 @@ function rw1Corpus(now: number): { name: string; body: Buffer }[] {
     { name: 'no-samples', body: encodeWriteRequest({ timeseries: [{ labels: [lbl('__name__', 'm')], samples: [] }] }) },
     { name: 'empty-request', body: Buffer.alloc(0) },
     { name: 'metadata-only', body: encodeWriteRequest({ timeseries: [], metadata: meta }) },
-    { name: 'bad-metadata', body: encodeWriteRequest({ timeseries: [], metadata: [{ type: 'counter', metricFamilyName: '', help: 'x'.repeat(5000), unit: 'u'.repeat(2000) }] }) },
+    {
+      name: 'bad-metadata',
+      body: encodeWriteRequest({ timeseries: [], metadata: [{ type: 'counter', metricFamilyName: '', help: 'x'.repeat(5000), unit: 'u'.repeat(2000) }] }),
+    },
   ];
 }
 
@@ -104,7 +114,10 @@ function rw2Corpus(now: number): { name: string; body: Buffer }[] {
   const series = (n: number) =>
     Array.from({ length: n }, (_, s) => ({
       labels: [lbl('__name__', 'fuzz_v2'), lbl('instance', `host-${s}`), lbl('job', 'fuzz')],
-      samples: [{ value: s, timestamp: now - 30_000 }, { value: s + 1, timestamp: now - 15_000 }],
+      samples: [
+        { value: s, timestamp: now - 30_000 },
+        { value: s + 1, timestamp: now - 15_000 },
+      ],
       exemplars: s === 0 ? [{ labels: [lbl('trace_id', 'abc')], value: 1, timestamp: now - 30_000 }] : [],
       metadata: { type: 'gauge' as const, help: 'Fuzzed v2.', unit: 'seconds' },
     }));
@@ -113,10 +126,22 @@ function rw2Corpus(now: number): { name: string; body: Buffer }[] {
     { name: 'v2-valid-small', body: encodeWriteRequestV2({ timeseries: series(2) }) },
     {
       name: 'v2-bad-refs',
-      body: encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'm'], timeseries: [{ labelsRefs: [1, 2, 7, 9], samples: [{ value: 1, timestamp: now }] }] }),
+      body: encodeSymbolizedWriteRequestV2({
+        symbols: ['', '__name__', 'm'],
+        timeseries: [{ labelsRefs: [1, 2, 7, 9], samples: [{ value: 1, timestamp: now }] }],
+      }),
     },
-    { name: 'v2-odd-refs', body: encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'm'], timeseries: [{ labelsRefs: [1, 2, 1], samples: [{ value: 1, timestamp: now }] }] }) },
-    { name: 'v2-no-symbols', body: encodeSymbolizedWriteRequestV2({ symbols: [], timeseries: [{ labelsRefs: [0, 0], samples: [{ value: 1, timestamp: now }] }] }) },
+    {
+      name: 'v2-odd-refs',
+      body: encodeSymbolizedWriteRequestV2({
+        symbols: ['', '__name__', 'm'],
+        timeseries: [{ labelsRefs: [1, 2, 1], samples: [{ value: 1, timestamp: now }] }],
+      }),
+    },
+    {
+      name: 'v2-no-symbols',
+      body: encodeSymbolizedWriteRequestV2({ symbols: [], timeseries: [{ labelsRefs: [0, 0], samples: [{ value: 1, timestamp: now }] }] }),
+    },
     {
       name: 'v2-bad-metadata-refs',
       body: encodeSymbolizedWriteRequestV2({
@@ -131,9 +156,22 @@ function rw2Corpus(now: number): { name: string; body: Buffer }[] {
         timeseries: [{ labelsRefs: [1, 2], samples: [{ value: 1, timestamp: now }], exemplars: [{ labelsRefs: [5, 6], value: 1, timestamp: now }] }],
       }),
     },
-    { name: 'v2-invalid-utf8', body: withBadUtf8(encodeWriteRequestV2({ timeseries: [{ labels: [lbl('__name__', 'm'), lbl('a', BAD_UTF8_MARKER)], samples: [{ value: 1, timestamp: now }] }] })) },
-    { name: 'v2-duplicate-labels', body: encodeWriteRequestV2({ timeseries: [{ labels: [lbl('__name__', 'm'), lbl('a', '1'), lbl('a', '2')], samples: [{ value: 1, timestamp: now }] }] }) },
-    { name: 'v2-histogram', body: encodeWriteRequestV2({ timeseries: [{ labels: [lbl('__name__', 'h')], samples: [], histograms: [Buffer.from([0x08, 0x01, 0x11, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f])] }] }) },
+    {
+      name: 'v2-invalid-utf8',
+      body: withBadUtf8(
+        encodeWriteRequestV2({ timeseries: [{ labels: [lbl('__name__', 'm'), lbl('a', BAD_UTF8_MARKER)], samples: [{ value: 1, timestamp: now }] }] }),
+      ),
+    },
+    {
+      name: 'v2-duplicate-labels',
+      body: encodeWriteRequestV2({ timeseries: [{ labels: [lbl('__name__', 'm'), lbl('a', '1'), lbl('a', '2')], samples: [{ value: 1, timestamp: now }] }] }),
+    },
+    {
+      name: 'v2-histogram',
+      body: encodeWriteRequestV2({
+        timeseries: [{ labels: [lbl('__name__', 'h')], samples: [], histograms: [Buffer.from([0x08, 0x01, 0x11, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f])] }],
+      }),
+    },
   ];
 }
 
@@ -153,10 +191,21 @@ function otlpCorpus(now: number): { name: string; body: Buffer; json?: boolean }
                 sum: {
                   aggregationTemporality: 2,
                   isMonotonic: true,
-                  dataPoints: [{ timeUnixNano: t, value: 7, asInt: true, exemplars: [{ value: 1, timeUnixNano: t, traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }] }],
+                  dataPoints: [
+                    {
+                      timeUnixNano: t,
+                      value: 7,
+                      asInt: true,
+                      exemplars: [{ value: 1, timeUnixNano: t, traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }],
+                    },
+                  ],
                 },
               },
-              { name: `${metricName}.lat`, unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: t, count: 6, sum: 10, bucketCounts: [1, 2, 3], explicitBounds: [1, 5] }] } },
+              {
+                name: `${metricName}.lat`,
+                unit: 'ms',
+                histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: t, count: 6, sum: 10, bucketCounts: [1, 2, 3], explicitBounds: [1, 5] }] },
+              },
               { name: `${metricName}.sum`, summary: { dataPoints: [{ timeUnixNano: t, count: 2, sum: 3, quantileValues: [{ quantile: 0.5, value: 1 }] }] } },
               { name: `${metricName}.delta`, sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: t, value: 1 }] } },
               { name: `${metricName}.exp`, exponentialHistogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: t, count: 1, scale: 0 }] } },
@@ -445,7 +494,13 @@ export class FuzzCorpus {
       const h = rng.pick(hostileBodies());
       const base = h.protocol === 'otlp' ? OTLP_HEADERS : h.protocol === 'rw1' ? RW1_HEADERS : RW2_HEADERS;
       const body = h.protocol === 'otlp' ? h.body : compressBody(h.body);
-      return { path: h.protocol === 'otlp' ? '/otlp/v1/metrics' : '/api/v1/push', headers: { ...base, 'x-scope-orgid': tenant }, body, protocol: h.protocol, mutation: h.name };
+      return {
+        path: h.protocol === 'otlp' ? '/otlp/v1/metrics' : '/api/v1/push',
+        headers: { ...base, 'x-scope-orgid': tenant },
+        body,
+        protocol: h.protocol,
+        mutation: h.name,
+      };
     }
     const protocol = rng.pick<Protocol>(['rw1', 'rw1', 'rw2', 'otlp']);
     // Now and then a tenant id that is not one (too long, a path, empty, control characters).

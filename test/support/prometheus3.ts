@@ -20,17 +20,23 @@ export async function startPrometheus3(dir: string, flags: string[], config = 'g
   const [port] = await freePorts(1);
   writeFileSync(join(dir, 'prometheus.yml'), config);
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(PROMETHEUS3, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'prometheus')}`, `--web.listen-address=127.0.0.1:${port}`, ...flags], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    PROMETHEUS3,
+    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'prometheus')}`, `--web.listen-address=127.0.0.1:${port}`, ...flags],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const stop = () => {
     if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
   };
-  await waitFor('Prometheus 3 ready', async () => ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok ? true : undefined), 60_000).catch((err: Error) => {
-    stop();
-    assert.fail(`${err.message}\nprometheus stderr: ${stderr}`);
-  });
+  await waitFor('Prometheus 3 ready', async () => ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok ? true : undefined), 60_000).catch(
+    (err: Error) => {
+      stop();
+      assert.fail(`${err.message}\nprometheus stderr: ${stderr}`);
+    },
+  );
   return { url, stop };
 }

@@ -20,7 +20,10 @@ export function initCompactor(t: Strata): Service[] {
     firstLevelWaitMs: config['compactor.first-level-compaction-wait-period'],
     retentionMs: retentionByTenant(config['compactor.blocks-retention-period'], config['compactor.tenant-blocks-retention-periods']),
     partialBlockDeletionDelayMs: config['compactor.partial-block-deletion-delay'],
-    enabledTenants: config['compactor.enabled-tenants'].split(',').map((t) => t.trim()).filter((t) => t !== ''),
+    enabledTenants: config['compactor.enabled-tenants']
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== ''),
   });
   t.statusPages.push(compactorPage(compactor));
   // Mimir's tenant deletion API; the cache is the querier's when it runs here too, so its answers stop at once.

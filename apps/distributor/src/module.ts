@@ -52,7 +52,10 @@ export function initDistributor(t: Strata): Service[] {
       start: async () => {
         await writer.start();
         writerReady = true;
-        logger.info({ brokers: t.brokers, topic: config['ingest-storage.kafka.topic'] }, `producing to Kafka ${t.brokers.join(',')} topic "${config['ingest-storage.kafka.topic']}"`);
+        logger.info(
+          { brokers: t.brokers, topic: config['ingest-storage.kafka.topic'] },
+          `producing to Kafka ${t.brokers.join(',')} topic "${config['ingest-storage.kafka.topic']}"`,
+        );
       },
       stop: () => writer.stop(),
     },
@@ -109,7 +112,10 @@ function registerRoutes(t: Strata, distributor: Distributor, writePartitions: Wr
     heartbeatTimeoutMs: config['ingester.ring.heartbeat-timeout'],
     paths: ['/ingester/partition-ring', '/distributor/ring'],
   });
-  t.statusPages.push(ringPage(() => writePartitions.snapshot(), config['ingester.ring.heartbeat-timeout']), haTrackerPage(haTracker));
+  t.statusPages.push(
+    ringPage(() => writePartitions.snapshot(), config['ingester.ring.heartbeat-timeout']),
+    haTrackerPage(haTracker),
+  );
   t.uiLinks.push({ label: 'Partition ring (/ingester/partition-ring)', href: '/ingester/partition-ring' });
   t.endpoints.push('push $BASE/api/v1/push', 'OTLP $BASE/otlp/v1/metrics', 'partition ring $BASE/ingester/partition-ring');
 }

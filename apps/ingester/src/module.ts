@@ -15,14 +15,25 @@ export function initIngester(t: Strata): Service[] {
   const { config, logger } = t;
   const identity = parseInstanceId(config['ingester.ring.instance-id']);
   // Global per-tenant limits are split over the topic's partitions (one ingester per partition and zone).
-  const topicMetadata = new LastProducedOffsetsReader({ brokers: t.brokers, topic: config['ingest-storage.kafka.topic'], clientId: `${identity.id}-metadata`, logger });
+  const topicMetadata = new LastProducedOffsetsReader({
+    brokers: t.brokers,
+    topic: config['ingest-storage.kafka.topic'],
+    clientId: `${identity.id}-metadata`,
+    logger,
+  });
   const partitions = new PartitionCount({ fetch: async () => (await topicMetadata.fetch()).size, logger });
   const failure = failureSignal();
   const ingester = newIngester(t, identity, partitions, failure, (reason) => lifecycler.setOverLimit(reason));
   t.localIngester = { ingester, identity };
   t.readiness.push(() => ingester.notReadyReason());
   registerIngesterRoutes(t.http, { ingester, logger });
-  const grpc = t.runs('querier') ? undefined : new IngesterServer({ querier: ingester, address: `${config['server.grpc-listen-address']}:${config['server.grpc-listen-port']}`, tracer: t.tracing.tracer });
+  const grpc = t.runs('querier')
+    ? undefined
+    : new IngesterServer({
+        querier: ingester,
+        address: `${config['server.grpc-listen-address']}:${config['server.grpc-listen-port']}`,
+        tracer: t.tracing.tracer,
+      });
   const lifecycler = partitionLifecycler(t, identity, grpc);
   registerIngesterRingRoutes(t.http, { lifecycler, logger });
   t.statusPages.push(ingesterPage(ingester), tenantsPage(ingester));
@@ -52,7 +63,13 @@ export function initIngester(t: Strata): Service[] {
 type Identity = ReturnType<typeof parseInstanceId>;
 
 /** The ingester of partition `identity.partition`, reading it from the committed offset. */
-function newIngester(t: Strata, identity: Identity, partitions: PartitionCount, failure: ReturnType<typeof failureSignal>, onOverLimit: (reason: string | undefined) => void): Ingester {
+function newIngester(
+  t: Strata,
+  identity: Identity,
+  partitions: PartitionCount,
+  failure: ReturnType<typeof failureSignal>,
+  onOverLimit: (reason: string | undefined) => void,
+): Ingester {
   const { config, logger } = t;
   return new Ingester({
     identity,

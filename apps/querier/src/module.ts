@@ -33,7 +33,8 @@ export function initQuerier(t: Strata): Service[] {
   const clients = ingesterClients(t);
   const local = t.localIngester;
   const useRing = config['ring.store'] === 'redis';
-  if (clients.length === 0 && !useRing && !local) logger.warn('no ingesters configured (-querier.ingester-addresses, or -ring.store=redis); every query will be empty');
+  if (clients.length === 0 && !useRing && !local)
+    logger.warn('no ingesters configured (-querier.ingester-addresses, or -ring.store=redis); every query will be empty');
   const querier = partitionQuerier(t, clients);
   // With a shared ring, ingesters are found there (their registered gRPC address); the static list is the fallback.
   const { ringWatcher, discovery } = useRing ? ringDiscovery(t, clients, querier) : { ringWatcher: undefined, discovery: undefined };
@@ -198,7 +199,11 @@ function registerApis(t: Strata, p: ApiParts): void {
     routes: [
       ...remoteReadRoutes({ registry }),
       ...adminRoutes([p.deletions]),
-      ...statusRoutes({ config, headWindowMs: config['querier.query-ingesters-within'], retention: retentionText(config['compactor.blocks-retention-period']) }),
+      ...statusRoutes({
+        config,
+        headWindowMs: config['querier.query-ingesters-within'],
+        retention: retentionText(config['compactor.blocks-retention-period']),
+      }),
       ...cardinalityRoutes({ headWindowMs: config['querier.query-ingesters-within'] }),
     ],
   });

@@ -61,7 +61,10 @@ export function initRuler(t: Strata): Service[] {
       start: async () => {
         await ring.start();
         await rules.start();
-        logger.info({ alertmanagers: urls, push: config['ruler.push-url'] || 'distributor', rulers: ring.healthy() }, `ruler evaluating rule groups from ${t.bucket.name}/rules (ruler ring in ${t.kv.description})`);
+        logger.info(
+          { alertmanagers: urls, push: config['ruler.push-url'] || 'distributor', rulers: ring.healthy() },
+          `ruler evaluating rule groups from ${t.bucket.name}/rules (ruler ring in ${t.kv.description})`,
+        );
       },
       stop: async () => {
         await rules.stop();

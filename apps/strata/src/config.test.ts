@@ -18,7 +18,10 @@ test('every flag has a one-line description and a default, and is in exactly one
     assert.notEqual(flagDefault(schema), undefined, `-${name} has no default`);
     assert.equal(FLAG_GROUPS.filter((g) => name in g.shape).length, 1, `-${name} in one group`);
   }
-  assert.equal(FLAG_GROUPS.reduce((n, g) => n + Object.keys(g.shape).length, 0), FLAGS.length);
+  assert.equal(
+    FLAG_GROUPS.reduce((n, g) => n + Object.keys(g.shape).length, 0),
+    FLAGS.length,
+  );
 });
 
 test('-help lists every flag under its group with its default', () => {
@@ -64,7 +67,7 @@ function nonDefault(name: string, schema: z.ZodType): string | number | boolean 
   return `${name}-value`;
 }
 
-test('a YAML config file in Mimir\'s layout sets every flag: it parses to what the same flags give', () => {
+test("a YAML config file in Mimir's layout sets every flag: it parses to what the same flags give", () => {
   const dir = mkdtempSync(join(tmpdir(), 'strata-config-'));
   try {
     const doc: Record<string, unknown> = {};
@@ -85,7 +88,11 @@ test('a YAML config file in Mimir\'s layout sets every flag: it parses to what t
     const defaults = parseConfig(parseFlags([], {}));
     assert.deepEqual({ ...fromFile.config, 'config.file': '' }, fromFlags.config);
     for (const name of Object.keys(YAML_PATHS)) {
-      assert.notDeepEqual(fromFile.config[name as keyof typeof fromFile.config], defaults.config[name as keyof typeof defaults.config], `-${name} kept its default`);
+      assert.notDeepEqual(
+        fromFile.config[name as keyof typeof fromFile.config],
+        defaults.config[name as keyof typeof defaults.config],
+        `-${name} kept its default`,
+      );
     }
     // The command line and STRATA_* beat the file.
     const over = parseConfig(parseFlags([`-config.file=${path}`, '-server.http-listen-port=7000'], { STRATA_INGEST_STORAGE_KAFKA_TOPIC: 'env-topic' }));
@@ -105,7 +112,10 @@ test('-config.expand-env expands ${VAR:default} in the file', () => {
     const c = parseConfig(parseFlags([`-config.file=${path}`, '-config.expand-env=true'], {})).config;
     assert.equal(c['server.http-listen-port'], 9001);
     assert.equal(c['ingest-storage.kafka.topic'], 'from-env');
-    assert.throws(() => parseConfig(parseFlags([`-config.file=${path}`], {})), /invalid value "\$\{CFG_TEST_PORT:9001\}" for -server.http-listen-port \(from -config.file\)/);
+    assert.throws(
+      () => parseConfig(parseFlags([`-config.file=${path}`], {})),
+      /invalid value "\$\{CFG_TEST_PORT:9001\}" for -server.http-listen-port \(from -config.file\)/,
+    );
   } finally {
     delete process.env.CFG_TEST_TOPIC;
     rmSync(dir, { recursive: true, force: true });
@@ -116,7 +126,10 @@ test('single-tenant single-process defaults: only -target=all with multi-tenancy
   const single = parseConfig(parseFlags(['-target=all', '-auth.multitenancy-enabled=false'], {}));
   for (const [flag, value] of Object.entries(SINGLE_TENANT_DEFAULTS)) assert.equal(single.config[flag as keyof typeof SINGLE_TENANT_DEFAULTS], value, flag);
   assert.deepEqual(single.singleTenantDefaults.sort(), Object.keys(SINGLE_TENANT_DEFAULTS).sort());
-  assert.match(limitsLine(single), /single-tenant single-process defaults.*10000000 samples\/s.*max series unlimited.*-distributor.ingestion-rate-limit.*-runtime-config.file/);
+  assert.match(
+    limitsLine(single),
+    /single-tenant single-process defaults.*10000000 samples\/s.*max series unlimited.*-distributor.ingestion-rate-limit.*-runtime-config.file/,
+  );
 
   const multi = parseConfig(parseFlags(['-target=all'], {}));
   assert.equal(multi.config['distributor.ingestion-rate-limit'], 10_000);
@@ -128,7 +141,9 @@ test('single-tenant single-process defaults: only -target=all with multi-tenancy
   const distributor = parseConfig(parseFlags(['-target=distributor', '-auth.multitenancy-enabled=false'], {}));
   assert.equal(distributor.config['distributor.ingestion-rate-limit'], 10_000);
 
-  const set = parseConfig(parseFlags(['-auth.multitenancy-enabled=false', '-distributor.ingestion-rate-limit=500'], { STRATA_INGESTER_MAX_GLOBAL_SERIES_PER_USER: '42' }));
+  const set = parseConfig(
+    parseFlags(['-auth.multitenancy-enabled=false', '-distributor.ingestion-rate-limit=500'], { STRATA_INGESTER_MAX_GLOBAL_SERIES_PER_USER: '42' }),
+  );
   assert.equal(set.config['distributor.ingestion-rate-limit'], 500);
   assert.equal(set.config['ingester.max-global-series-per-user'], 42);
   assert.equal(set.config['distributor.ingestion-burst-size'], SINGLE_TENANT_DEFAULTS['distributor.ingestion-burst-size']);

@@ -7,7 +7,17 @@ import { distributorBudgetDefaults } from '@strata/distributor';
 import { ingesterBudgetDefaults } from '@strata/ingester';
 import { querierBudgetDefaults } from '@strata/querier';
 import { FLAG_GROUPS, YAML_PATHS, strataConfigShape, type ProcessConfig, type StrataConfig } from '@strata/runtime';
-import { configFileShape, describeBudget, flagsToConfig, formatBytes, memoryBudget, isFlagSet, readConfigFile, type FlagValues, type MemoryBudget } from '@strata/service';
+import {
+  configFileShape,
+  describeBudget,
+  flagsToConfig,
+  formatBytes,
+  memoryBudget,
+  isFlagSet,
+  readConfigFile,
+  type FlagValues,
+  type MemoryBudget,
+} from '@strata/service';
 
 // The flags and their YAML paths are composed in @strata/runtime, where every module's wiring reads their types.
 export { FLAG_GROUPS, YAML_PATHS, strataConfigShape };
@@ -53,7 +63,10 @@ export function parseConfig(input: FlagValues): ParsedConfig {
   for (const [flag, sub] of Object.entries(UNDER_DATA_DIR) as [keyof typeof UNDER_DATA_DIR, string][]) {
     config[flag] = isFlagSet(values, flag) ? resolve(config[flag]) : resolve(dataDir, sub);
   }
-  const targets = config.target.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const targets = config.target
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   const singleTenantDefaults: string[] = [];
   if (targets.length === 1 && targets[0] === 'all' && !config['auth.multitenancy-enabled']) {
     for (const [flag, value] of Object.entries(SINGLE_TENANT_DEFAULTS) as [keyof typeof SINGLE_TENANT_DEFAULTS, number][]) {

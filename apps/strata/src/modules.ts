@@ -44,7 +44,10 @@ function initServer(t: Strata): ReturnType<ModuleInit> {
         const host = t.config['server.http-listen-address'];
         const port = await listen(t.http, host, t.config['server.http-listen-port']);
         const base = `http://${host}:${port}`;
-        t.logger.info({ port, targets: t.targets }, `Strata (${t.targets.join(',')}) listening on ${base}: ${t.endpoints.map((e) => e.replaceAll('$BASE', base)).join(', ')}, ready ${base}/ready, metrics ${base}/metrics, web UI ${base}/`);
+        t.logger.info(
+          { port, targets: t.targets },
+          `Strata (${t.targets.join(',')}) listening on ${base}: ${t.endpoints.map((e) => e.replaceAll('$BASE', base)).join(', ')}, ready ${base}/ready, metrics ${base}/metrics, web UI ${base}/`,
+        );
       },
       stop: () => t.http.close(),
     },
@@ -53,7 +56,14 @@ function initServer(t: Strata): ReturnType<ModuleInit> {
 
 /** Pages are read per request, so the modules built after this one still show. */
 function initUi(t: Strata): ReturnType<ModuleInit> {
-  t.statusPages.push(servicesPage(() => t.serviceStates(), () => t.notReadyReason(), t.budget), configPage(t.config));
+  t.statusPages.push(
+    servicesPage(
+      () => t.serviceStates(),
+      () => t.notReadyReason(),
+      t.budget,
+    ),
+    configPage(t.config),
+  );
   t.uiLinks.push({ label: 'Metrics (/metrics)', href: '/metrics' }, { label: 'Readiness (/ready)', href: '/ready' });
   registerUi(t.http, {
     targets: t.targets,

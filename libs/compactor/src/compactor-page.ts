@@ -8,7 +8,12 @@ const iso = (ms: number | undefined): string | null => (ms === undefined || !Num
 
 function run(r: CompactorRun | undefined): Record<string, StatusValue> {
   if (!r) return { started: 'not yet' };
-  return { started: iso(r.startedAt), finished: r.finishedAt === undefined ? 'running' : iso(r.finishedAt), tenants: r.tenants, 'failed tenants': r.failedTenants };
+  return {
+    started: iso(r.startedAt),
+    finished: r.finishedAt === undefined ? 'running' : iso(r.finishedAt),
+    tenants: r.tenants,
+    'failed tenants': r.failedTenants,
+  };
 }
 
 export function compactorPage(compactor: Compactor): StatusPage {

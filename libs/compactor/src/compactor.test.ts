@@ -25,7 +25,14 @@ function series(s: number, from: number, to: number): Series {
 async function zoneBlocks(bucket: Bucket, dir: string, tenant: string): Promise<void> {
   for (let a = 0; a < 130 * S; a += 10 * S) {
     for (const zone of ['a', 'b']) {
-      const w = await writeBlock({ dir: join(dir, zone), series: [0, 1, 2].map((s) => series(s, a, a + 10 * S)), mint: a, maxt: a + 10 * S, minTime: a, maxTime: a + 10 * S });
+      const w = await writeBlock({
+        dir: join(dir, zone),
+        series: [0, 1, 2].map((s) => series(s, a, a + 10 * S)),
+        mint: a,
+        maxt: a + 10 * S,
+        minTime: a,
+        maxTime: a + 10 * S,
+      });
       await uploadBlock(bucket, tenant, w!.meta.ulid, w!.dir);
     }
   }
@@ -58,11 +65,25 @@ test('zone copies merged, levels compacted, nothing duplicated or lost; marks, d
     const marked = new Set(idx.block_deletion_marks.map((m) => m.block_id));
     const live = idx.blocks.filter((b) => !marked.has(b.block_id)).sort((a, b) => a.min_time - b.min_time);
     // [0,120s) in one 120s block (levels 10s -> 60s -> 120s); the newest 10s range stays.
-    assert.deepEqual(live.map((b) => [b.min_time, b.max_time]), [[0, 120 * S], [120 * S, 130 * S]]);
+    assert.deepEqual(
+      live.map((b) => [b.min_time, b.max_time]),
+      [
+        [0, 120 * S],
+        [120 * S, 130 * S],
+      ],
+    );
     assert.equal(live[0].compaction_level, 4);
     for (let i = 1; i < live.length; i++) assert.ok(live[i].min_time >= live[i - 1].max_time, 'no overlaps left');
 
-    const store = new BucketStore({ bucket, logger, syncIntervalMs: 0, ignoreDeletionMarksDelayMs: 0, bucketIndexEnabled: true, warmStartPeriodMs: 0, now: () => now });
+    const store = new BucketStore({
+      bucket,
+      logger,
+      syncIntervalMs: 0,
+      ignoreDeletionMarksDelayMs: 0,
+      bucketIndexEnabled: true,
+      warmStartPeriodMs: 0,
+      now: () => now,
+    });
     const got = await store.select({ tenant: 't1', matchers: [], mint: 0, maxt: 1e12 });
     assert.equal(got.length, 3);
     for (const s of got) {
@@ -80,7 +101,16 @@ test('zone copies merged, levels compacted, nothing duplicated or lost; marks, d
 
     // Retention: everything older than the tenant's period is marked.
     const withRetention = new Compactor({
-      ...{ bucket, logger, dataDir: join(root, 'work'), ranges: [10 * S], compactionIntervalMs: 1, cleanupIntervalMs: 1, deletionDelayMs: 1e9, firstLevelWaitMs: 0 },
+      ...{
+        bucket,
+        logger,
+        dataDir: join(root, 'work'),
+        ranges: [10 * S],
+        compactionIntervalMs: 1,
+        cleanupIntervalMs: 1,
+        deletionDelayMs: 1e9,
+        firstLevelWaitMs: 0,
+      },
       retentionMs: (t) => (t === 't1' ? now - 125 * S : 0),
       partialBlockDeletionDelayMs: 0,
       enabledTenants: ['t1'],
@@ -106,7 +136,8 @@ test('strata_compactor_last_successful_run_timestamp_seconds moves only after a 
         const v = Reflect.get(target, prop, receiver) as unknown;
         if (typeof v !== 'function') return v;
         return (...args: unknown[]) => {
-          if (failBad && (prop === 'get' || prop === 'getRange') && String(args[0]).startsWith('bad/')) return Promise.reject(new Error('injected read failure'));
+          if (failBad && (prop === 'get' || prop === 'getRange') && String(args[0]).startsWith('bad/'))
+            return Promise.reject(new Error('injected read failure'));
           return (v as (...a: unknown[]) => unknown).apply(target, args);
         };
       },

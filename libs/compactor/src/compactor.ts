@@ -72,7 +72,15 @@ export interface CompactorRun {
 export interface CompactorStatus {
   lastCompaction?: CompactorRun;
   lastCleanup?: CompactorRun;
-  tenants: { tenant: string; blocks: number; markedForDeletion: number; maxCompactionLevel: number; minTime?: number; maxTime?: number; indexUpdatedAt?: number }[];
+  tenants: {
+    tenant: string;
+    blocks: number;
+    markedForDeletion: number;
+    maxCompactionLevel: number;
+    minTime?: number;
+    maxTime?: number;
+    indexUpdatedAt?: number;
+  }[];
 }
 
 /** At most this many compactions per tenant per run, so one tenant cannot starve the others. */
@@ -98,7 +106,11 @@ export class Compactor {
     const registers = opts.registry ? [opts.registry] : [];
     this.counters = {
       compactions: new Counter({ name: 'strata_compactor_compactions_total', help: 'Blocks written by compaction.', registers }),
-      marked: new Counter({ name: 'strata_compactor_blocks_marked_for_deletion_total', help: 'Blocks marked for deletion (compacted or past retention).', registers }),
+      marked: new Counter({
+        name: 'strata_compactor_blocks_marked_for_deletion_total',
+        help: 'Blocks marked for deletion (compacted or past retention).',
+        registers,
+      }),
       deleted: new Counter({ name: 'strata_compactor_blocks_deleted_total', help: 'Blocks deleted after the deletion delay.', registers }),
       partial: new Counter({ name: 'strata_compactor_partial_blocks_deleted_total', help: 'Failed uploads (no meta.json) deleted.', registers }),
       failures: new Counter({ name: 'strata_compactor_runs_failed_total', help: 'Tenant runs that failed (retried next interval).', registers }),
@@ -180,7 +192,11 @@ export class Compactor {
         ...(index ? { indexUpdatedAt: index.updated_at * 1000 } : {}),
       });
     }
-    return { ...(this.runs.compaction ? { lastCompaction: { ...this.runs.compaction } } : {}), ...(this.runs.cleanup ? { lastCleanup: { ...this.runs.cleanup } } : {}), tenants };
+    return {
+      ...(this.runs.compaction ? { lastCompaction: { ...this.runs.compaction } } : {}),
+      ...(this.runs.cleanup ? { lastCleanup: { ...this.runs.cleanup } } : {}),
+      tenants,
+    };
   }
 
   /** Compaction until nothing is left to do (bounded), for one tenant. */
@@ -199,7 +215,11 @@ export class Compactor {
       }
       const plan = planCompaction(live.map(planBlock), { ranges: this.opts.ranges, now: this.now(), firstLevelWaitMs: this.opts.firstLevelWaitMs });
       if (plan !== null) {
-        await this.compactGroup(tenant, plan.map((p) => metas.get(p.ulid) as BlockMeta), requests);
+        await this.compactGroup(
+          tenant,
+          plan.map((p) => metas.get(p.ulid) as BlockMeta),
+          requests,
+        );
         done++;
         continue;
       }

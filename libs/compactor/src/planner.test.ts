@@ -28,8 +28,14 @@ test('levels: 2h blocks into 12h once the window is complete or older than the n
   const twoH = Array.from({ length: 6 }, (_, i) => b(2 * i, 2 * i + 2, 2));
   assert.equal(planCompaction(twoH, { ranges, now: 100 * H, firstLevelWaitMs: 0 }), null, 'the newest block is left alone');
   const plus = [...twoH, b(12, 14, 2)];
-  assert.deepEqual(ids(planCompaction(plus, { ranges, now: 100 * H, firstLevelWaitMs: 0 })), twoH.map((x) => x.ulid));
+  assert.deepEqual(
+    ids(planCompaction(plus, { ranges, now: 100 * H, firstLevelWaitMs: 0 })),
+    twoH.map((x) => x.ulid),
+  );
   const twelve = [b(0, 12, 3), b(12, 24, 3), b(24, 26, 2)];
-  assert.deepEqual(ids(planCompaction(twelve, { ranges, now: 100 * H, firstLevelWaitMs: 0 })), twelve.slice(0, 2).map((x) => x.ulid));
+  assert.deepEqual(
+    ids(planCompaction(twelve, { ranges, now: 100 * H, firstLevelWaitMs: 0 })),
+    twelve.slice(0, 2).map((x) => x.ulid),
+  );
   assert.equal(planCompaction([b(0, 24, 4), b(24, 48, 4), b(48, 50, 2)], { ranges, now: 100 * H, firstLevelWaitMs: 0 }), null);
 });

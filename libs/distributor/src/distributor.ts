@@ -28,14 +28,7 @@ import {
   type ParsedWriteRequestV2,
   type RemoteWriteVersion,
 } from '@strata/remote-write';
-import {
-  countExportRequestSeries,
-  countRequestSeries,
-  decodeContentEncoding,
-  decodeExportRequestBody,
-  otlpFormat,
-  translateMetrics,
-} from '@strata/otlp';
+import { countExportRequestSeries, countRequestSeries, decodeContentEncoding, decodeExportRequestBody, otlpFormat, translateMetrics } from '@strata/otlp';
 import { DEFAULT_MAX_RECORD_SIZE_BYTES, KafkaUnavailableError, type PartitionRecord } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
 import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
@@ -319,7 +312,12 @@ export class Distributor {
    * prepare with `partitions` (looked up now when not given). With neither an HA check nor a
    * lookup to wait for, nothing is awaited before the records exist.
    */
-  private async checkAndPrepare<S extends Routable & TimeBounds>(tenant: string, all: readonly S[], steps: RouteSteps<S>, partitions?: PartitionLookup): Promise<Prepared> {
+  private async checkAndPrepare<S extends Routable & TimeBounds>(
+    tenant: string,
+    all: readonly S[],
+    steps: RouteSteps<S>,
+    partitions?: PartitionLookup,
+  ): Promise<Prepared> {
     const haReplicaLabel = this.ha === undefined ? undefined : await this.ha.check(tenant, this.limits.forTenant(tenant), all);
     return this.prepare(tenant, all, steps, partitions ?? (await this.partitions()), haReplicaLabel);
   }
@@ -371,7 +369,9 @@ export class Distributor {
     // Known series were sent sorted; the rest are sorted here (in place, on the parsed or relabelled labels).
     const resorted = !fast && (sortLabelsInPlace(own) || own !== s.labels);
     const failure =
-      steps.reject?.(s) ?? (fast ? undefined : validateParsedSeries({ labels: own, invalidUtf8: s.invalidUtf8 }, b.labelLimits)) ?? checkSampleTimes(s, b.now, b.limits);
+      steps.reject?.(s) ??
+      (fast ? undefined : validateParsedSeries({ labels: own, invalidUtf8: s.invalidUtf8 }, b.labelLimits)) ??
+      checkSampleTimes(s, b.now, b.limits);
     if (failure !== undefined) return this.rejectSeries(b, s, failure);
     // undefined: the labels as sent (not decoded when `fast`).
     const labels = labelsToStore(s, own, fast, resorted, b.haReplicaLabel);
@@ -465,16 +465,22 @@ export class Distributor {
   /** Produces the records; returns what was written once Kafka acknowledged it all. */
   private async send(tenant: string, p: Prepared): Promise<RouteOutcome> {
     if (p.records.length > 0) {
-      await inSpan(this.tracer, 'distributor.produce', { attributes: { tenant, 'kafka.records': p.records.length, 'kafka.partitions': p.partitions } }, undefined, async () => {
-        const end = this.produceLatency.startTimer({}, {});
-        try {
-          await this.opts.writer.write(tenant, p.records);
-        } catch (err) {
-          // The sender reads this: say that nothing was acknowledged and that retrying loses nothing.
-          throw err instanceof KafkaUnavailableError ? errors.kafkaUnavailable(err) : err;
-        }
-        end({}, exemplarLabels());
-      });
+      await inSpan(
+        this.tracer,
+        'distributor.produce',
+        { attributes: { tenant, 'kafka.records': p.records.length, 'kafka.partitions': p.partitions } },
+        undefined,
+        async () => {
+          const end = this.produceLatency.startTimer({}, {});
+          try {
+            await this.opts.writer.write(tenant, p.records);
+          } catch (err) {
+            // The sender reads this: say that nothing was acknowledged and that retrying loses nothing.
+            throw err instanceof KafkaUnavailableError ? errors.kafkaUnavailable(err) : err;
+          }
+          end({}, exemplarLabels());
+        },
+      );
     }
     this.received.inc({ tenant }, p.outcome.samples + p.outcome.histograms);
     return p.outcome;

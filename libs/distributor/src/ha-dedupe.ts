@@ -21,10 +21,7 @@ export class HaDedupe {
 
   private readonly tracker: HaReplicaChecker;
 
-  constructor(
-    tracker: HaReplicaChecker,
-    registry: Registry,
-  ) {
+  constructor(tracker: HaReplicaChecker, registry: Registry) {
     this.tracker = tracker;
     this.deduped = new Counter({
       name: 'strata_distributor_deduped_samples_total',

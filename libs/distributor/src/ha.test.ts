@@ -79,7 +79,11 @@ test('two replicas: the elected one is written without __replica__, the other an
   let series = writer.series();
   assert.equal(series.length, 3);
   for (const s of series) {
-    assert.deepEqual(s.labels.map((l) => l.name), ['__name__', 'cluster', 'instance'], 'replica label removed, cluster kept');
+    assert.deepEqual(
+      s.labels.map((l) => l.name),
+      ['__name__', 'cluster', 'instance'],
+      'replica label removed, cluster kept',
+    );
     assert.deepEqual([...s.values], [1]);
   }
   // r1 goes silent; r2 keeps pushing and takes over once r1's timestamp is 30s old.
@@ -132,7 +136,10 @@ test("ha_max_clusters: a tenant's next cluster over the limit gets 400 with the 
   const written = writer.records.length;
   const refused = await push('r1', 1, 'team-ha', false, 'ap');
   assert.equal(refused.statusCode, 400);
-  assert.match(refused.body, /^the write request has been rejected because tenant "team-ha" already has the maximum of 2 HA clusters and "ap" would be one more \(err-strata-too-many-ha-clusters\).*ha_max_clusters/);
+  assert.match(
+    refused.body,
+    /^the write request has been rejected because tenant "team-ha" already has the maximum of 2 HA clusters and "ap" would be one more \(err-strata-too-many-ha-clusters\).*ha_max_clusters/,
+  );
   assert.equal(refused.body.trim().split('\n').length, 1);
   assert.equal(refused.headers['retry-after'], undefined, 'not a retriable answer');
   assert.equal(writer.records.length, written, 'nothing of the refused cluster written');

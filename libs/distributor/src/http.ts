@@ -55,7 +55,11 @@ class PushRoutes {
       const push = this.traced('distributor.push', (req, reply, span) => this.remoteWrite(req, reply, span));
       scope.post('/api/v1/push', { onRequest: this.shed(false) }, push);
       scope.post('/api/v1/write', { onRequest: this.shed(false) }, push);
-      scope.post('/otlp/v1/metrics', { onRequest: this.shed(true) }, this.traced('distributor.push-otlp', (req, reply, span) => this.otlp(req, reply, span)));
+      scope.post(
+        '/otlp/v1/metrics',
+        { onRequest: this.shed(true) },
+        this.traced('distributor.push-otlp', (req, reply, span) => this.otlp(req, reply, span)),
+      );
     });
   }
 
@@ -94,7 +98,11 @@ class PushRoutes {
       end({ status: result.status }, exemplarLabels());
       span.setAttributes({ samples: result.samples, series: result.series });
       if (result.written) setWrittenHeaders(reply, result.written);
-      if (result.message) return reply.code(result.status).type('text/plain').send(oneLine(result.message) + '\n');
+      if (result.message)
+        return reply
+          .code(result.status)
+          .type('text/plain')
+          .send(oneLine(result.message) + '\n');
       return reply.code(result.status).send();
     } catch (err) {
       const e = pushError(err);
@@ -104,7 +112,10 @@ class PushRoutes {
       challenge(reply, err);
       retryAfter(reply, status, e);
       if (v2) setWrittenHeaders(reply, NOTHING_WRITTEN);
-      return reply.code(status).type('text/plain').send(oneLine(e.message) + '\n');
+      return reply
+        .code(status)
+        .type('text/plain')
+        .send(oneLine(e.message) + '\n');
     }
   }
 
@@ -136,7 +147,10 @@ class PushRoutes {
       log(this.opts.logger, tenant, e, http);
       challenge(reply, err);
       retryAfter(reply, http, e);
-      return reply.code(http).type(otlpContentType(format)).send(encodeStatus(format, grpc, oneLine(e.message)));
+      return reply
+        .code(http)
+        .type(otlpContentType(format))
+        .send(encodeStatus(format, grpc, oneLine(e.message)));
     }
   }
 
@@ -151,9 +165,16 @@ class PushRoutes {
         // With exemplars on, prom-client's histograms take only the object form of observe.
         (otlp ? this.metrics.otlpLatency : this.metrics.latency).startTimer({}, {})({ status }, exemplarLabels());
         retryAfter(reply, status, e);
-        if (!otlp) return reply.code(status).type('text/plain').send(oneLine(e.message) + '\n');
+        if (!otlp)
+          return reply
+            .code(status)
+            .type('text/plain')
+            .send(oneLine(e.message) + '\n');
         const format = otlpFormatOf(header(req.headers['content-type']));
-        return reply.code(status).type(otlpContentType(format)).send(encodeStatus(format, OTLP_STATUS[e.kind].grpc, oneLine(e.message)));
+        return reply
+          .code(status)
+          .type(otlpContentType(format))
+          .send(encodeStatus(format, OTLP_STATUS[e.kind].grpc, oneLine(e.message)));
       }
     };
   }

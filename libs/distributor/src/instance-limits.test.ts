@@ -44,7 +44,13 @@ async function server(instanceLimits: InstanceLimits) {
   const body = (series: number) =>
     compressBody(
       encodeWriteRequest({
-        timeseries: Array.from({ length: series }, (_, i) => ({ labels: [{ name: '__name__', value: 'm' }, { name: 'i', value: randomBytes(20).toString('hex') }], samples: [{ value: i, timestamp: Date.now() }] })),
+        timeseries: Array.from({ length: series }, (_, i) => ({
+          labels: [
+            { name: '__name__', value: 'm' },
+            { name: 'i', value: randomBytes(20).toString('hex') },
+          ],
+          samples: [{ value: i, timestamp: Date.now() }],
+        })),
       }),
     );
   const push = (payload: Buffer) =>
@@ -70,7 +76,10 @@ test('over max inflight push requests: 503 at once with Retry-After and a reason
   const refused = await push(body(3));
   assert.equal(refused.statusCode, 503);
   assert.equal(refused.headers['retry-after'], '1');
-  assert.match(refused.body, /^the write request has been rejected because the distributor already handles its limit of 2 push requests at once \(err-strata-distributor-max-inflight-push-requests\).*-distributor\.instance-limits\.max-inflight-push-requests\n$/);
+  assert.match(
+    refused.body,
+    /^the write request has been rejected because the distributor already handles its limit of 2 push requests at once \(err-strata-distributor-max-inflight-push-requests\).*-distributor\.instance-limits\.max-inflight-push-requests\n$/,
+  );
   // OTLP pushes share the same slots, and say so in a google.rpc.Status.
   const refusedOtlp = await otlp();
   assert.equal(refusedOtlp.statusCode, 503);
@@ -97,7 +106,10 @@ test('over max inflight push request bytes: 503 naming the bytes; a request that
   const refused = await push(big);
   assert.equal(refused.statusCode, 503);
   assert.equal(refused.headers['retry-after'], '1');
-  assert.match(refused.body, new RegExp(`its ${big.length} bytes on top of the ${big.length} bytes of push requests in flight exceed the distributor's limit of 1500 bytes`));
+  assert.match(
+    refused.body,
+    new RegExp(`its ${big.length} bytes on top of the ${big.length} bytes of push requests in flight exceed the distributor's limit of 1500 bytes`),
+  );
   const small = push(body(1));
   await until(() => writer.waiting === 2);
   writer.release();
@@ -122,7 +134,7 @@ test('a produce that is not acknowledged in time is a 503 with Retry-After, neve
   assert.equal((await next).statusCode, 200);
 });
 
-test("a partition whose ingester is over an instance limit: pushes routed to it get 503 naming the ingester and the limit, nothing is written; others go on", async () => {
+test('a partition whose ingester is over an instance limit: pushes routed to it get 503 naming the ingester and the limit, nothing is written; others go on', async () => {
   const written: number[] = [];
   const writer: RecordWriter = {
     write: async (_tenant, records) => void written.push(...records.map((r) => r.partition)),
@@ -139,12 +151,24 @@ test("a partition whose ingester is over an instance limit: pushes routed to it 
   registerPushRoutes(app, { distributor, multitenancyEnabled: false, logger, registry, maxBodyBytes: 1 << 20 });
   await app.ready();
   const body = compressBody(
-    encodeWriteRequest({ timeseries: Array.from({ length: 50 }, (_, i) => ({ labels: [{ name: '__name__', value: 'm' }, { name: 'i', value: String(i) }], samples: [{ value: i, timestamp: Date.now() }] })) }),
+    encodeWriteRequest({
+      timeseries: Array.from({ length: 50 }, (_, i) => ({
+        labels: [
+          { name: '__name__', value: 'm' },
+          { name: 'i', value: String(i) },
+        ],
+        samples: [{ value: i, timestamp: Date.now() }],
+      })),
+    }),
   );
-  const push = () => app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, payload: body });
+  const push = () =>
+    app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, payload: body });
   const res = await push();
   assert.equal(res.statusCode, 503, res.body);
-  assert.match(res.body, /partition 1's ingester is over an instance limit \(ingester-zone-a-1: 131072 series in memory.*\(err-strata-ingester-over-limit\); nothing was written: retry/);
+  assert.match(
+    res.body,
+    /partition 1's ingester is over an instance limit \(ingester-zone-a-1: 131072 series in memory.*\(err-strata-ingester-over-limit\); nothing was written: retry/,
+  );
   assert.equal(res.body.trim().split('\n').length, 1);
   assert.deepEqual(written, []);
   refused = undefined;

@@ -21,10 +21,7 @@ export class InflightLimiter {
 
   private readonly limits: InstanceLimits;
 
-  constructor(
-    limits: InstanceLimits,
-    registry: Registry,
-  ) {
+  constructor(limits: InstanceLimits, registry: Registry) {
     this.limits = limits;
     const registers = [registry];
     const inflight = new Gauge({

@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Label } from '@strata/model';
-import { LabelPairs, encodeWriteRequest, formatSeries, parseWriteRequest, validateParsedSeries, type LabelLimits, type ParsedSeries } from '@strata/remote-write';
+import {
+  LabelPairs,
+  encodeWriteRequest,
+  formatSeries,
+  parseWriteRequest,
+  validateParsedSeries,
+  type LabelLimits,
+  type ParsedSeries,
+} from '@strata/remote-write';
 import { KnownSeries } from './known-series.ts';
 import { seriesToken, tenantSeed } from './sharding.ts';
 
@@ -112,5 +120,8 @@ test('a sender that changes its order is relearned in that order once; one that 
   for (let round = 0; round < 6; round++) send(other);
   assert.equal(known.order.relearnings, 1, 'then met in table order');
   for (let round = 0; round < 16; round++) send(shuffled(round + 2));
-  assert.ok(known.order.relearnings >= 3 && known.order.relearnings <= 6, `a new order every round: relearned ${known.order.relearnings - 1} times in 16 rounds, after 1, 2, 4 … rounds`);
+  assert.ok(
+    known.order.relearnings >= 3 && known.order.relearnings <= 6,
+    `a new order every round: relearned ${known.order.relearnings - 1} times in 16 rounds, after 1, 2, 4 … rounds`,
+  );
 });

@@ -100,7 +100,8 @@ export class KnownSeries {
     this.previous = id;
     const run = this.runOf[id];
     if (run < 0) return -1;
-    if (this.ids[run] > limits.maxLabelNamesPerSeries || this.longestName[id] > limits.maxLabelNameLength || this.longestValue[id] > limits.maxLabelValueLength) return -1;
+    if (this.ids[run] > limits.maxLabelNamesPerSeries || this.longestName[id] > limits.maxLabelNameLength || this.longestValue[id] > limits.maxLabelValueLength)
+      return -1;
     if (this.seedOf[id] !== seed) {
       this.seedOf[id] = seed;
       this.tokenOf[id] = seriesTokenFromBytes(seed, s);
@@ -134,7 +135,7 @@ export class KnownSeries {
     let prevEnd = -1;
     let longestName = 0;
     let longestValue = 0;
-    for (let p = s.rawStart; p < end; ) {
+    for (let p = s.rawStart; p < end;) {
       // The parse checked the lengths; messages of 128 bytes or more are not the fast case.
       const len = b[p + 1];
       if (b[p] !== TAG_TIMESERIES_LABELS || len >= 0x80 || k - at > n) return;

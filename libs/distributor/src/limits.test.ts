@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import type { PartitionRecord } from '@strata/kafka';
 import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
-import { compressBody, decodeRecordValue, encodeHistogram, encodeWriteRequest, encodeWriteRequestV2, type DecodedHistogram, type SeriesInput, type WriteRequestInput } from '@strata/remote-write';
+import {
+  compressBody,
+  decodeRecordValue,
+  encodeHistogram,
+  encodeWriteRequest,
+  encodeWriteRequestV2,
+  type DecodedHistogram,
+  type SeriesInput,
+  type WriteRequestInput,
+} from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson } from '@strata/otlp';
 import { DEFAULT_LIMITS, Overrides, tenantOverridesSchema, type RuntimeConfig } from '@strata/limits';
 import { TokensAuthenticator, createHttpServer, createLogger, tokensFileSchema } from '@strata/service';
@@ -99,7 +108,10 @@ test('over the ingestion rate: 429 naming the limit and what to do, nothing writ
   const writes = writer.calls.length;
   const res = await push({ timeseries: series(6, 10) });
   assert.equal(res.statusCode, 429);
-  assert.match(res.body, /^the request has been rejected because tenant "team-a" exceeded its ingestion rate limit of 10 samples\/s with a burst of 100 .*raise ingestion_rate \/ ingestion_burst_size/);
+  assert.match(
+    res.body,
+    /^the request has been rejected because tenant "team-a" exceeded its ingestion rate limit of 10 samples\/s with a burst of 100 .*raise ingestion_rate \/ ingestion_burst_size/,
+  );
   assert.equal(res.body.trim().split('\n').length, 1, 'one line');
   assert.equal(res.headers['retry-after'], '6', '60 samples at 10/s fit again after 6s');
   assert.equal(writer.calls.length, writes, 'nothing written');
@@ -118,8 +130,18 @@ test('over the ingestion rate: 429 naming the limit and what to do, nothing writ
 test('exemplars and metadata count against the rate, as in Mimir', async () => {
   const rc: RuntimeConfig = { overrides: { 'team-a': { ingestion_rate: 1, ingestion_burst_size: 3 } } };
   const { push } = await server({ rc: () => rc });
-  const one: SeriesInput = { labels: [l('__name__', 'm')], samples: [{ value: 1, timestamp: NOW }], exemplars: [{ labels: [l('trace_id', 'a')], value: 1, timestamp: NOW }] };
-  const res = await push({ timeseries: [one], metadata: [{ type: 'gauge', metricFamilyName: 'm', help: 'h', unit: '' }, { type: 'gauge', metricFamilyName: 'n', help: 'h', unit: '' }] });
+  const one: SeriesInput = {
+    labels: [l('__name__', 'm')],
+    samples: [{ value: 1, timestamp: NOW }],
+    exemplars: [{ labels: [l('trace_id', 'a')], value: 1, timestamp: NOW }],
+  };
+  const res = await push({
+    timeseries: [one],
+    metadata: [
+      { type: 'gauge', metricFamilyName: 'm', help: 'h', unit: '' },
+      { type: 'gauge', metricFamilyName: 'n', help: 'h', unit: '' },
+    ],
+  });
   assert.equal(res.statusCode, 429, '1 sample + 1 exemplar + 2 metadata = 4 > burst 3');
 });
 
@@ -136,17 +158,35 @@ test('label limits come from the tenant overrides: 400 for the first bad series,
   assert.equal(res.statusCode, 400);
   assert.match(res.body, /4 labels, above the limit of 3 .*\(2 of 3 series rejected, 2 samples\)/);
   assert.deepEqual(writer.seriesNames(), ['__name__=ok,a=1']);
-  assert.equal((await push({ timeseries: [{ labels: [l('__name__', 'many'), l('a', '1'), l('b', '2'), l('c', '3')], samples: [{ value: 1, timestamp: NOW }] }] }, {}, 'team-b')).statusCode, 200);
+  assert.equal(
+    (
+      await push(
+        { timeseries: [{ labels: [l('__name__', 'many'), l('a', '1'), l('b', '2'), l('c', '3')], samples: [{ value: 1, timestamp: NOW }] }] },
+        {},
+        'team-b',
+      )
+    ).statusCode,
+    200,
+  );
 });
 
 test('sample timestamps: beyond the creation grace period or (when set) older than the past grace period + OOO window are 400, counted by reason', async () => {
   let rc: RuntimeConfig = {};
   const { writer, registry, push } = await server({ rc: () => rc });
-  const at = (name: string, t: number): SeriesInput => ({ labels: [l('__name__', name)], samples: [{ value: 1, timestamp: NOW - MIN }, { value: 2, timestamp: t }] });
+  const at = (name: string, t: number): SeriesInput => ({
+    labels: [l('__name__', name)],
+    samples: [
+      { value: 1, timestamp: NOW - MIN },
+      { value: 2, timestamp: t },
+    ],
+  });
 
   let res = await push({ timeseries: [at('future', NOW + 11 * MIN), at('soon', NOW + 9 * MIN), at('old', NOW - 1000 * MIN)] });
   assert.equal(res.statusCode, 400);
-  assert.match(res.body, /^received a sample whose timestamp 1800000660000 \(2027-01-15T08:11:00\.000Z\) is too far in the future \(more than 10m ahead of the server's clock\) in series \{__name__="future"\} .*-validation\.create-grace-period/);
+  assert.match(
+    res.body,
+    /^received a sample whose timestamp 1800000660000 \(2027-01-15T08:11:00\.000Z\) is too far in the future \(more than 10m ahead of the server's clock\) in series \{__name__="future"\} .*-validation\.create-grace-period/,
+  );
   assert.deepEqual(writer.seriesNames(), ['__name__=old', '__name__=soon'], 'past grace period 0 = off; the whole bad series is rejected');
   assert.equal(await counter(registry, 'strata_distributor_discarded_samples_total', { reason: 'err-strata-sample-too-far-in-future' }), 2);
 
@@ -154,7 +194,10 @@ test('sample timestamps: beyond the creation grace period or (when set) older th
   writer.calls = [];
   res = await push({ timeseries: [at('old', NOW - 91 * MIN), at('oldish', NOW - 89 * MIN), at('future', NOW + 1)] });
   assert.equal(res.statusCode, 400);
-  assert.match(res.body, /^received a sample whose timestamp \d+ \(.*\) is too far in the past \(older than 1h30m\) in series \{__name__="old"\} .*-validation\.past-grace-period\) \(2 of 3 series rejected, 4 samples\)$/m);
+  assert.match(
+    res.body,
+    /^received a sample whose timestamp \d+ \(.*\) is too far in the past \(older than 1h30m\) in series \{__name__="old"\} .*-validation\.past-grace-period\) \(2 of 3 series rejected, 4 samples\)$/m,
+  );
   assert.deepEqual(writer.seriesNames(), ['__name__=oldish'], 'older than 1h + 30m OOO is rejected');
   res = await push({ timeseries: [at('future', NOW + 1)] });
   assert.match(res.body, /is too far in the future \(more than 0s ahead/);
@@ -172,16 +215,27 @@ test('metadata: name or unit over max_metadata_length is dropped with a 400, a l
     ],
   });
   assert.equal(res.statusCode, 400);
-  assert.match(res.body, /^received metric metadata whose metric family name is 16 bytes, above the limit of 10 .*-validation\.max-metadata-length\) \(2 of 3 metadata rejected\)$/m);
+  assert.match(
+    res.body,
+    /^received metric metadata whose metric family name is 16 bytes, above the limit of 10 .*-validation\.max-metadata-length\) \(2 of 3 metadata rejected\)$/m,
+  );
   const metadata = writer.decoded().flatMap((d) => d.metadata);
-  assert.deepEqual(metadata.map((m) => [m.metricFamilyName, m.help]), [['short', 'héllo wö']], 'HELP cut at 10 bytes on a character boundary');
+  assert.deepEqual(
+    metadata.map((m) => [m.metricFamilyName, m.help]),
+    [['short', 'héllo wö']],
+    'HELP cut at 10 bytes on a character boundary',
+  );
   assert.equal(writer.seriesNames().length, 1);
 });
 
 test('max_global_exemplars_per_user 0: exemplars are dropped before Kafka and not counted as written', async () => {
   const rc: RuntimeConfig = { overrides: { 'team-a': { max_global_exemplars_per_user: 0 } } };
   const { app, writer, registry, push } = await server({ rc: () => rc });
-  const withExemplar: SeriesInput = { labels: [l('__name__', 'm')], samples: [{ value: 1, timestamp: NOW }], exemplars: [{ labels: [l('trace_id', 'a')], value: 1, timestamp: NOW }] };
+  const withExemplar: SeriesInput = {
+    labels: [l('__name__', 'm')],
+    samples: [{ value: 1, timestamp: NOW }],
+    exemplars: [{ labels: [l('trace_id', 'a')], value: 1, timestamp: NOW }],
+  };
   assert.equal((await push({ timeseries: [withExemplar] })).statusCode, 200);
   const [s] = writer.decoded().flatMap((d) => d.timeseries);
   assert.deepEqual(s.exemplars, []);
@@ -214,7 +268,10 @@ test('record size: a partition above the max record size is split by series into
   const decoded = writer.decoded();
   assert.equal(decoded.flatMap((d) => d.timeseries).length, 200, 'every series exactly once');
   assert.equal(new Set(writer.seriesNames()).size, 200);
-  assert.deepEqual(decoded.flatMap((d) => d.metadata).map((m) => m.metricFamilyName), ['m']);
+  assert.deepEqual(
+    decoded.flatMap((d) => d.metadata).map((m) => m.metricFamilyName),
+    ['m'],
+  );
   assert.deepEqual([...new Set(records.filter((r) => decodeRecordValue(r.value, r.format).metadata.length > 0).map((r) => r.partition))], [0]);
 });
 
@@ -222,9 +279,18 @@ test('record format: float series go as format 3 (symbolized); a record with exe
   const rc: RuntimeConfig = { overrides: { 'team-a': { max_global_exemplars_per_user: 10 } } };
   const { writer, push } = await server({ rc: () => rc });
   assert.equal((await push({ timeseries: series(20, 2) })).statusCode, 200);
-  assert.deepEqual(writer.records.map((r) => r.format), ['symbolized', 'symbolized'], 'both partitions');
+  assert.deepEqual(
+    writer.records.map((r) => r.format),
+    ['symbolized', 'symbolized'],
+    'both partitions',
+  );
   const symbolizedBytes = writer.records.reduce((n, r) => n + r.value.length, 0);
-  assert.deepEqual(writer.seriesNames(), series(20, 2).map((s) => s.labels.map((x) => `${x.name}=${x.value}`).join(',')).sort());
+  assert.deepEqual(
+    writer.seriesNames(),
+    series(20, 2)
+      .map((s) => s.labels.map((x) => `${x.name}=${x.value}`).join(','))
+      .sort(),
+  );
 
   writer.calls.length = 0;
   const withExemplar = series(20, 2);
@@ -232,7 +298,13 @@ test('record format: float series go as format 3 (symbolized); a record with exe
   assert.equal((await push({ timeseries: withExemplar, metadata: [{ type: 'gauge', metricFamilyName: 'm', help: 'h', unit: '' }] })).statusCode, 200);
   const byPartition = new Map(writer.records.map((r) => [r.partition, r.format]));
   assert.equal(byPartition.get(0), undefined, 'partition 0 carries the metadata: a 1.0 WriteRequest');
-  assert.equal(writer.decoded().flatMap((d) => d.timeseries).filter((s) => s.exemplars.length > 0).length, 1);
+  assert.equal(
+    writer
+      .decoded()
+      .flatMap((d) => d.timeseries)
+      .filter((s) => s.exemplars.length > 0).length,
+    1,
+  );
 
   const v2 = await server({ symbolizeRecords: false });
   assert.equal((await v2.push({ timeseries: series(20, 2) })).statusCode, 200);
@@ -245,7 +317,10 @@ test('record size: one series larger than a record is 400 naming the limit; the 
   const { writer, push } = await server({ maxRecordSizeBytes: 2000 });
   const res = await push({ timeseries: [...series(3, 2), ...series(1, 500, NOW - 100 * MIN, 'huge')] });
   assert.equal(res.statusCode, 400);
-  assert.match(res.body, /^received series \{__name__="huge", i="0"\} of \d+ bytes \(500 samples\), larger than the largest Kafka record \(2000 bytes, -ingest-storage\.kafka\.producer-max-record-size-bytes\)/);
+  assert.match(
+    res.body,
+    /^received series \{__name__="huge", i="0"\} of \d+ bytes \(500 samples\), larger than the largest Kafka record \(2000 bytes, -ingest-storage\.kafka\.producer-max-record-size-bytes\)/,
+  );
   assert.equal(writer.seriesNames().length, 3);
 });
 
@@ -280,7 +355,9 @@ test('bodies above -distributor.max-recv-msg-size are 413, compressed or decompr
   });
   assert.equal(big.statusCode, 413);
   // Compresses far below the limit, decompresses above it.
-  const bomb = compressBody(encodeWriteRequest({ timeseries: [{ labels: [l('__name__', 'm'), l('v', 'x'.repeat(1 << 20))], samples: [{ value: 1, timestamp: NOW }] }] }));
+  const bomb = compressBody(
+    encodeWriteRequest({ timeseries: [{ labels: [l('__name__', 'm'), l('v', 'x'.repeat(1 << 20))], samples: [{ value: 1, timestamp: NOW }] }] }),
+  );
   assert.ok(bomb.length < 1 << 20);
   const res = await app.inject({
     method: 'POST',
@@ -297,7 +374,10 @@ test('more series than -distributor.max-series-per-request: 413 before decoding,
   assert.equal((await push({ timeseries: series(5, 2) })).statusCode, 200, 'at the limit');
   const over = await push({ timeseries: series(6, 1) });
   assert.equal(over.statusCode, 413);
-  assert.match(over.body, /^the request holds 6 series, more than the 5 a push may carry \(err-strata-too-many-series-per-request\).*-distributor\.max-series-per-request\n$/);
+  assert.match(
+    over.body,
+    /^the request holds 6 series, more than the 5 a push may carry \(err-strata-too-many-series-per-request\).*-distributor\.max-series-per-request\n$/,
+  );
   // A million empty TimeSeries (2 bytes each) are refused without building a million objects.
   const empty = await app.inject({
     method: 'POST',
@@ -320,7 +400,17 @@ test('more series than -distributor.max-series-per-request: 413 before decoding,
     resourceMetrics: [
       {
         scopeMetrics: [
-          { metrics: [{ name: 'h', histogram: { aggregationTemporality: 2 as const, dataPoints: [{ timeUnixNano: BigInt(NOW) * 1_000_000n, count: 4, sum: 1, bucketCounts: [1, 1, 1, 1], explicitBounds: [1, 2, 3] }] } }] },
+          {
+            metrics: [
+              {
+                name: 'h',
+                histogram: {
+                  aggregationTemporality: 2 as const,
+                  dataPoints: [{ timeUnixNano: BigInt(NOW) * 1_000_000n, count: 4, sum: 1, bucketCounts: [1, 1, 1, 1], explicitBounds: [1, 2, 3] }],
+                },
+              },
+            ],
+          },
         ],
       },
     ],
@@ -360,11 +450,15 @@ test('native histograms: max_native_histogram_buckets lowers the schema until th
   const req: WriteRequestInput = { timeseries: [{ labels: [l('__name__', 'h')], samples: [], histograms: [encodeHistogram(h)] }, ...series(1, 1)] };
   const a = await push(req);
   assert.equal(a.statusCode, 200, a.body);
-  const stored = writer.decoded().flatMap((d) => d.timeseries).find((s) => s.labels[0].value === 'h');
+  const stored = writer
+    .decoded()
+    .flatMap((d) => d.timeseries)
+    .find((s) => s.labels[0].value === 'h');
   assert.ok(stored);
-  assert.deepEqual(stored.histogramSamples.map((x) => [x.histogram.schema, x.histogram.positiveSpans, x.histogram.positiveBuckets, x.histogram.count]), [
-    [1, [{ offset: 1, length: 2 }], [3, 7], 10],
-  ]);
+  assert.deepEqual(
+    stored.histogramSamples.map((x) => [x.histogram.schema, x.histogram.positiveSpans, x.histogram.positiveBuckets, x.histogram.count]),
+    [[1, [{ offset: 1, length: 2 }], [3, 7], 10]],
+  );
 
   writer.calls.length = 0;
   const b = await push(req, {}, 'team-b');
@@ -395,10 +489,13 @@ test("a tenant's metric_relabel_configs and drop_labels apply before Kafka; drop
   }
   const byTenant = (t: string) =>
     writer.calls.filter((c) => c.tenant === t).flatMap((c) => c.records.flatMap((r) => decodeRecordValue(r.value, r.format).timeseries.map((s) => s.labels)));
-  assert.deepEqual(byTenant('team-a').sort((a, b) => a[2].value.localeCompare(b[2].value)), [
-    [l('__name__', 'up'), l('digit', 'd0'), l('i', '0')],
-    [l('__name__', 'up'), l('digit', 'd1'), l('i', '1')],
-  ]);
+  assert.deepEqual(
+    byTenant('team-a').sort((a, b) => a[2].value.localeCompare(b[2].value)),
+    [
+      [l('__name__', 'up'), l('digit', 'd0'), l('i', '0')],
+      [l('__name__', 'up'), l('digit', 'd1'), l('i', '1')],
+    ],
+  );
   assert.equal(byTenant('team-b').length, 4, 'team-b has no rules');
   assert.ok(byTenant('team-b').every((ls) => ls.some((x) => x.name === 'pod')));
   assert.equal(await counter(registry, 'strata_distributor_relabel_dropped_series_total', { tenant: 'team-a' }), 2);

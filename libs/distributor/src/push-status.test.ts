@@ -83,14 +83,21 @@ test('every kind: remote write 1.0 and 2.0 and OTLP answer its status, the messa
       assert.equal(REMOTE_WRITE_STATUS[kind], want.rw, what);
       assert.deepEqual(OTLP_STATUS[kind], { http: want.otlp, grpc: want.grpc }, what);
 
-      for (const [contentType, payload] of [['application/x-protobuf', v1Body], [V2, v2Body]] as const) {
+      for (const [contentType, payload] of [
+        ['application/x-protobuf', v1Body],
+        [V2, v2Body],
+      ] as const) {
         const rw = await app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'content-type': contentType }, payload });
         assert.equal(rw.statusCode, want.rw, `${what}, ${contentType}: ${rw.body}`);
         assert.equal(rw.body, `a ${kind} failure; do what it says\n`, what);
         assert.equal(rw.headers['retry-after'], want.rw === 429 || want.rw === 503 ? '1' : undefined, `${what}: Retry-After`);
         // 2.0 says nothing was written, also on failure; only a shed request, refused before it is read, does not.
         const written = contentType === V2 && where === 'writer' ? ['0', '0', '0'] : [undefined, undefined, undefined];
-        assert.deepEqual(WRITTEN.map((h) => rw.headers[h]), written, `${what}, ${contentType}: Written headers`);
+        assert.deepEqual(
+          WRITTEN.map((h) => rw.headers[h]),
+          written,
+          `${what}, ${contentType}: Written headers`,
+        );
       }
 
       const otlp = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, payload: otlpBody });

@@ -102,7 +102,11 @@ test('remote write 2.0: 204 with exact Written headers; records are 1.0 across p
   assert.ok(isStaleNaN(counter.values, 1), 'stale marker bits survive 2.0 -> Kafka');
   assert.deepEqual(counter.exemplars, [{ labels: [l('trace_id', 'abc')], value: 1, timestamp: T }]);
   const up = series.find((s) => s.labels[0].value === 'up')!;
-  assert.deepEqual(up.labels.map((x) => x.name), ['__name__', 'instance'], 'empty-valued labels dropped');
+  assert.deepEqual(
+    up.labels.map((x) => x.name),
+    ['__name__', 'instance'],
+    'empty-valued labels dropped',
+  );
   const metadata = writer.decoded().flatMap((d) => d.metadata);
   assert.deepEqual(
     metadata.map((m) => [m.metricFamilyName, m.type, m.help]),
@@ -147,7 +151,13 @@ test('remote write 2.0 partial write: 400 with the reason; Written headers count
     payload: compressBody(
       encodeWriteRequestV2({
         timeseries: [
-          { labels: [l('job', 'x'), l('__name__', 'duplicate'), l('job', 'y')], samples: [{ value: 1, timestamp: T }, { value: 2, timestamp: T + 1 }] },
+          {
+            labels: [l('job', 'x'), l('__name__', 'duplicate'), l('job', 'y')],
+            samples: [
+              { value: 1, timestamp: T },
+              { value: 2, timestamp: T + 1 },
+            ],
+          },
           { labels: [l('__name__', 'native_hist')], samples: [], histograms: [histogram, histogram] },
           { labels: [l('__name__', 'ok')], samples: [{ value: 1, timestamp: T }], exemplars: [{ labels: [l('trace_id', 't')], value: 1, timestamp: T }] },
         ],
@@ -158,7 +168,10 @@ test('remote write 2.0 partial write: 400 with the reason; Written headers count
   assert.match(res.body, /duplicate label name "job".*\(2 of 3 series rejected, 4 samples\)/);
   assert.equal(res.body.trim().split('\n').length, 1);
   assert.deepEqual(written(res.headers), ['1', '0', '1']);
-  assert.deepEqual(writer.series().map((s) => s.labels), [[l('__name__', 'ok')]]);
+  assert.deepEqual(
+    writer.series().map((s) => s.labels),
+    [[l('__name__', 'ok')]],
+  );
 
   const hist = await app.inject({
     method: 'POST',
@@ -219,7 +232,9 @@ test('unsorted label names are sorted and stored, as Prometheus does, on remote 
       resourceMetrics: [
         {
           resource: {},
-          scopeMetrics: [{ metrics: [{ name: 'temp', gauge: { dataPoints: [{ attributes: { zone: 'b', area: 'a', mid: 'm' }, timeUnixNano: NS, value: 5 }] } }] }],
+          scopeMetrics: [
+            { metrics: [{ name: 'temp', gauge: { dataPoints: [{ attributes: { zone: 'b', area: 'a', mid: 'm' }, timeUnixNano: NS, value: 5 }] } }] },
+          ],
         },
       ],
     }),
@@ -239,9 +254,21 @@ test('unsorted label names are sorted and stored, as Prometheus does, on remote 
 test('remote write 2.0 whole-request failures: symbol errors 400, Kafka down 503, both with zero Written headers', async () => {
   const { app, writer } = await server();
   const cases: [string, Buffer, RegExp][] = [
-    ['out-of-range ref', encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'up'], timeseries: [{ labelsRefs: [1, 7], samples: [{ value: 1, timestamp: T }] }] }), /label value reference 7 in timeseries\[0\] is out of range: the request has 3 symbols/],
-    ['odd refs', encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'up'], timeseries: [{ labelsRefs: [1, 2, 1], samples: [{ value: 1, timestamp: T }] }] }), /3 label references, an odd number/],
-    ['1.0 body', encodeWriteRequest({ timeseries: [{ labels: [l('__name__', 'up')], samples: [{ value: 1, timestamp: T }] }] }), /looks like a remote write 1\.0/],
+    [
+      'out-of-range ref',
+      encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'up'], timeseries: [{ labelsRefs: [1, 7], samples: [{ value: 1, timestamp: T }] }] }),
+      /label value reference 7 in timeseries\[0\] is out of range: the request has 3 symbols/,
+    ],
+    [
+      'odd refs',
+      encodeSymbolizedWriteRequestV2({ symbols: ['', '__name__', 'up'], timeseries: [{ labelsRefs: [1, 2, 1], samples: [{ value: 1, timestamp: T }] }] }),
+      /3 label references, an odd number/,
+    ],
+    [
+      '1.0 body',
+      encodeWriteRequest({ timeseries: [{ labels: [l('__name__', 'up')], samples: [{ value: 1, timestamp: T }] }] }),
+      /looks like a remote write 1\.0/,
+    ],
   ];
   for (const [what, body, reason] of cases) {
     const res = await app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'content-type': V2 }, payload: compressBody(body) });
@@ -255,7 +282,12 @@ test('remote write 2.0 whole-request failures: symbol errors 400, Kafka down 503
   assert.equal(writer.records.length, 0, 'nothing produced');
 
   writer.down = true;
-  const down = await app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'content-type': V2 }, payload: compressBody(encodeWriteRequestV2(v2Fixture())) });
+  const down = await app.inject({
+    method: 'POST',
+    url: '/api/v1/push',
+    headers: { 'content-type': V2 },
+    payload: compressBody(encodeWriteRequestV2(v2Fixture())),
+  });
   assert.equal(down.statusCode, 503);
   assert.match(down.body, /Kafka/);
   assert.deepEqual(written(down.headers), ['0', '0', '0']);
@@ -291,7 +323,14 @@ function otlpFixture(): ExportRequestInput {
                 sum: {
                   aggregationTemporality: 2,
                   isMonotonic: true,
-                  dataPoints: [{ attributes: { 'http.method': 'GET' }, timeUnixNano: NS, value: 5, exemplars: [{ value: 1, timeUnixNano: NS, traceId: '0af7651916cd43dd8448eb211c80319c' }] }],
+                  dataPoints: [
+                    {
+                      attributes: { 'http.method': 'GET' },
+                      timeUnixNano: NS,
+                      value: 5,
+                      exemplars: [{ value: 1, timeUnixNano: NS, traceId: '0af7651916cd43dd8448eb211c80319c' }],
+                    },
+                  ],
                 },
               },
               {
@@ -309,11 +348,19 @@ function otlpFixture(): ExportRequestInput {
 
 test('OTLP protobuf: 200 with an empty ExportMetricsServiceResponse; series routed as 1.0 records', async () => {
   const { app, writer } = await server();
-  const res = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, payload: encodeExportRequest(otlpFixture()) });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/otlp/v1/metrics',
+    headers: { 'content-type': 'application/x-protobuf' },
+    payload: encodeExportRequest(otlpFixture()),
+  });
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.headers['content-type'], 'application/x-protobuf');
   assert.equal(res.rawPayload.length, 0);
-  const names = writer.series().map((s) => s.labels.find((x) => x.name === '__name__')!.value).sort();
+  const names = writer
+    .series()
+    .map((s) => s.labels.find((x) => x.name === '__name__')!.value)
+    .sort();
   assert.deepEqual(names, [
     'http_server_duration_seconds_bucket',
     'http_server_duration_seconds_bucket',
@@ -325,7 +372,12 @@ test('OTLP protobuf: 200 with an empty ExportMetricsServiceResponse; series rout
   const counter = writer.series().find((s) => s.labels.some((x) => x.value === 'http_server_requests_total'))!;
   assert.deepEqual(counter.labels, [l('__name__', 'http_server_requests_total'), l('http_method', 'GET'), l('instance', 'cart-1'), l('job', 'cart')]);
   assert.deepEqual(counter.exemplars[0].labels, [l('trace_id', '0af7651916cd43dd8448eb211c80319c')]);
-  assert.ok(writer.decoded().flatMap((d) => d.metadata).some((m) => m.metricFamilyName === 'http_server_requests_total' && m.type === 'counter'));
+  assert.ok(
+    writer
+      .decoded()
+      .flatMap((d) => d.metadata)
+      .some((m) => m.metricFamilyName === 'http_server_requests_total' && m.type === 'counter'),
+  );
 });
 
 test('OTLP JSON with gzip: 200 {}', async () => {
@@ -363,7 +415,12 @@ test('OTLP delta sums: the rest is written, then 400 with a google.rpc.Status na
     name: 'jobs.done',
     sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: NS, value: 2 }] },
   });
-  const res = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, payload: encodeExportRequest(input) });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/otlp/v1/metrics',
+    headers: { 'content-type': 'application/x-protobuf' },
+    payload: encodeExportRequest(input),
+  });
   assert.equal(res.statusCode, 400);
   const s = status(res.rawPayload);
   assert.equal(s.code, 3);
@@ -387,7 +444,12 @@ test('OTLP failures: 415 for content type or encoding, 400 for a bad body, 401 w
     assert.equal(res.statusCode, code, JSON.stringify(headers));
     assert.match(status(res.rawPayload).message, reason);
   }
-  const json = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers: { ...tenant, 'content-type': 'application/json' }, payload: '{"resourceMetrics": 1}' });
+  const json = await app.inject({
+    method: 'POST',
+    url: '/otlp/v1/metrics',
+    headers: { ...tenant, 'content-type': 'application/json' },
+    payload: '{"resourceMetrics": 1}',
+  });
   assert.equal(json.statusCode, 400);
   assert.match(JSON.parse(json.body).message, /resourceMetrics: expected an array/);
   assert.equal(writer.records.length, 0);

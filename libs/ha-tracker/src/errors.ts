@@ -22,7 +22,6 @@ export const haErrors = {
     new HaTrackerError(
       'ha-tracker-unavailable',
       'unavailable',
-      `the HA tracker cannot check the elected replica of cluster "${cluster}" (tenant ${tenant}): ${cause}; ` +
-        'nothing was written, retry with backoff',
+      `the HA tracker cannot check the elected replica of cluster "${cluster}" (tenant ${tenant}): ${cause}; ` + 'nothing was written, retry with backoff',
     ),
 };

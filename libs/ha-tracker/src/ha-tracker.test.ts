@@ -68,7 +68,10 @@ test('the KV unreachable: no replica is accepted on a guess (503), only on what 
   assert.equal((await d.checkReplica('team-a', 'prod', 'r2')).accepted, false);
   // ... after it, the elected replica's push needs the KV: 503, not acceptance.
   t += 6 * S;
-  await assert.rejects(d.checkReplica('team-a', 'prod', 'r1'), (e: unknown) => e instanceof HaTrackerError && e.kind === 'unavailable' && /retry/.test(e.message));
+  await assert.rejects(
+    d.checkReplica('team-a', 'prod', 'r1'),
+    (e: unknown) => e instanceof HaTrackerError && e.kind === 'unavailable' && /retry/.test(e.message),
+  );
   // A cluster never checked before: 503 for every replica.
   await assert.rejects(d.checkReplica('team-a', 'other', 'r1'), HaTrackerError);
   await assert.rejects(d.checkReplica('team-a', 'other', 'r2'), HaTrackerError);
@@ -84,7 +87,11 @@ test('ha_max_clusters: a new cluster over the limit is refused (400) on every di
   const d2 = tracker(kv, () => t);
   assert.equal((await d1.checkReplica('team-a', 'eu', 'r1', 2)).accepted, true);
   assert.equal((await d2.checkReplica('team-a', 'us', 'r1', 2)).accepted, true);
-  const tooMany = (e: unknown) => e instanceof HaTrackerError && e.kind === 'bad-input' && e.code === 'err-strata-too-many-ha-clusters' && /maximum of 2 HA clusters and "ap"/.test(e.message);
+  const tooMany = (e: unknown) =>
+    e instanceof HaTrackerError &&
+    e.kind === 'bad-input' &&
+    e.code === 'err-strata-too-many-ha-clusters' &&
+    /maximum of 2 HA clusters and "ap"/.test(e.message);
   await assert.rejects(d1.checkReplica('team-a', 'ap', 'r1', 2), tooMany);
   await assert.rejects(d2.checkReplica('team-a', 'ap', 'r2', 2), tooMany);
   // A distributor that never saw "eu" still lets it through (the list is in the KV), and its follower is still deduped.
@@ -153,7 +160,9 @@ describe('HA tracker on a real redis-server', { timeout: 120_000 }, () => {
     for (let round = 0; round < 10; round++) {
       const trackers = kvs.map((kv) => tracker(kv, Date.now));
       const cluster = `race-${round}`;
-      const calls = Array.from({ length: 40 }, (_, i) => trackers[i % 4].checkReplica('team-a', cluster, i % 2 ? 'r2' : 'r1').then((d) => ({ replica: i % 2 ? 'r2' : 'r1', ...d })));
+      const calls = Array.from({ length: 40 }, (_, i) =>
+        trackers[i % 4].checkReplica('team-a', cluster, i % 2 ? 'r2' : 'r1').then((d) => ({ replica: i % 2 ? 'r2' : 'r1', ...d })),
+      );
       const decisions = await Promise.all(calls);
       const electedSeen = new Set(decisions.map((d) => d.elected));
       assert.equal(electedSeen.size, 1, `round ${round}: decisions name ${[...electedSeen]}`);

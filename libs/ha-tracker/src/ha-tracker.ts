@@ -74,13 +74,13 @@ export class HaTracker implements HaReplicaChecker {
       const registers = [opts.registry];
       this.electedChanges = new Counter({
         name: 'strata_ha_tracker_elected_replica_changes_total',
-        help: 'Changes of the elected replica of a tenant\'s HA cluster seen by this distributor (the first election included).',
+        help: "Changes of the elected replica of a tenant's HA cluster seen by this distributor (the first election included).",
         labelNames: ['tenant', 'cluster'],
         registers,
       });
       this.kvCas = new Counter({
         name: 'strata_ha_tracker_kv_store_cas_total',
-        help: 'Compare-and-swap calls to the HA tracker\'s KV store, by result.',
+        help: "Compare-and-swap calls to the HA tracker's KV store, by result.",
         labelNames: ['result'],
         registers,
       });

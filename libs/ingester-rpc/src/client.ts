@@ -16,13 +16,7 @@ import {
   type SelectParams,
   type Series,
 } from '@strata/model';
-import {
-  exemplarSeriesFromWire,
-  exemplarsQueryToWire,
-  loadIngesterService,
-  queryToWire,
-  seriesFromWire,
-} from './proto.ts';
+import { exemplarSeriesFromWire, exemplarsQueryToWire, loadIngesterService, queryToWire, seriesFromWire } from './proto.ts';
 import type { WireExemplarSeries, WireSeries } from './wire-types.ts';
 import type { OffsetWaiter } from './server.ts';
 import { traceContextHeaders } from '@strata/tracing';
@@ -87,15 +81,11 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
   }
 
   labelValues(p: LabelValuesParams): Promise<string[]> {
-    return this.unary<{ values: string[] }>('LabelValues', { query: queryToWire(p), label_name: p.name }, this.opts.timeoutMs, p.signal).then(
-      (r) => r.values,
-    );
+    return this.unary<{ values: string[] }>('LabelValues', { query: queryToWire(p), label_name: p.name }, this.opts.timeoutMs, p.signal).then((r) => r.values);
   }
 
   exemplars(p: ExemplarParams): Promise<ExemplarSeries[]> {
-    return this.unary<{ series: WireExemplarSeries[] }>('Exemplars', exemplarsQueryToWire(p)).then((r) =>
-      r.series.map(exemplarSeriesFromWire),
-    );
+    return this.unary<{ series: WireExemplarSeries[] }>('Exemplars', exemplarsQueryToWire(p)).then((r) => r.series.map(exemplarSeriesFromWire));
   }
 
   metadata(p: MetadataParams): Promise<MetricMetadataEntry[]> {
@@ -107,11 +97,9 @@ export class IngesterClient implements Querier, ExemplarQuerier, MetadataQuerier
 
   /** Waits (up to timeoutMs, plus the call's own deadline) until the ingester consumed `offset`. */
   waitForOffset(offset: bigint, timeoutMs: number): Promise<bigint> {
-    return this.unary<{ consumed_offset: number }>(
-      'WaitForOffset',
-      { offset: Number(offset), timeout_ms: timeoutMs },
-      timeoutMs + this.opts.timeoutMs,
-    ).then((r) => BigInt(r.consumed_offset));
+    return this.unary<{ consumed_offset: number }>('WaitForOffset', { offset: Number(offset), timeout_ms: timeoutMs }, timeoutMs + this.opts.timeoutMs).then(
+      (r) => BigInt(r.consumed_offset),
+    );
   }
 
   close(): void {

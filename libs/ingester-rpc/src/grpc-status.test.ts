@@ -28,7 +28,12 @@ test('the tables cover every kind and every gRPC code', () => {
   assert.deepEqual(Object.keys(EXPECTED).sort(), [...ERROR_KINDS].sort(), 'the expectations cover every kind');
   assert.deepEqual(Object.keys(GRPC_STATUS).sort(), [...ERROR_KINDS].sort());
   const codes = Object.values(grpc.status).filter((v): v is number => typeof v === 'number');
-  assert.deepEqual(Object.keys(KIND_OF_GRPC_STATUS).map(Number).sort((a, b) => a - b), codes.sort((a, b) => a - b));
+  assert.deepEqual(
+    Object.keys(KIND_OF_GRPC_STATUS)
+      .map(Number)
+      .sort((a, b) => a - b),
+    codes.sort((a, b) => a - b),
+  );
   for (const kind of Object.values(KIND_OF_GRPC_STATUS)) assert.ok(ERROR_KINDS.includes(kind), kind);
 });
 
@@ -49,14 +54,22 @@ test('every kind, thrown by the served querier, reaches the client as its gRPC c
   try {
     for (kind of ERROR_KINDS) {
       const want = EXPECTED[kind];
-      for (const call of [() => client.select({ tenant: 't', matchers: [], mint: 0, maxt: 1 }), () => client.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 1 })]) {
+      for (const call of [
+        () => client.select({ tenant: 't', matchers: [], mint: 0, maxt: 1 }),
+        () => client.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 1 }),
+      ]) {
         await assert.rejects(call(), (err: unknown) => {
           assert.ok(err instanceof StrataError, String(err));
           assert.equal((err.cause as { code?: number }).code, want.code, `${kind}: gRPC code`);
           assert.equal(err.kind, want.back, `${kind}: kind read back`);
           // A verdict on the query (not retriable) reads as the ingester wrote it; a failure names the ingester.
           const own = !isRetriable(want.back) && want.back !== 'internal';
-          assert.match(err.message, own ? new RegExp(`^a ${kind} error; the message crosses too$`) : new RegExp(`^ingester-zone-a-0 \\(127\\.0\\.0\\.1:\\d+\\): .*a ${kind} error; the message crosses too`));
+          assert.match(
+            err.message,
+            own
+              ? new RegExp(`^a ${kind} error; the message crosses too$`)
+              : new RegExp(`^ingester-zone-a-0 \\(127\\.0\\.0\\.1:\\d+\\): .*a ${kind} error; the message crosses too`),
+          );
           return true;
         });
       }
@@ -76,8 +89,14 @@ test('an error that is not a StrataError is INTERNAL; a dead ingester is unavail
   const client = new IngesterClient({ id: 'i', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
   const dead = new IngesterClient({ id: 'dead', address: '127.0.0.1:1', timeoutMs: 1000 });
   try {
-    await assert.rejects(client.select({ tenant: 't', matchers: [], mint: 0, maxt: 1 }), (err: unknown) => err instanceof StrataError && err.kind === 'internal' && /bug/.test(err.message));
-    await assert.rejects(dead.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 1 }), (err: unknown) => err instanceof StrataError && err.kind === 'unavailable');
+    await assert.rejects(
+      client.select({ tenant: 't', matchers: [], mint: 0, maxt: 1 }),
+      (err: unknown) => err instanceof StrataError && err.kind === 'internal' && /bug/.test(err.message),
+    );
+    await assert.rejects(
+      dead.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 1 }),
+      (err: unknown) => err instanceof StrataError && err.kind === 'unavailable',
+    );
   } finally {
     client.close();
     dead.close();

@@ -101,7 +101,9 @@ test('native histogram samples cross the wire with their float counts and layout
   };
   const served = {
     async select() {
-      return [{ labels, timestamps: Float64Array.from([1]), values: Float64Array.from([2]), histograms: { timestamps: Float64Array.from([3]), values: [hist] } }];
+      return [
+        { labels, timestamps: Float64Array.from([1]), values: Float64Array.from([2]), histograms: { timestamps: Float64Array.from([3]), values: [hist] } },
+      ];
     },
     async labelNames() {
       return [];
@@ -124,7 +126,7 @@ test('native histogram samples cross the wire with their float counts and layout
   }
 });
 
-test('a call continues the caller\'s trace: the ingester\'s span is a child of the querier\'s', async () => {
+test("a call continues the caller's trace: the ingester's span is a child of the querier's", async () => {
   const spans = new InMemorySpanExporter();
   const querierTracing = new Tracing({ serviceName: 'querier', exporter: spans });
   const ingesterTracing = new Tracing({ serviceName: 'ingester', exporter: spans });
@@ -148,7 +150,10 @@ test('a call continues the caller\'s trace: the ingester\'s span is a child of t
     }
     // Without a caller's span the call still works and the ingester starts its own trace.
     await client.select({ tenant: 't1', matchers: [], mint: 0, maxt: 100 });
-    const root = spans.getFinishedSpans().filter((s) => s.name === 'ingester.QueryStream').at(-1)!;
+    const root = spans
+      .getFinishedSpans()
+      .filter((s) => s.name === 'ingester.QueryStream')
+      .at(-1)!;
     assert.equal(root.parentSpanContext, undefined);
   } finally {
     client.close();
@@ -183,7 +188,10 @@ test('an aborted signal cancels the call, and the served read sees its own signa
     assert.ok(Date.now() - started < 1_500, 'the client did not wait for the answer');
     for (let i = 0; i < 50 && !served?.aborted; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(served?.aborted, true, 'the ingester was told');
-    await assert.rejects(client.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 10, signal: ac.signal }), { code: 'err-strata-query-aborted', kind: 'canceled' });
+    await assert.rejects(client.labelNames({ tenant: 't', matchers: [], mint: 0, maxt: 10, signal: ac.signal }), {
+      code: 'err-strata-query-aborted',
+      kind: 'canceled',
+    });
   } finally {
     client.close();
     await server.stop();
@@ -205,11 +213,7 @@ test('select hints cross the wire (an instant selector reads one sample per seri
     await client.select({ tenant: 't', matchers: [], mint: 0, maxt: 300_000, hints: { start: 0, end: 300_000, step: 0, range: 0 } });
     await client.select({ tenant: 't', matchers: [], mint: 0, maxt: 300_000, hints: { start: 0, end: 300_000, step: 60_000, range: 300_000, func: 'rate' } });
     await client.select({ tenant: 't', matchers: [], mint: 0, maxt: 10 });
-    assert.deepEqual(seen, [
-      { start: 0, end: 300_000, step: 0, range: 0 },
-      { start: 0, end: 300_000, step: 60_000, range: 300_000, func: 'rate' },
-      undefined,
-    ]);
+    assert.deepEqual(seen, [{ start: 0, end: 300_000, step: 0, range: 0 }, { start: 0, end: 300_000, step: 60_000, range: 300_000, func: 'rate' }, undefined]);
   } finally {
     client.close();
     await server.stop();
@@ -224,7 +228,28 @@ test('float samples cross as the head XOR chunks, decoded and clipped bit-exact 
   const vs = Float64Array.from({ length: 300 }, (_, i) => i * 0.5);
   new DataView(vs.buffer).setBigUint64(8 * 130, 0x7ff0000000000002n, true);
   head.append(labelsFromRecord({ __name__: 'x', job: 'floats' }), ts, vs, emptyAppendStats());
-  head.appendHistograms(labelsFromRecord({ __name__: 'x', job: 'hist' }), [{ timestamp: 5000, float: true, histogram: { schema: 0, zeroThreshold: 0, zeroCount: 0, count: 2, sum: 3, positiveSpans: [{ offset: 0, length: 1 }], negativeSpans: [], positiveBuckets: [2], negativeBuckets: [], counterResetHint: 'unknown' } }], emptyAppendStats());
+  head.appendHistograms(
+    labelsFromRecord({ __name__: 'x', job: 'hist' }),
+    [
+      {
+        timestamp: 5000,
+        float: true,
+        histogram: {
+          schema: 0,
+          zeroThreshold: 0,
+          zeroCount: 0,
+          count: 2,
+          sum: 3,
+          positiveSpans: [{ offset: 0, length: 1 }],
+          negativeSpans: [],
+          positiveBuckets: [2],
+          negativeBuckets: [],
+          counterResetHint: 'unknown',
+        },
+      },
+    ],
+    emptyAppendStats(),
+  );
   const served: { chunks: number | undefined }[] = [];
   const querier = Object.assign(new TenantHeads(), {
     async select(p: Parameters<TenantHeads['select']>[0]) {
@@ -239,12 +264,22 @@ test('float samples cross as the head XOR chunks, decoded and clipped bit-exact 
   const client = new IngesterClient({ id: 'ingester-zone-a-0', address: `127.0.0.1:${server.port}`, timeoutMs: 5000 });
   const bits = (a: Float64Array) => [...new BigUint64Array(Float64Array.from(a).buffer)];
   try {
-    for (const [mint, maxt] of [[0, 400_000], [50_500, 250_000], [121_000, 121_000], [250_000, 400_000], [301_000, 400_000]]) {
+    for (const [mint, maxt] of [
+      [0, 400_000],
+      [50_500, 250_000],
+      [121_000, 121_000],
+      [250_000, 400_000],
+      [301_000, 400_000],
+    ]) {
       served.length = 0;
       const m = [{ type: '=' as const, name: '__name__', value: 'x' }];
       const got = await client.select({ tenant: 't', matchers: m, mint, maxt });
       const want = await heads.select({ tenant: 't', matchers: m, mint, maxt });
-      assert.deepEqual(got.map((s) => s.labels), want.map((s) => s.labels), `series in [${mint}, ${maxt}]`);
+      assert.deepEqual(
+        got.map((s) => s.labels),
+        want.map((s) => s.labels),
+        `series in [${mint}, ${maxt}]`,
+      );
       for (let i = 0; i < want.length; i++) {
         assert.deepEqual([...got[i].timestamps], [...want[i].timestamps], `timestamps in [${mint}, ${maxt}]`);
         assert.deepEqual(bits(got[i].values), bits(want[i].values), `value bits in [${mint}, ${maxt}]`);

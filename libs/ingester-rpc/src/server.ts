@@ -6,13 +6,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import type { ExemplarQuerier, MetadataQuerier, Querier } from '@strata/model';
-import {
-  exemplarSeriesToWire,
-  exemplarsQueryFromWire,
-  loadIngesterService,
-  queryFromWire,
-  seriesToWire,
-} from './proto.ts';
+import { exemplarSeriesToWire, exemplarsQueryFromWire, loadIngesterService, queryFromWire, seriesToWire } from './proto.ts';
 import type { WireExemplarsQuery, WireQuery } from './wire-types.ts';
 import { SpanKind, defaultTracer, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 import { toGrpcStatus } from './grpc-status.ts';
@@ -57,9 +51,13 @@ export class IngesterServer {
 
   /** Each call runs in an `ingester.<Method>` span continuing the caller's trace; it ends when the answer is sent. */
   private traced(method: string, call: { metadata: grpc.Metadata }, tenant: string | undefined, fn: () => Promise<unknown>): void {
-    void inSpan(this.tracer, `ingester.${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.method': method, ...(tenant ? { tenant } : {}) } }, extractTraceContext(call.metadata.getMap()), fn).catch(
-      () => undefined,
-    );
+    void inSpan(
+      this.tracer,
+      `ingester.${method}`,
+      { kind: SpanKind.SERVER, attributes: { 'rpc.method': method, ...(tenant ? { tenant } : {}) } },
+      extractTraceContext(call.metadata.getMap()),
+      fn,
+    ).catch(() => undefined);
   }
 
   private queryStream(call: grpc.ServerWritableStream<WireQuery, unknown>): void {

@@ -9,7 +9,14 @@ const OBJECT: protobuf.IConversionOptions = { longs: Number, enums: String, defa
 
 const f64 = (...xs: number[]) => new Uint8Array(Float64Array.from(xs).buffer);
 const series: WireSeries[] = [
-  { labels: [{ name: '__name__', value: 'up' }, { name: 'job', value: 'äpï ✓' }], timestamps: f64(1, 2), values: f64(0.5, NaN) },
+  {
+    labels: [
+      { name: '__name__', value: 'up' },
+      { name: 'job', value: 'äpï ✓' },
+    ],
+    timestamps: f64(1, 2),
+    values: f64(0.5, NaN),
+  },
   {
     labels: [{ name: '__name__', value: 'x' }],
     timestamps: new Uint8Array(0),
@@ -62,7 +69,10 @@ test('QueryStreamResponse by hand: protobufjs reads what it writes, and it reads
       assert.deepEqual(s.labels, want.labels);
       assert.deepEqual([...s.timestamps], [...want.timestamps]);
       assert.deepEqual([...s.values], [...want.values]);
-      assert.deepEqual(s.chunks?.map((c) => ({ ...c, data: [...c.data] })), want.chunks?.map((c) => ({ ...c, data: [...c.data] })));
+      assert.deepEqual(
+        s.chunks?.map((c) => ({ ...c, data: [...c.data] })),
+        want.chunks?.map((c) => ({ ...c, data: [...c.data] })),
+      );
       assert.deepEqual(s.histogram_timestamps && [...s.histogram_timestamps], want.histogram_timestamps && [...want.histogram_timestamps]);
       assert.deepEqual(s.histograms, want.histograms);
     });

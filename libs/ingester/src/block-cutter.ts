@@ -74,7 +74,15 @@ export class BlockCutter {
           const meta = reader.meta!;
           // Shipped before the restart: its retention restarts now (conservative: kept a little longer).
           const was = shipped.has(name);
-          blocks.push({ meta, dir: join(tdir, name), reader, shipped: was, shippedAt: was ? this.opts.now() : undefined, rangeStart: meta.minTime, rangeEnd: meta.maxTime });
+          blocks.push({
+            meta,
+            dir: join(tdir, name),
+            reader,
+            shipped: was,
+            shippedAt: was ? this.opts.now() : undefined,
+            rangeStart: meta.minTime,
+            rangeEnd: meta.maxTime,
+          });
         } catch (err) {
           this.opts.logger.error({ tenant, block: name, err: (err as Error).message }, 'cannot open a local block; moving it aside');
           await rm(join(tdir, name), { recursive: true, force: true });
@@ -99,7 +107,10 @@ export class BlockCutter {
           }
           await this.ship(db);
         } catch (err) {
-          this.opts.logger.error({ tenant: db.tenant, err: (err as Error).message }, 'block cut or upload failed; the head keeps the data and the next tick retries');
+          this.opts.logger.error(
+            { tenant: db.tenant, err: (err as Error).message },
+            'block cut or upload failed; the head keeps the data and the next tick retries',
+          );
         }
         await this.applyRetention(db);
       }
@@ -161,7 +172,16 @@ export class BlockCutter {
     this.opts.metrics.blocksCut.inc();
     const { stats } = written.meta;
     this.opts.logger.info(
-      { tenant: db.tenant, block: written.meta.ulid, mint, maxt, series: stats.numSeries, samples: stats.numSamples, chunks: stats.numChunks, ms: this.opts.now() - began },
+      {
+        tenant: db.tenant,
+        block: written.meta.ulid,
+        mint,
+        maxt,
+        series: stats.numSeries,
+        samples: stats.numSamples,
+        chunks: stats.numChunks,
+        ms: this.opts.now() - began,
+      },
       `cut block ${written.meta.ulid} of tenant ${db.tenant}: [${mint}, ${maxt}), ${stats.numSeries} series, ${stats.numSamples} samples`,
     );
   }
@@ -175,7 +195,10 @@ export class BlockCutter {
         const up = await uploadBlock(this.opts.bucket, db.tenant, b.meta.ulid, b.dir);
         b.shipped = true;
         b.shippedAt = this.opts.now();
-        await writeShipped(db.dir, db.blocks.filter((x) => x.shipped).map((x) => x.meta.ulid));
+        await writeShipped(
+          db.dir,
+          db.blocks.filter((x) => x.shipped).map((x) => x.meta.ulid),
+        );
         this.opts.metrics.blocksShipped.inc();
         this.opts.logger.info(
           { tenant: db.tenant, block: b.meta.ulid, bytes: up.bytes, ms: this.opts.now() - began },
@@ -205,10 +228,20 @@ export class BlockCutter {
     const old = db.blocks.filter((b) => b.shipped && (b.shippedAt ?? 0) < cutoff);
     if (old.length === 0) return;
     db.blocks = db.blocks.filter((b) => !old.includes(b));
-    await writeShipped(db.dir, db.blocks.filter((x) => x.shipped).map((x) => x.meta.ulid));
+    await writeShipped(
+      db.dir,
+      db.blocks.filter((x) => x.shipped).map((x) => x.meta.ulid),
+    );
     for (const b of old) {
       // A query may still be reading it: close and delete a little later.
-      setTimeout(() => void b.reader.close().then(() => rm(b.dir, { recursive: true, force: true })).catch(() => undefined), 30_000).unref();
+      setTimeout(
+        () =>
+          void b.reader
+            .close()
+            .then(() => rm(b.dir, { recursive: true, force: true }))
+            .catch(() => undefined),
+        30_000,
+      ).unref();
       this.opts.logger.info({ tenant: db.tenant, block: b.meta.ulid }, 'local block past the retention period removed');
     }
   }

@@ -9,5 +9,8 @@ test('waiters resolve once the offset is consumed, or time out with a clear erro
   c.advance(4n);
   c.advance(6n);
   assert.equal(await pending, 6n);
-  await assert.rejects(c.wait(7n, 20, () => 'ingester-zone-a-0'), /ingester-zone-a-0: offset 7 not consumed within 20ms \(consumed up to 6\)/);
+  await assert.rejects(
+    c.wait(7n, 20, () => 'ingester-zone-a-0'),
+    /ingester-zone-a-0: offset 7 not consumed within 20ms \(consumed up to 6\)/,
+  );
 });

@@ -39,7 +39,12 @@ export class IngesterMetrics {
 
   constructor(s: IngesterMetricsSources) {
     const registers = [s.registry];
-    this.samplesAppended = new Counter({ name: 'strata_ingester_samples_appended_total', help: 'Samples appended to the head.', labelNames: ['tenant'], registers });
+    this.samplesAppended = new Counter({
+      name: 'strata_ingester_samples_appended_total',
+      help: 'Samples appended to the head.',
+      labelNames: ['tenant'],
+      registers,
+    });
     this.samplesRejected = new Counter({
       name: 'strata_ingester_samples_rejected_total',
       help: 'Samples not appended, by reason (duplicate = idempotent replay).',
@@ -47,7 +52,11 @@ export class IngesterMetrics {
       registers,
     });
     this.exemplarsAppended = new Counter({ name: 'strata_ingester_exemplars_appended_total', help: 'Exemplars stored.', labelNames: ['tenant'], registers });
-    this.recordsConsumed = new Counter({ name: 'strata_ingester_kafka_records_consumed_total', help: 'Kafka records consumed from the owned partition.', registers });
+    this.recordsConsumed = new Counter({
+      name: 'strata_ingester_kafka_records_consumed_total',
+      help: 'Kafka records consumed from the owned partition.',
+      registers,
+    });
     this.queriesStopped = new Counter({
       name: 'strata_ingester_queries_stopped_total',
       help: 'Selects stopped before they finished: canceled by the caller (timeout, client gone) or over the query budget.',
@@ -68,7 +77,11 @@ export class IngesterMetrics {
       registers,
     });
     partitionLag(s);
-    this.committedOffset = new Gauge({ name: 'strata_ingester_kafka_committed_offset', help: 'Offset committed for the owned partition (everything before it is in shipped blocks).', registers });
+    this.committedOffset = new Gauge({
+      name: 'strata_ingester_kafka_committed_offset',
+      help: 'Offset committed for the owned partition (everything before it is in shipped blocks).',
+      registers,
+    });
     headGauges(s);
     this.blockCutter = s.blocks ? blockCutterMetrics(s.registry) : undefined;
     new Gauge({

@@ -43,7 +43,13 @@ export function tenantsPage(ingester: Ingester): StatusPage {
       {
         title: 'Tenants in this ingester',
         note: `Partition ${ingester.identity.partition} only; /api/v1/user_stats sums one ingester per partition for a tenant. Ingestion rate: samples/s, a 15s EWMA.`,
-        rows: ingester.allUserStats().map((u) => ({ tenant: u.tenant, 'active series': u.numSeries, 'ingestion rate': u.ingestionRate, 'API ingestion rate': u.apiIngestionRate, 'rule ingestion rate': u.ruleIngestionRate })),
+        rows: ingester.allUserStats().map((u) => ({
+          tenant: u.tenant,
+          'active series': u.numSeries,
+          'ingestion rate': u.ingestionRate,
+          'API ingestion rate': u.apiIngestionRate,
+          'rule ingestion rate': u.ruleIngestionRate,
+        })),
       },
     ],
   };

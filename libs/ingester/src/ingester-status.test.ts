@@ -12,7 +12,13 @@ const record = (tenant: string, offset: number, series: number): IngestRecord =>
   tenant,
   offset: BigInt(offset),
   value: encodeWriteRequest({
-    timeseries: Array.from({ length: series }, (_, s) => ({ labels: [{ name: '__name__', value: 'm' }, { name: 's', value: String(s) }], samples: [{ value: 1, timestamp: 1_700_000_000_000 + offset }] })),
+    timeseries: Array.from({ length: series }, (_, s) => ({
+      labels: [
+        { name: '__name__', value: 'm' },
+        { name: 's', value: String(s) },
+      ],
+      samples: [{ value: 1, timestamp: 1_700_000_000_000 + offset }],
+    })),
   }),
 });
 
@@ -56,10 +62,26 @@ test('status: replaying with progress until caught up, then running with the lag
   next = 3n;
   const running = await ingester.status();
   assert.deepEqual(
-    { state: running.state, replay: running.replay, ready: running.notReadyReason, lag: running.lagRecords, next: running.nextOffset, series: running.series, tenants: running.tenants, partition: running.partition, zone: running.zone },
+    {
+      state: running.state,
+      replay: running.replay,
+      ready: running.notReadyReason,
+      lag: running.lagRecords,
+      next: running.nextOffset,
+      series: running.series,
+      tenants: running.tenants,
+      partition: running.partition,
+      zone: running.zone,
+    },
     { state: 'running', replay: undefined, ready: undefined, lag: 7, next: '3', series: 6, tenants: 2, partition: 3, zone: 'b' },
   );
-  assert.deepEqual(ingester.allUserStats().map((u) => [u.tenant, u.numSeries, u.ruleIngestionRate]), [['t1', 4, 0], ['t2', 2, 0]]);
+  assert.deepEqual(
+    ingester.allUserStats().map((u) => [u.tenant, u.numSeries, u.ruleIngestionRate]),
+    [
+      ['t1', 4, 0],
+      ['t2', 2, 0],
+    ],
+  );
   assert.deepEqual(ingester.userStats('nobody'), { tenant: 'nobody', numSeries: 0, ingestionRate: 0, apiIngestionRate: 0, ruleIngestionRate: 0 });
   await ingester.stop();
   assert.equal((await ingester.status()).state, 'stopped');

@@ -95,7 +95,10 @@ async function setup(root: string, partition: Partition, bucket: Bucket) {
 async function readAll(ingester: Ingester, tenant = 'team-a'): Promise<Map<string, number[][]>> {
   const out = new Map<string, number[][]>();
   for (const s of await ingester.select({ tenant, matchers: [{ type: '=', name: '__name__', value: 'm' }], mint: 0, maxt: 1e15 })) {
-    out.set(s.labels[1].value, Array.from(s.timestamps, (t, i) => [t, s.values[i]]));
+    out.set(
+      s.labels[1].value,
+      Array.from(s.timestamps, (t, i) => [t, s.values[i]]),
+    );
   }
   return out;
 }
@@ -103,7 +106,11 @@ async function readAll(ingester: Ingester, tenant = 'team-a'): Promise<Map<strin
 function assertEverything(got: Map<string, number[][]>, times: number[]): void {
   assert.equal(got.size, SERIES);
   for (let s = 0; s < SERIES; s++) {
-    assert.deepEqual(got.get(String(s)), times.map((t) => [t, value(s, t)]), `series ${s}`);
+    assert.deepEqual(
+      got.get(String(s)),
+      times.map((t) => [t, value(s, t)]),
+      `series ${s}`,
+    );
   }
 }
 
@@ -154,7 +161,10 @@ test('cuts, ships, truncates and commits only past shipped data; a restart repla
     await ingester.flush();
     assert.equal(p.committed, 80n);
     assert.equal(ingester.head('team-a')?.numSeries, 0);
-    assertEverything(await readAll(ingester), Array.from({ length: 80 }, (_, i) => T0 + i * 1000));
+    assertEverything(
+      await readAll(ingester),
+      Array.from({ length: 80 }, (_, i) => T0 + i * 1000),
+    );
     await ingester.stop();
     await store.stop();
   } finally {
@@ -184,13 +194,16 @@ test('a crash mid-upload leaves no visible partial block; the restart completes 
     ({ ingester, deliver } = await setup(root, p, bucket));
     await deliver();
     await ingester.flush();
-    assert.ok((await bucket.exists(`${partial}meta.json`)), 'the same block was completed');
+    assert.ok(await bucket.exists(`${partial}meta.json`), 'the same block was completed');
     assertEverything(await readAll(ingester, 'team-b'), times);
     const got = await store.select({ tenant: 'team-b', matchers: [], mint: 0, maxt: 1e15 });
     assert.equal(got.length, SERIES);
     for (const s of got) assert.equal(s.timestamps.length, 30, 'every sample in the bucket, once');
     assert.equal(p.committed, 30n);
-    assert.deepEqual((await readdir(join(root, 'tsdb', 'team-b'))).filter((n) => n.includes('tmp')), []);
+    assert.deepEqual(
+      (await readdir(join(root, 'tsdb', 'team-b'))).filter((n) => n.includes('tmp')),
+      [],
+    );
     await ingester.stop();
     await store.stop();
   } finally {

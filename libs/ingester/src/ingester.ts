@@ -226,7 +226,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       });
     }
     this.source = opts.createSource((batch) => this.consume(batch));
-    if (opts.instanceLimits) this.limitGate = new InstanceLimitGate({ limits: opts.instanceLimits, numSeries: () => this.numSeries, onChange: (r) => opts.onOverLimit?.(r) });
+    if (opts.instanceLimits)
+      this.limitGate = new InstanceLimitGate({ limits: opts.instanceLimits, numSeries: () => this.numSeries, onChange: (r) => opts.onOverLimit?.(r) });
   }
 
   get identity(): IngesterIdentity {
@@ -273,10 +274,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       })
       .then(() => {
         this.caughtUp = true;
-        logger.info(
-          { series: this.numSeries, seconds: (this.now() - began) / 1000 },
-          `${identity.id} caught up with partition ${identity.partition}; ready`,
-        );
+        logger.info({ series: this.numSeries, seconds: (this.now() - began) / 1000 }, `${identity.id} caught up with partition ${identity.partition}; ready`);
       })
       .catch((err: Error) => {
         this.progress = `catch-up failed: ${err.message}`;
@@ -443,7 +441,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       const err = db.head.chunkFiles?.error;
       if (err && !this.chunkFileErrorLogged.has(db.tenant)) {
         this.chunkFileErrorLogged.add(db.tenant);
-        this.opts.logger.warn({ tenant: db.tenant, err: err.message }, 'cannot write head chunk files: this tenant keeps its closed chunks in memory from now on (nothing is lost; check the disk under -blocks-storage.tsdb.dir)');
+        this.opts.logger.warn(
+          { tenant: db.tenant, err: err.message },
+          'cannot write head chunk files: this tenant keeps its closed chunks in memory from now on (nothing is lost; check the disk under -blocks-storage.tsdb.dir)',
+        );
       }
     }
     this.ticking ??= this.cutter
@@ -461,7 +462,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       await this.source.commit(offset);
       this.lastCommitted = offset;
       this.metrics.committedOffset.set(Number(offset));
-      this.opts.logger.info({ offset: String(offset), pending: this.tracker.pending }, `committed offset ${offset}: every record before it is in shipped blocks`);
+      this.opts.logger.info(
+        { offset: String(offset), pending: this.tracker.pending },
+        `committed offset ${offset}: every record before it is in shipped blocks`,
+      );
     } catch (err) {
       this.opts.logger.warn({ offset: String(offset), err: (err as Error).message }, 'offset commit failed; the next round retries');
     }
@@ -504,7 +508,11 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         (span) => {
           const stats = this.append(record, now);
           if (stats === undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: 'undecodable record skipped' });
-          else span.setAttributes({ 'samples.appended': stats.appended, 'samples.rejected': stats.duplicates + stats.outOfOrder + stats.conflicting + stats.outOfBounds });
+          else
+            span.setAttributes({
+              'samples.appended': stats.appended,
+              'samples.rejected': stats.duplicates + stats.outOfOrder + stats.conflicting + stats.outOfBounds,
+            });
         },
       );
     }
@@ -531,7 +539,13 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       return undefined;
     }
     const db = this.db(record.tenant);
-    const r: RecordAppend = { stats: emptyAppendStats(), maxTime: -Infinity, samples: 0, seriesLimited: 0, maxSeries: this.limits.maxSeries?.(record.tenant) ?? 0 };
+    const r: RecordAppend = {
+      stats: emptyAppendStats(),
+      maxTime: -Infinity,
+      samples: 0,
+      seriesLimited: 0,
+      maxSeries: this.limits.maxSeries?.(record.tenant) ?? 0,
+    };
     if ('symbols' in req) this.appendSymbolized(db.head, req, r);
     else this.appendWriteRequest(record.tenant, db.head, req, r);
     if (r.seriesLimited > 0) this.seriesLimitReached(record.tenant, r.maxSeries, r.seriesLimited);
@@ -593,7 +607,11 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
    * minute, logged inside the append span so it names the trace of the push that carried them.
    */
   private logRejections(record: IngestRecord, stats: AppendStats): void {
-    const rejected = { 'out-of-order': stats.outOfOrder, 'duplicate-timestamp-other-value': stats.conflicting, 'out-of-bounds': this.caughtUp ? stats.outOfBounds : 0 };
+    const rejected = {
+      'out-of-order': stats.outOfOrder,
+      'duplicate-timestamp-other-value': stats.conflicting,
+      'out-of-bounds': this.caughtUp ? stats.outOfBounds : 0,
+    };
     const total = rejected['out-of-order'] + rejected['duplicate-timestamp-other-value'] + rejected['out-of-bounds'];
     if (total === 0) return;
     const now = this.now();
@@ -601,7 +619,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     this.rejectionLoggedAt.set(record.tenant, now);
     this.opts.logger.warn(
       { tenant: record.tenant, offset: String(record.offset), rejected },
-      `tenant ${record.tenant}: ${total} samples of a record were not appended (${Object.entries(rejected).filter(([, n]) => n > 0).map(([r, n]) => `${n} ${r}`).join(', ')}); ` +
+      `tenant ${record.tenant}: ${total} samples of a record were not appended (${Object.entries(rejected)
+        .filter(([, n]) => n > 0)
+        .map(([r, n]) => `${n} ${r}`)
+        .join(', ')}); ` +
         'senders overlap or send old samples (strata_ingester_samples_rejected_total); further lines for this tenant are skipped for a minute',
     );
   }
@@ -630,7 +651,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
     if (stats.outOfOrder > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'out-of-order' }, stats.outOfOrder);
     if (stats.conflicting > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'duplicate-timestamp-other-value' }, stats.conflicting);
     // While replaying after a restart these are mostly samples already in local blocks: told apart for operators.
-    if (stats.outOfBounds > 0) this.metrics.samplesRejected.inc({ tenant, reason: this.caughtUp ? 'out-of-bounds' : 'out-of-bounds-during-replay' }, stats.outOfBounds);
+    if (stats.outOfBounds > 0)
+      this.metrics.samplesRejected.inc({ tenant, reason: this.caughtUp ? 'out-of-bounds' : 'out-of-bounds-during-replay' }, stats.outOfBounds);
     if (stats.exemplarsAppended > 0) this.metrics.exemplarsAppended.inc({ tenant }, stats.exemplarsAppended);
     if (stats.exemplarsRejected > 0) this.metrics.samplesRejected.inc({ tenant, reason: 'exemplar-rejected' }, stats.exemplarsRejected);
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EwmaRate } from './ingestion-rate.ts';
 
-test('the first tick takes the instant rate; later ticks move 20% of the way (Mimir\'s EWMA)', () => {
+test("the first tick takes the instant rate; later ticks move 20% of the way (Mimir's EWMA)", () => {
   const r = new EwmaRate(15_000, 0.2);
   assert.equal(r.rate(), 0);
   r.add(1500);

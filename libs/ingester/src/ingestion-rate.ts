@@ -12,10 +12,7 @@ export class EwmaRate {
   private readonly intervalMs: number;
   private readonly alpha: number;
 
-  constructor(
-    intervalMs = INGESTION_RATE_TICK_MS,
-    alpha = 0.2,
-  ) {
+  constructor(intervalMs = INGESTION_RATE_TICK_MS, alpha = 0.2) {
     this.intervalMs = intervalMs;
     this.alpha = alpha;
   }

@@ -20,7 +20,12 @@ function records(timeseries: SeriesInput[], offset: number): { v2: IngestRecord;
 }
 
 const cpu = (c: string, mode: string, value: number, t: number, stale = false): SeriesInput => ({
-  labels: [{ name: '__name__', value: 'node_cpu_seconds_total' }, { name: 'cpu', value: c }, { name: 'instance', value: 'host-1:9100' }, { name: 'mode', value: mode }],
+  labels: [
+    { name: '__name__', value: 'node_cpu_seconds_total' },
+    { name: 'cpu', value: c },
+    { name: 'instance', value: 'host-1:9100' },
+    { name: 'mode', value: mode },
+  ],
   samples: [{ value, timestamp: t, stale }],
 });
 
@@ -34,7 +39,13 @@ test('format 2 and format 3 records of the same series append to one series; a r
     registry,
     createSource: (onRecords) => {
       feed = onRecords;
-      return { start: async () => undefined, stop: async () => undefined, waitCaughtUp: async () => undefined, commit: async () => undefined, position: () => 0n };
+      return {
+        start: async () => undefined,
+        stop: async () => undefined,
+        waitCaughtUp: async () => undefined,
+        commit: async () => undefined,
+        position: () => 0n,
+      };
     },
   });
   await ingester.start();
@@ -48,7 +59,14 @@ test('format 2 and format 3 records of the same series append to one series; a r
 
   const head = ingester.head('team-a')!;
   assert.equal(head.numSeries, 3);
-  const idle = head.select([{ type: '=', name: 'mode', value: 'idle' }, { type: '=', name: 'cpu', value: '0' }], T0, T0 + 60_000);
+  const idle = head.select(
+    [
+      { type: '=', name: 'mode', value: 'idle' },
+      { type: '=', name: 'cpu', value: '0' },
+    ],
+    T0,
+    T0 + 60_000,
+  );
   assert.equal(idle.length, 1);
   assert.deepEqual([...idle[0].timestamps], [T0, T0 + 15_000, T0 + 30_000]);
   assert.deepEqual([...idle[0].values.slice(0, 2)], [1, 3]);

@@ -17,7 +17,10 @@ export function registerIngesterRoutes(app: FastifyInstance, opts: { ingester: I
       await run;
       return reply.code(204).send();
     } catch (err) {
-      return reply.code(500).type('text/plain').send(`flush failed: ${(err as Error).message}\n`);
+      return reply
+        .code(500)
+        .type('text/plain')
+        .send(`flush failed: ${(err as Error).message}\n`);
     }
   });
 }

@@ -36,7 +36,13 @@ async function seriesLimit(format: 'write-request' | 'symbolized'): Promise<void
     limits,
     createSource: (onRecords) => {
       feed = onRecords;
-      return { start: async () => undefined, stop: async () => undefined, waitCaughtUp: async () => undefined, commit: async () => undefined, position: () => 0n };
+      return {
+        start: async () => undefined,
+        stop: async () => undefined,
+        waitCaughtUp: async () => undefined,
+        commit: async () => undefined,
+        position: () => 0n,
+      };
     },
   });
   await ingester.start();

@@ -51,7 +51,8 @@ export class TenantDB implements BlockQuerier {
   select(p: BlockSelectParams): Promise<Series[]> {
     if (p.chunks === true) {
       // Chunks pass through undecoded only where the head alone answers: a merge with a local block needs samples.
-      if (this.blocks.every((b) => b.meta.maxTime <= p.mint || b.meta.minTime > p.maxt)) return new RangeHead(this.head, -Infinity, Infinity, this.budget).select(p);
+      if (this.blocks.every((b) => b.meta.maxTime <= p.mint || b.meta.minTime > p.maxt))
+        return new RangeHead(this.head, -Infinity, Infinity, this.budget).select(p);
       return this.querier().select({ ...p, chunks: false });
     }
     return this.querier().select(p);

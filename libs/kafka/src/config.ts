@@ -9,7 +9,10 @@ export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
 export const DEFAULT_PRODUCER_MAX_IN_FLIGHT = 5;
 
 export const kafkaConfigShape = {
-  'ingest-storage.kafka.address': z.string().default('127.0.0.1:9092').describe('Comma-separated Kafka bootstrap brokers, host:port (-target=all: none set starts a local broker).'),
+  'ingest-storage.kafka.address': z
+    .string()
+    .default('127.0.0.1:9092')
+    .describe('Comma-separated Kafka bootstrap brokers, host:port (-target=all: none set starts a local broker).'),
   'ingest-storage.kafka.topic': z.string().min(1).default('ingest').describe('Kafka topic of the ingest storage; one partition per ingester pair.'),
   'ingest-storage.kafka.client-id': z.string().min(1).default('strata').describe('Kafka client id prefix.'),
   // Durations yield ms.
@@ -17,14 +20,32 @@ export const kafkaConfigShape = {
   'ingest-storage.kafka.write-attempt-timeout': duration('3s').describe(
     "Upper bound of one produce attempt within a write; a leader silent that long is asked again after fresh metadata. Keep it above the brokers' broker.session.timeout.ms.",
   ),
-  'ingest-storage.kafka.session-timeout': duration('6s').describe('No effect since the partition reader assigns its partition itself (no group membership, no session); accepted so existing configs still parse.'),
-  'ingest-storage.kafka.producer-max-in-flight': z.coerce.number().int().min(1).default(DEFAULT_PRODUCER_MAX_IN_FLIGHT).describe(
-    'Produce requests a distributor has out at once; pushes that come while that many are out go to Kafka together in the next request (one batch per partition). Does not cap throughput: more waiting pushes make larger requests.',
+  'ingest-storage.kafka.session-timeout': duration('6s').describe(
+    'No effect since the partition reader assigns its partition itself (no group membership, no session); accepted so existing configs still parse.',
   ),
-  'ingest-storage.kafka.producer-record-version': z.coerce.number().int().min(2).max(3).default(3).describe(
-    'Record format the distributor writes: 3 sends float series with a symbols table (each label string once per record, so less Kafka traffic and less ingester CPU), 2 a remote-write 1.0 WriteRequest. Ingesters read both; set 2 while ingesters older than format 3 still run.',
-  ),
-  'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce.number().int().min(1024).default(DEFAULT_MAX_RECORD_SIZE_BYTES).describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
+  'ingest-storage.kafka.producer-max-in-flight': z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULT_PRODUCER_MAX_IN_FLIGHT)
+    .describe(
+      'Produce requests a distributor has out at once; pushes that come while that many are out go to Kafka together in the next request (one batch per partition). Does not cap throughput: more waiting pushes make larger requests.',
+    ),
+  'ingest-storage.kafka.producer-record-version': z.coerce
+    .number()
+    .int()
+    .min(2)
+    .max(3)
+    .default(3)
+    .describe(
+      'Record format the distributor writes: 3 sends float series with a symbols table (each label string once per record, so less Kafka traffic and less ingester CPU), 2 a remote-write 1.0 WriteRequest. Ingesters read both; set 2 while ingesters older than format 3 still run.',
+    ),
+  'ingest-storage.kafka.producer-max-record-size-bytes': z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(DEFAULT_MAX_RECORD_SIZE_BYTES)
+    .describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
 };
 
 export type KafkaConfig = z.infer<z.ZodObject<typeof kafkaConfigShape>>;

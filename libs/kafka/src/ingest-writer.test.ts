@@ -162,7 +162,14 @@ describe('IngestWriter', () => {
     await waitForLeaders(admin, 'batched', 2);
     await admin.close();
     const requests: number[] = [];
-    const batched = new IngestWriter({ brokers: env.kafka.brokers, topic: 'batched', clientId: 'writer-batch', timeoutMs: 10_000, maxInFlight: 1, onProduceRequest: (n) => requests.push(n) });
+    const batched = new IngestWriter({
+      brokers: env.kafka.brokers,
+      topic: 'batched',
+      clientId: 'writer-batch',
+      timeoutMs: 10_000,
+      maxInFlight: 1,
+      onProduceRequest: (n) => requests.push(n),
+    });
     try {
       await batched.start();
       // One write first, so a leader the new topic is still settling on is found before counting.
@@ -184,11 +191,22 @@ describe('IngestWriter', () => {
 
       // A partition's batch stays within maxBatchBytes: 60-byte values, 100 bytes per batch, one write per request.
       const small: number[] = [];
-      const bounded = new IngestWriter({ brokers: env.kafka.brokers, topic: 'batched', clientId: 'writer-bounded', timeoutMs: 10_000, maxInFlight: 1, maxBatchBytes: 100, onProduceRequest: (n) => small.push(n) });
+      const bounded = new IngestWriter({
+        brokers: env.kafka.brokers,
+        topic: 'batched',
+        clientId: 'writer-bounded',
+        timeoutMs: 10_000,
+        maxInFlight: 1,
+        maxBatchBytes: 100,
+        onProduceRequest: (n) => small.push(n),
+      });
       try {
         await bounded.start();
         await Promise.all(Array.from({ length: 10 }, () => bounded.write('t', [{ partition: 0, value: randomBytes(60) }])));
-        assert.deepEqual(small, Array.from({ length: 10 }, () => 1));
+        assert.deepEqual(
+          small,
+          Array.from({ length: 10 }, () => 1),
+        );
       } finally {
         await bounded.stop();
       }

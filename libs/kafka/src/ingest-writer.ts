@@ -137,7 +137,14 @@ export class IngestWriter {
       what: 'producer',
     });
     this.admins = new ClientSlot({
-      create: () => createAdmin({ brokers: this.seedBrokers(), clientId: `${opts.clientId}-admin`, requestTimeoutMs: opts.timeoutMs, connectionTimeoutMs: CONNECT_TIMEOUT_MS, retries: 2 }),
+      create: () =>
+        createAdmin({
+          brokers: this.seedBrokers(),
+          clientId: `${opts.clientId}-admin`,
+          requestTimeoutMs: opts.timeoutMs,
+          connectionTimeoutMs: CONNECT_TIMEOUT_MS,
+          retries: 2,
+        }),
       ready: (admin) => admin.metadata({ topics: [] }),
       what: 'admin client',
     });
@@ -291,7 +298,8 @@ export class IngestWriter {
           const suspect = this.lastFailure.get(partition)?.cause === 'ack-timeout';
           const timeoutMs = suspect ? Math.min(this.attemptTimeoutMs, SUSPECT_ATTEMPT_TIMEOUT_MS) : this.attemptTimeoutMs;
           const attempt = this.send(producer, tenant, [record], deadline, { timeoutMs, coalesce: false }).then(
-            (acked): Failed | undefined => (this.markAcked(pending, [record], acked).length > 0 ? { partitions: [partition], failure: MISSING_PARTITION } : undefined),
+            (acked): Failed | undefined =>
+              this.markAcked(pending, [record], acked).length > 0 ? { partitions: [partition], failure: MISSING_PARTITION } : undefined,
             (err: unknown): Failed => ({ partitions: [partition], failure: classifyProduceError(err), error: err }),
           );
           if (!this.probes.has(partition)) {
@@ -316,7 +324,13 @@ export class IngestWriter {
    * record is not sent before fresh metadata has it, and is reported missing. `coalesce`: a first
    * attempt, which may wait for a request slot and share the request (produceCoalesced).
    */
-  private async send(producer: Producer, tenant: string, wave: PartitionRecord[], deadline: number, { timeoutMs, coalesce }: { timeoutMs: number; coalesce: boolean }): Promise<{ partition: number }[]> {
+  private async send(
+    producer: Producer,
+    tenant: string,
+    wave: PartitionRecord[],
+    deadline: number,
+    { timeoutMs, coalesce }: { timeoutMs: number; coalesce: boolean },
+  ): Promise<{ partition: number }[]> {
     const left = Math.max(1, deadline - Date.now());
     const budget = Math.min(timeoutMs, left);
     const bound = Math.min(budget + ATTEMPT_GRACE_MS, left);
@@ -372,7 +386,8 @@ export class IngestWriter {
       const later: Waiting[] = [];
       const bytes = new Map<number, number>();
       for (const w of this.waiting) {
-        const fits = w.producer === producer && (batch.length === 0 || w.messages.every((m) => (bytes.get(m.partition) ?? 0) + m.value.length <= this.maxBatchBytes));
+        const fits =
+          w.producer === producer && (batch.length === 0 || w.messages.every((m) => (bytes.get(m.partition) ?? 0) + m.value.length <= this.maxBatchBytes));
         if (!fits) {
           later.push(w);
           continue;
@@ -381,7 +396,11 @@ export class IngestWriter {
         for (const m of w.messages) bytes.set(m.partition, (bytes.get(m.partition) ?? 0) + m.value.length);
       }
       this.waiting = later;
-      const sent = this.produce(producer, batch.flatMap((w) => w.messages), batch.length);
+      const sent = this.produce(
+        producer,
+        batch.flatMap((w) => w.messages),
+        batch.length,
+      );
       for (const w of batch) sent.then(w.resolve, w.reject);
     }
   }

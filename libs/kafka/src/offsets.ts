@@ -35,11 +35,7 @@ export async function fetchPartitionOffsets(admin: Admin, topic: string): Promis
  * (high watermark - 1; -1n for an empty partition). An ingester that has consumed up to and
  * including this offset has seen every write acknowledged before the call.
  */
-export async function fetchLastProducedOffsets(
-  brokers: string[],
-  topic: string,
-  timeoutMs = 10_000,
-): Promise<Map<number, bigint>> {
+export async function fetchLastProducedOffsets(brokers: string[], topic: string, timeoutMs = 10_000): Promise<Map<number, bigint>> {
   const admin = createAdmin({ brokers, clientId: 'strata-offsets', requestTimeoutMs: timeoutMs, retries: 2 });
   try {
     const offsets = await withDeadline(fetchPartitionOffsets(admin, topic), timeoutMs, 'fetching partition offsets');

@@ -101,7 +101,14 @@ export class PartitionReader {
     });
     this.fetchers = new ClientSlot({
       // The fetch loop retries; the request bound must outlast the broker's long poll.
-      create: () => createFetcher({ brokers: shuffled(opts.brokers), clientId, groupId: opts.consumerGroup, requestTimeoutMs: this.requestTimeoutMs + MAX_WAIT_MS, retries: 0 }),
+      create: () =>
+        createFetcher({
+          brokers: shuffled(opts.brokers),
+          clientId,
+          groupId: opts.consumerGroup,
+          requestTimeoutMs: this.requestTimeoutMs + MAX_WAIT_MS,
+          retries: 0,
+        }),
       ready: (fetcher) => fetcher.metadata({ topics: [this.topic] }),
       what: 'fetch client',
     });
@@ -263,7 +270,8 @@ export class PartitionReader {
     if (topic === undefined || leader === undefined) {
       throw Object.assign(new Error(`topic ${this.topic} has no partition ${this.opts.partition} in the metadata`), { apiId: 'UNKNOWN_TOPIC_OR_PARTITION' });
     }
-    if (leader < 0) throw Object.assign(new Error(`partition ${this.opts.partition} has no leader (an election is running)`), { apiId: 'LEADER_NOT_AVAILABLE' });
+    if (leader < 0)
+      throw Object.assign(new Error(`partition ${this.opts.partition} has no leader (an election is running)`), { apiId: 'LEADER_NOT_AVAILABLE' });
     const from = this.next;
     const busy = this.lastFetchHadRecords;
     const response = await withDeadline(
@@ -272,7 +280,14 @@ export class PartitionReader {
         maxWaitTime: busy ? BUSY_MAX_WAIT_MS : MAX_WAIT_MS,
         minBytes: busy ? BUSY_MIN_BYTES : 1,
         maxBytes: MAX_BYTES_PER_PARTITION,
-        topics: [{ topicId: topic.id, partitions: [{ partition: this.opts.partition, fetchOffset: from, partitionMaxBytes: MAX_BYTES_PER_PARTITION, currentLeaderEpoch: -1, lastFetchedEpoch: -1 }] }],
+        topics: [
+          {
+            topicId: topic.id,
+            partitions: [
+              { partition: this.opts.partition, fetchOffset: from, partitionMaxBytes: MAX_BYTES_PER_PARTITION, currentLeaderEpoch: -1, lastFetchedEpoch: -1 },
+            ],
+          },
+        ],
       }),
       this.requestTimeoutMs + MAX_WAIT_MS,
       'fetching records',
@@ -369,7 +384,11 @@ export class PartitionReader {
         }
         if (topics.includes(this.topic) || !topics.includes('__consumer_offsets')) return;
       }
-      this.fail(new PartitionReaderFailedError(`topic "${this.topic}" no longer exists on the brokers; nothing more can be consumed from partition ${this.opts.partition}`));
+      this.fail(
+        new PartitionReaderFailedError(
+          `topic "${this.topic}" no longer exists on the brokers; nothing more can be consumed from partition ${this.opts.partition}`,
+        ),
+      );
     } finally {
       this.checkingTopic = false;
     }
@@ -396,7 +415,9 @@ export class PartitionReader {
     for (let attempt = 0; groups === undefined; attempt++) {
       try {
         groups = await this.withAdmin('fetching the committed offset', (admin) =>
-          admin.listConsumerGroupOffsets({ groups: [{ groupId: this.opts.consumerGroup, topics: [{ name: this.topic, partitionIndexes: [this.opts.partition] }] }] }),
+          admin.listConsumerGroupOffsets({
+            groups: [{ groupId: this.opts.consumerGroup, topics: [{ name: this.topic, partitionIndexes: [this.opts.partition] }] }],
+          }),
         );
       } catch (err) {
         const type = (err as KafkaUnavailableError).kafkaType;

@@ -9,7 +9,8 @@ import { classifyProduceError, describeFailure } from './produce-failure.ts';
 const response = (type: string) => new ResponseError(0, 9, { '/responses/0/partitionResponses/0': [protocolCode(type), null] }, {});
 const refused = (broker: string) =>
   new NetworkError(`Connection to ${broker} failed.`, { cause: Object.assign(new Error(`connect ECONNREFUSED ${broker}`), { code: 'ECONNREFUSED' }) });
-const noLeader = () => new NetworkError('Cannot get a connection: the broker is not available in the current cluster metadata.', { hasStaleMetadata: true, broker: undefined });
+const noLeader = () =>
+  new NetworkError('Cannot get a connection: the broker is not available in the current cluster metadata.', { hasStaleMetadata: true, broker: undefined });
 
 function protocolCode(type: string): number {
   return (new ProtocolError(type) as unknown as { apiCode: number }).apiCode;

@@ -15,14 +15,7 @@ import { errorChain, innermostMessage, kafkaErrorType } from './errors.ts';
  * - `request`: the record itself was refused (too large, corrupt); retrying cannot help.
  * - `other`: anything else.
  */
-type ProduceFailureCause =
-  | 'leader-lost'
-  | 'broker-unreachable'
-  | 'ack-timeout'
-  | 'not-enough-replicas'
-  | 'partition-unknown'
-  | 'request'
-  | 'other';
+type ProduceFailureCause = 'leader-lost' | 'broker-unreachable' | 'ack-timeout' | 'not-enough-replicas' | 'partition-unknown' | 'request' | 'other';
 
 export interface ProduceFailure {
   cause: ProduceFailureCause;

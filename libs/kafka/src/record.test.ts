@@ -8,13 +8,16 @@ const text = (headers: Map<Buffer, Buffer>) => Object.fromEntries([...headers].m
 
 test('toProduceMessage keys by tenant and sets the format version over any caller header', () => {
   const m = toProduceMessage('ingest', 'tenant-1', { partition: 2, value: Buffer.from('x'), headers: { traceparent: 't', v: '7' } });
-  assert.deepEqual({ ...m, key: m.key.toString(), headers: text(m.headers) }, {
-    topic: 'ingest',
-    partition: 2,
-    key: 'tenant-1',
-    value: compressSync(Buffer.from('x')),
-    headers: { traceparent: 't', v: RECORD_FORMAT_WRITE_REQUEST },
-  });
+  assert.deepEqual(
+    { ...m, key: m.key.toString(), headers: text(m.headers) },
+    {
+      topic: 'ingest',
+      partition: 2,
+      key: 'tenant-1',
+      value: compressSync(Buffer.from('x')),
+      headers: { traceparent: 't', v: RECORD_FORMAT_WRITE_REQUEST },
+    },
+  );
 });
 
 test('a symbolized record is version 3, and read back as symbolized', () => {
@@ -29,7 +32,8 @@ test('a symbolized record is version 3, and read back as symbolized', () => {
 
 test('a version-2 value is decompressed; version 1 and unknown versions pass as they are', () => {
   const m = toProduceMessage('ingest', 't', { partition: 0, value: Buffer.from('series bytes') });
-  const read = (value: Buffer, v: string) => fromMessage({ key: Buffer.from('t'), value, offset: 0n, timestamp: 0n, headers: [[Buffer.from('v'), Buffer.from(v)]] }).value.toString();
+  const read = (value: Buffer, v: string) =>
+    fromMessage({ key: Buffer.from('t'), value, offset: 0n, timestamp: 0n, headers: [[Buffer.from('v'), Buffer.from(v)]] }).value.toString();
   assert.equal(read(m.value, RECORD_FORMAT_WRITE_REQUEST), 'series bytes');
   assert.equal(read(Buffer.from('raw'), '1'), 'raw');
   assert.equal(read(Buffer.from([0xff, 0xff, 0xff]), RECORD_FORMAT_WRITE_REQUEST), '\ufffd\ufffd\ufffd', 'corrupt: handed on for the decoder to reject');

@@ -88,7 +88,10 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
    * Writes to every partition back to back (a writer whose timeout outlasts any election) while
    * `fault` hits the leader of `partition`; returns when the survivors name a new leader, plus 2s.
    */
-  async function underLoad(partition: number, fault: (leaderIndex: number) => Promise<void>): Promise<{ leader: number; electionMs: number; beyondMs: number; longestMs: number; failed: number; writes: number; reasons: string[] }> {
+  async function underLoad(
+    partition: number,
+    fault: (leaderIndex: number) => Promise<void>,
+  ): Promise<{ leader: number; electionMs: number; beyondMs: number; longestMs: number; failed: number; writes: number; reasons: string[] }> {
     const patient = new IngestWriter({ brokers: kafka.brokers, topic: TOPIC, clientId: `writer-3b-patient-${partition}`, timeoutMs: 15_000 });
     await patient.start();
     const probe = admin(kafka.brokers);
@@ -168,7 +171,9 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
       killed = i;
       await kafka.stopBroker(i, 'SIGKILL');
     });
-    console.log(`kill -9 of node ${r.leader} (leader of partition 0): new leader after ${r.electionMs}ms; ${r.writes} writes, longest ${r.longestMs}ms, at most ${r.beyondMs}ms beyond the election`);
+    console.log(
+      `kill -9 of node ${r.leader} (leader of partition 0): new leader after ${r.electionMs}ms; ${r.writes} writes, longest ${r.longestMs}ms, at most ${r.beyondMs}ms beyond the election`,
+    );
     assert.equal(r.failed, 0, `${r.failed} writes failed`);
     assert.ok(r.beyondMs <= 2000, `a write ended ${r.beyondMs}ms after the election`);
     for (let i = 0; i < 5; i++) assert.equal(await writeAll(), true);
@@ -193,7 +198,14 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
   test('every acknowledged write is there, in order, on every partition', async () => {
     for (let p = 0; p < PARTITIONS; p++) {
       const c = new Collector();
-      const r = new PartitionReader({ brokers: kafka.brokers, topic: TOPIC, partition: p, consumerGroup: `reader-3b-${p}`, startFrom: 'earliest', onRecords: c.onRecords });
+      const r = new PartitionReader({
+        brokers: kafka.brokers,
+        topic: TOPIC,
+        partition: p,
+        consumerGroup: `reader-3b-${p}`,
+        startFrom: 'earliest',
+        onRecords: c.onRecords,
+      });
       await r.start();
       await r.waitCaughtUp(0);
       await r.stop();

@@ -10,34 +10,83 @@ const count = (fallback: number) => z.coerce.number().int().nonnegative().defaul
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const limitsConfigShape = {
-  'distributor.ingestion-rate-limit': z.coerce.number().nonnegative().default(10_000).describe('Per-tenant samples/s each distributor admits; over it 429 (-target=all without multi-tenancy: 10000000).').meta({ yaml: 'limits.ingestion_rate' }),
-  'distributor.ingestion-burst-size': count(200_000).describe('Per-tenant burst of samples above the rate (-target=all without multi-tenancy: 10000000).').meta({ yaml: 'limits.ingestion_burst_size' }),
-  'ingester.max-global-series-per-user': count(150_000).describe('Per-tenant active series, split over the partitions; 0: no limit (-target=all without multi-tenancy: 0).').meta({ yaml: 'limits.max_global_series_per_user' }),
-  'validation.max-label-names-per-series': positive(30).describe('Per-tenant label names one series may have; more: the series is rejected (400).').meta({ yaml: 'limits.max_label_names_per_series' }),
-  'validation.max-length-label-name': positive(1024).describe('Per-tenant longest label name; longer: the series is rejected (400).').meta({ yaml: 'limits.max_label_name_length' }),
-  'validation.max-length-label-value': positive(2048).describe('Per-tenant longest label value; longer: the series is rejected (400).').meta({ yaml: 'limits.max_label_value_length' }),
-  'validation.max-metadata-length': positive(1024).describe('Per-tenant longest metadata name or unit (dropped, 400); HELP is truncated to it.').meta({ yaml: 'limits.max_metadata_length' }),
-  'validation.create-grace-period': duration('10m').describe('Per-tenant: samples further in the future than this are rejected (400).').meta({ yaml: 'limits.creation_grace_period' }),
-  'validation.past-grace-period': duration('0s').describe('Per-tenant: samples older than this are rejected (400); 0s: off.').meta({ yaml: 'limits.past_grace_period' }),
-  'ingester.out-of-order-time-window': duration('0s').describe('Per-tenant window in which out-of-order samples are still accepted; 0s: none.').meta({ yaml: 'limits.out_of_order_time_window' }),
+  'distributor.ingestion-rate-limit': z.coerce
+    .number()
+    .nonnegative()
+    .default(10_000)
+    .describe('Per-tenant samples/s each distributor admits; over it 429 (-target=all without multi-tenancy: 10000000).')
+    .meta({ yaml: 'limits.ingestion_rate' }),
+  'distributor.ingestion-burst-size': count(200_000)
+    .describe('Per-tenant burst of samples above the rate (-target=all without multi-tenancy: 10000000).')
+    .meta({ yaml: 'limits.ingestion_burst_size' }),
+  'ingester.max-global-series-per-user': count(150_000)
+    .describe('Per-tenant active series, split over the partitions; 0: no limit (-target=all without multi-tenancy: 0).')
+    .meta({ yaml: 'limits.max_global_series_per_user' }),
+  'validation.max-label-names-per-series': positive(30)
+    .describe('Per-tenant label names one series may have; more: the series is rejected (400).')
+    .meta({ yaml: 'limits.max_label_names_per_series' }),
+  'validation.max-length-label-name': positive(1024)
+    .describe('Per-tenant longest label name; longer: the series is rejected (400).')
+    .meta({ yaml: 'limits.max_label_name_length' }),
+  'validation.max-length-label-value': positive(2048)
+    .describe('Per-tenant longest label value; longer: the series is rejected (400).')
+    .meta({ yaml: 'limits.max_label_value_length' }),
+  'validation.max-metadata-length': positive(1024)
+    .describe('Per-tenant longest metadata name or unit (dropped, 400); HELP is truncated to it.')
+    .meta({ yaml: 'limits.max_metadata_length' }),
+  'validation.create-grace-period': duration('10m')
+    .describe('Per-tenant: samples further in the future than this are rejected (400).')
+    .meta({ yaml: 'limits.creation_grace_period' }),
+  'validation.past-grace-period': duration('0s')
+    .describe('Per-tenant: samples older than this are rejected (400); 0s: off.')
+    .meta({ yaml: 'limits.past_grace_period' }),
+  'ingester.out-of-order-time-window': duration('0s')
+    .describe('Per-tenant window in which out-of-order samples are still accepted; 0s: none.')
+    .meta({ yaml: 'limits.out_of_order_time_window' }),
   // Mimir's default is 0 (exemplars off); Strata keeps them by default because linking a graph
   // to a trace is a core use, and 100000 is the head's own default ring size.
-  'ingester.max-global-exemplars-per-user': count(100_000).describe('Per-tenant exemplars kept, split over the partitions; 0 turns exemplars off.').meta({ yaml: 'limits.max_global_exemplars_per_user' }),
-  'distributor.ha-tracker.enable-for-all-users': boolFlag(false).describe('Per-tenant accept_ha_samples default: deduplicate HA replicas for every tenant.').meta({ yaml: 'limits.accept_ha_samples' }),
-  'distributor.ha-tracker.cluster': z.string().min(1).default('cluster').describe('Per-tenant label naming the HA cluster a sample comes from.').meta({ yaml: 'limits.ha_cluster_label' }),
-  'distributor.ha-tracker.replica': z.string().min(1).default('__replica__').describe('Per-tenant label naming the HA replica; removed from written series.').meta({ yaml: 'limits.ha_replica_label' }),
-  'distributor.ha-tracker.max-clusters': count(100).describe('Per-tenant HA clusters tracked; a push from one more is 400; 0: no limit.').meta({ yaml: 'limits.ha_max_clusters' }),
-  'ingester.native-histograms-ingestion-enabled': boolFlag(true).describe('Per-tenant: native histograms are ingested; false: they are dropped (counted as discarded).'),
-  'validation.name-validation-scheme': z.enum(NAME_VALIDATION_SCHEMES).default('legacy').describe("Per-tenant metric and label names accepted: legacy ([a-zA-Z_:][a-zA-Z0-9_:]*) or utf8 (any UTF-8, as Prometheus 3)."),
+  'ingester.max-global-exemplars-per-user': count(100_000)
+    .describe('Per-tenant exemplars kept, split over the partitions; 0 turns exemplars off.')
+    .meta({ yaml: 'limits.max_global_exemplars_per_user' }),
+  'distributor.ha-tracker.enable-for-all-users': boolFlag(false)
+    .describe('Per-tenant accept_ha_samples default: deduplicate HA replicas for every tenant.')
+    .meta({ yaml: 'limits.accept_ha_samples' }),
+  'distributor.ha-tracker.cluster': z
+    .string()
+    .min(1)
+    .default('cluster')
+    .describe('Per-tenant label naming the HA cluster a sample comes from.')
+    .meta({ yaml: 'limits.ha_cluster_label' }),
+  'distributor.ha-tracker.replica': z
+    .string()
+    .min(1)
+    .default('__replica__')
+    .describe('Per-tenant label naming the HA replica; removed from written series.')
+    .meta({ yaml: 'limits.ha_replica_label' }),
+  'distributor.ha-tracker.max-clusters': count(100)
+    .describe('Per-tenant HA clusters tracked; a push from one more is 400; 0: no limit.')
+    .meta({ yaml: 'limits.ha_max_clusters' }),
+  'ingester.native-histograms-ingestion-enabled': boolFlag(true).describe(
+    'Per-tenant: native histograms are ingested; false: they are dropped (counted as discarded).',
+  ),
+  'validation.name-validation-scheme': z
+    .enum(NAME_VALIDATION_SCHEMES)
+    .default('legacy')
+    .describe('Per-tenant metric and label names accepted: legacy ([a-zA-Z_:][a-zA-Z0-9_:]*) or utf8 (any UTF-8, as Prometheus 3).'),
   'distributor.otel-translation-strategy': z
     .enum(OTEL_TRANSLATION_STRATEGIES)
     .default('UnderscoreEscapingWithSuffixes')
     .describe('Per-tenant OTLP name translation, as Prometheus names them; NoUTF8EscapingWithSuffixes and NoTranslation keep dots and need the utf8 scheme.'),
-  'validation.max-native-histogram-buckets': count(0).describe('Per-tenant buckets one native histogram may have; more: its resolution is lowered until it fits; 0: no limit.'),
+  'validation.max-native-histogram-buckets': count(0).describe(
+    'Per-tenant buckets one native histogram may have; more: its resolution is lowered until it fits; 0: no limit.',
+  ),
 };
 
 export const runtimeConfigShape = {
-  'runtime-config.file': z.string().default('').describe("Mimir's runtime config file, overrides: { <tenant>: { <limit>: value } }, re-read live; empty: flag defaults only."),
+  'runtime-config.file': z
+    .string()
+    .default('')
+    .describe("Mimir's runtime config file, overrides: { <tenant>: { <limit>: value } }, re-read live; empty: flag defaults only."),
   'runtime-config.reload-period': duration('10s').describe('How often the runtime config file is re-read.').meta({ yaml: 'runtime_config.period' }),
 };
 

@@ -9,7 +9,12 @@ import { parseDuration, validateTenantId } from '@strata/service';
 
 export const NAME_VALIDATION_SCHEMES = ['legacy', 'utf8'] as const;
 /** Prometheus' OTLP translation strategies (otlptranslator), by their names there. */
-export const OTEL_TRANSLATION_STRATEGIES = ['UnderscoreEscapingWithSuffixes', 'UnderscoreEscapingWithoutSuffixes', 'NoUTF8EscapingWithSuffixes', 'NoTranslation'] as const;
+export const OTEL_TRANSLATION_STRATEGIES = [
+  'UnderscoreEscapingWithSuffixes',
+  'UnderscoreEscapingWithoutSuffixes',
+  'NoUTF8EscapingWithSuffixes',
+  'NoTranslation',
+] as const;
 
 export interface TenantLimits {
   /** Samples (plus exemplars and metadata) per second, per distributor (Mimir's "local" strategy). */

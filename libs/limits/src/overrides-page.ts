@@ -16,7 +16,11 @@ export function overridesPage(overrides: Overrides): StatusPage {
         for (const [limit, value] of Object.entries(o)) rows.push({ tenant, limit, value: scalar(value) });
       }
       return [
-        { title: 'Overrides in force', note: s.file ? `From ${s.file} (-runtime-config.file), reloaded on its period.` : 'No -runtime-config.file: every tenant has the defaults.', rows },
+        {
+          title: 'Overrides in force',
+          note: s.file ? `From ${s.file} (-runtime-config.file), reloaded on its period.` : 'No -runtime-config.file: every tenant has the defaults.',
+          rows,
+        },
         { title: 'Defaults (from the limit flags)', fields: Object.fromEntries(Object.entries(s.defaults).map(([k, v]) => [k, scalar(v)])) },
       ];
     },

@@ -89,9 +89,15 @@ test('runtime config file: a valid change applies without restart, an invalid on
     await o.reload();
     assert.equal(lines.length, before);
 
-    writeFileSync(path, 'overrides:\n  team-a:\n    ingestion_rate: 50000\n    metric_relabel_configs:\n      - { action: drop, source_labels: [__name__], regex: "go_.*" }\n    drop_labels: [pod]\n');
+    writeFileSync(
+      path,
+      'overrides:\n  team-a:\n    ingestion_rate: 50000\n    metric_relabel_configs:\n      - { action: drop, source_labels: [__name__], regex: "go_.*" }\n    drop_labels: [pod]\n',
+    );
     assert.equal(await o.reload(), undefined);
-    assert.deepEqual(o.forTenant('team-a').metricRelabelConfigs.map((r) => [r.action, r.regex]), [['drop', 'go_.*']]);
+    assert.deepEqual(
+      o.forTenant('team-a').metricRelabelConfigs.map((r) => [r.action, r.regex]),
+      [['drop', 'go_.*']],
+    );
     assert.deepEqual(o.forTenant('team-a').dropLabels, ['pod']);
     assert.deepEqual(o.forTenant('team-b').metricRelabelConfigs, []);
 
@@ -158,7 +164,10 @@ test('ingester limits are the partition share of the global limits, read per cal
 });
 
 test('ruler_alertmanager_url: a tenant names its own Alertmanager; others keep the flag (empty here)', () => {
-  const o = new Overrides({ defaults: DEFAULT_LIMITS, runtimeConfig: () => ({ overrides: { 'team-a': { ruler_alertmanager_url: 'http://am-a:9093,http://am-a2:9093' } } }) });
+  const o = new Overrides({
+    defaults: DEFAULT_LIMITS,
+    runtimeConfig: () => ({ overrides: { 'team-a': { ruler_alertmanager_url: 'http://am-a:9093,http://am-a2:9093' } } }),
+  });
   assert.equal(o.forTenant('team-a').rulerAlertmanagerUrl, 'http://am-a:9093,http://am-a2:9093');
   assert.equal(o.forTenant('team-b').rulerAlertmanagerUrl, '');
   assert.ok(runtimeConfigSchema.safeParse({ overrides: { 'team-a': { ruler_alertmanager_url: 'http://am:9093' } } }).success);

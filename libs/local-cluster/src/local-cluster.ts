@@ -38,11 +38,7 @@ export class LocalCluster {
   readonly processes: Map<string, AppProcess>;
   readonly topic: string;
 
-  private constructor(
-    kafka: LocalKafka,
-    processes: Map<string, AppProcess>,
-    topic: string,
-  ) {
+  private constructor(kafka: LocalKafka, processes: Map<string, AppProcess>, topic: string) {
     this.kafka = kafka;
     this.processes = processes;
     this.topic = topic;
@@ -128,7 +124,10 @@ export class LocalCluster {
     let last = 'no answer yet';
     while (Date.now() < deadline) {
       try {
-        const res = await fetch(`${this.distributorUrl}/ingester/partition-ring`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(2000) });
+        const res = await fetch(`${this.distributorUrl}/ingester/partition-ring`, {
+          headers: { accept: 'application/json' },
+          signal: AbortSignal.timeout(2000),
+        });
         const ring = (await res.json()) as { source: string; partitions: { id: number; state: string }[] };
         const active = ring.partitions.filter((p) => p.state === 'ACTIVE').map((p) => p.id);
         if (ring.source === 'kv' && Array.from({ length: n }, (_, i) => i).every((i) => active.includes(i))) return;

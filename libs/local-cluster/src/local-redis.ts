@@ -16,10 +16,7 @@ export class LocalRedis {
   readonly port: number;
   private readonly dir: string;
 
-  private constructor(
-    port: number,
-    dir: string,
-  ) {
+  private constructor(port: number, dir: string) {
     this.port = port;
     this.dir = dir;
   }

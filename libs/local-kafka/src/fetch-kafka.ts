@@ -69,15 +69,7 @@ async function ensureClassDataArchive(libs: string, log: FetchKafkaOptions['log'
 
 async function copyDependencies(version: string, outDir: string): Promise<void> {
   const pom = join(REPO_ROOT, 'scripts', 'kafka', 'pom.xml');
-  const args = [
-    '-q',
-    '-B',
-    '-f',
-    pom,
-    'dependency:copy-dependencies',
-    `-Dkafka.version=${version}`,
-    `-DoutputDirectory=${outDir}`,
-  ];
+  const args = ['-q', '-B', '-f', pom, 'dependency:copy-dependencies', `-Dkafka.version=${version}`, `-DoutputDirectory=${outDir}`];
   const r = await runCommand('mvn', args, { cwd: REPO_ROOT, timeoutMs: 600_000 });
   if (r.code !== 0) {
     throw new Error(`'mvn ${args.join(' ')}' failed (exit ${r.code}); is Maven Central reachable?\n${tail(r.output)}`);

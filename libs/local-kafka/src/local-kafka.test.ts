@@ -58,7 +58,10 @@ describe('local kafka, 1 broker', () => {
   test('produces with acks=all and consumes the records back in order', async () => {
     const producer = new Producer({ clientId: 'local-kafka-test', bootstrapBrokers: kafka.brokers, autocreateTopics: false });
     const values = Array.from({ length: 20 }, (_, i) => `v${i}`);
-    await producer.send({ acks: ProduceAcks.ALL, messages: values.map((value) => ({ topic: 'ingest', key: Buffer.from('tenant-a'), value: Buffer.from(value), partition: 1 })) });
+    await producer.send({
+      acks: ProduceAcks.ALL,
+      messages: values.map((value) => ({ topic: 'ingest', key: Buffer.from('tenant-a'), value: Buffer.from(value), partition: 1 })),
+    });
     await producer.close();
 
     const consumer = new Consumer({ clientId: 'local-kafka-test', groupId: 'local-kafka-test', bootstrapBrokers: kafka.brokers });
@@ -89,10 +92,7 @@ describe('local kafka, failed start', () => {
   test('a broker that cannot start is reported with its log and not left running', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'strata-local-kafka-bad-'));
     try {
-      await assert.rejects(
-        startKafka({ dataDir: dir, brokers: 1, jvmArgs: ['-Dkafka.test=1', '-XX:+NoSuchJvmFlagForStrata'] }),
-        /exited/,
-      );
+      await assert.rejects(startKafka({ dataDir: dir, brokers: 1, jvmArgs: ['-Dkafka.test=1', '-XX:+NoSuchJvmFlagForStrata'] }), /exited/);
       assert.deepEqual(javaProcessesUnder(dir), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,15 @@
 import { Admin, Producer } from '@platformatic/kafka';
 
 function options(brokers: string[], requestTimeoutMs: number) {
-  return { clientId: 'strata-local-kafka', bootstrapBrokers: brokers, connectTimeout: 1000, requestTimeout: requestTimeoutMs, timeout: requestTimeoutMs, retries: 0, autocreateTopics: false };
+  return {
+    clientId: 'strata-local-kafka',
+    bootstrapBrokers: brokers,
+    connectTimeout: 1000,
+    requestTimeout: requestTimeoutMs,
+    timeout: requestTimeoutMs,
+    retries: 0,
+    autocreateTopics: false,
+  };
 }
 
 export function probeAdmin(brokers: string[], requestTimeoutMs = 5000): Admin {

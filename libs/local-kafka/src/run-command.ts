@@ -7,11 +7,7 @@ export interface CommandResult {
   output: string;
 }
 
-export function runCommand(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; timeoutMs?: number } = {},
-): Promise<CommandResult> {
+export function runCommand(cmd: string, args: string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];

@@ -69,13 +69,7 @@ export async function buildFormatTemplate(libsDir: string): Promise<void> {
   }
 }
 
-async function runStorageTool(opts: {
-  libsDir: string;
-  propsFile: string;
-  dataDir: string;
-  clusterId: string;
-  logFile: string;
-}): Promise<void> {
+async function runStorageTool(opts: { libsDir: string; propsFile: string; dataDir: string; clusterId: string; logFile: string }): Promise<void> {
   const args = [
     ...jvmArgs({ extra: classDataArgs(opts.libsDir) }),
     '-cp',

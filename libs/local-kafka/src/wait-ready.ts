@@ -62,11 +62,7 @@ export async function waitUntilRegistered(broker: string, nodeId: number, opts: 
 }
 
 /** Waits until a produce with acks=all to the probe topic is acknowledged (creating the topic if needed). */
-export async function waitUntilWritable(
-  brokers: string[],
-  replicationFactor: number,
-  opts: WaitOptions,
-): Promise<void> {
+export async function waitUntilWritable(brokers: string[], replicationFactor: number, opts: WaitOptions): Promise<void> {
   const admin = probeAdmin(brokers);
   const producer = probeProducer(brokers);
   let lastError: unknown;

@@ -14,11 +14,23 @@ interface Engine {
 
 const engines: Engine[] = [
   { name: 'strata', compile: (p) => compileRegex(p).matches },
-  { name: 're2js', compile: (p) => { const re = RE2JS.compile(p, RE2JS.DOTALL); return (v) => re.testExact(v); } },
+  {
+    name: 're2js',
+    compile: (p) => {
+      const re = RE2JS.compile(p, RE2JS.DOTALL);
+      return (v) => re.testExact(v);
+    },
+  },
 ];
 if (process.env.RE2_NATIVE) {
   const RE2 = createRequire(import.meta.url)(process.env.RE2_NATIVE) as new (p: string, f?: string) => { test(s: string): boolean };
-  engines.push({ name: 're2 (native)', compile: (p) => { const re = new RE2(`^(?s:${p})$`, 'u'); return (v) => re.test(v); } });
+  engines.push({
+    name: 're2 (native)',
+    compile: (p) => {
+      const re = new RE2(`^(?s:${p})$`, 'u');
+      return (v) => re.test(v);
+    },
+  });
 }
 engines.push({
   name: 'V8 RegExp',

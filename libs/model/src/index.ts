@@ -1,15 +1,5 @@
 export type { Label, Labels, EncodedLabels } from './labels.ts';
-export {
-  METRIC_NAME,
-  metricName,
-  labelValue,
-  labelsKey,
-  sortLabels,
-  labelsFromRecord,
-  labelsToRecord,
-  compareLabels,
-  compareUtf8,
-} from './labels.ts';
+export { METRIC_NAME, metricName, labelValue, labelsKey, sortLabels, labelsFromRecord, labelsToRecord, compareLabels, compareUtf8 } from './labels.ts';
 export type { MatchType, Matcher, MatcherFn } from './matchers.ts';
 export { matcherFn, matcherSetValues, matchesEmpty, formatMatcher } from './matchers.ts';
 export type { Regex, RegexGroups } from './regex.ts';

@@ -16,9 +16,21 @@ test('a merge of a recent and an old source restricted to their windows: each as
   const q = new MergeQuerier([restrictRange(tenantQuerier(recent, 't'), 40, Infinity), restrictRange(tenantQuerier(old, 't'), -Infinity, 60)]);
 
   const got = await q.select(all(0, 100));
-  assert.deepEqual(got.map((s) => [s.labels[1].value, [...s.timestamps]]), [['a', [10, 50, 60, 70]], ['b', [10]]]);
-  assert.deepEqual(recent.calls.map((c) => [c.tenant, c.mint, c.maxt]), [['t', 40, 100]]);
-  assert.deepEqual(old.calls.map((c) => [c.tenant, c.mint, c.maxt]), [['t', 0, 60]]);
+  assert.deepEqual(
+    got.map((s) => [s.labels[1].value, [...s.timestamps]]),
+    [
+      ['a', [10, 50, 60, 70]],
+      ['b', [10]],
+    ],
+  );
+  assert.deepEqual(
+    recent.calls.map((c) => [c.tenant, c.mint, c.maxt]),
+    [['t', 40, 100]],
+  );
+  assert.deepEqual(
+    old.calls.map((c) => [c.tenant, c.mint, c.maxt]),
+    [['t', 0, 60]],
+  );
 
   assert.deepEqual(await q.select(all(0, 30)), [...(await old.select({ tenant: 't', ...all(0, 30) }))]);
   assert.equal(recent.calls.length, 1, 'a range outside the window is not asked');

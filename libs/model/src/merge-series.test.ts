@@ -9,7 +9,18 @@ function series(rec: Record<string, string>, ts: number[], vs: number[]): Series
 }
 
 function histogram(count: number): NativeHistogram {
-  return { counterResetHint: 'unknown', schema: 0, zeroThreshold: 0, zeroCount: 0, count, sum: count, positiveSpans: [], negativeSpans: [], positiveBuckets: [], negativeBuckets: [] };
+  return {
+    counterResetHint: 'unknown',
+    schema: 0,
+    zeroThreshold: 0,
+    zeroCount: 0,
+    count,
+    sum: count,
+    positiveSpans: [],
+    negativeSpans: [],
+    positiveBuckets: [],
+    negativeBuckets: [],
+  };
 }
 
 test('identical samples count once, the first source wins a timestamp, value bits survive', () => {
@@ -29,7 +40,10 @@ test('native histograms are kept and merged by timestamp like floats', () => {
   const [m] = mergeSeriesSets([[a], [b]]);
   assert.deepEqual([...m.timestamps], [5]);
   assert.deepEqual([...(m.histograms?.timestamps ?? [])], [10, 20, 30]);
-  assert.deepEqual(m.histograms?.values.map((x) => x.count), [1, 2, 3]);
+  assert.deepEqual(
+    m.histograms?.values.map((x) => x.count),
+    [1, 2, 3],
+  );
   assert.equal(mergeSeriesSets([[a], [series({ __name__: 'h' }, [1], [1])]])[0].histograms?.values.length, 2, 'a source without histograms drops none');
 });
 
@@ -38,8 +52,14 @@ test('several sources come out sorted byte-wise by label set; one source passes 
   const astral = series({ __name__: 'x', v: '\u{1F600}' }, [1], [1]);
   const bmp = series({ __name__: 'x', v: '\uFFFD' }, [1], [1]);
   const plain = series({ __name__: 'x', v: 'a' }, [1], [1]);
-  const merged = mergeSeriesSets([[astral, plain], [bmp, astral]]);
-  assert.deepEqual(merged.map((s) => s.labels[1].value), ['a', '\uFFFD', '\u{1F600}']);
+  const merged = mergeSeriesSets([
+    [astral, plain],
+    [bmp, astral],
+  ]);
+  assert.deepEqual(
+    merged.map((s) => s.labels[1].value),
+    ['a', '\uFFFD', '\u{1F600}'],
+  );
   const one = [astral, plain];
   assert.equal(mergeSeriesSets([one, []]), one);
   assert.deepEqual(mergeSeriesSets([[], []]), []);
@@ -48,6 +68,12 @@ test('several sources come out sorted byte-wise by label set; one source passes 
 });
 
 test('label strings merge distinct and byte-wise', () => {
-  assert.deepEqual(mergeStringSets([['b', '\u{1F600}'], ['a', 'b', '\uFFFD']]), ['a', 'b', '\uFFFD', '\u{1F600}']);
+  assert.deepEqual(
+    mergeStringSets([
+      ['b', '\u{1F600}'],
+      ['a', 'b', '\uFFFD'],
+    ]),
+    ['a', 'b', '\uFFFD', '\u{1F600}'],
+  );
   assert.deepEqual(mergeStringSets([]), []);
 });

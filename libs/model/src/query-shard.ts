@@ -34,7 +34,11 @@ export function splitQueryShard(matchers: readonly Matcher[]): { matchers: Match
     const index = parsed ? Number(parsed[1]) - 1 : -1;
     const count = parsed ? Number(parsed[2]) : 0;
     if (shard !== undefined || index < 0 || index >= count) {
-      throw new StrataError('invalid-query-shard', 'bad-input', `invalid ${QUERY_SHARD_LABEL} matcher ${m.type}"${m.value}": expected one ${QUERY_SHARD_LABEL}="<i>_of_<n>" with 1 <= i <= n`);
+      throw new StrataError(
+        'invalid-query-shard',
+        'bad-input',
+        `invalid ${QUERY_SHARD_LABEL} matcher ${m.type}"${m.value}": expected one ${QUERY_SHARD_LABEL}="<i>_of_<n>" with 1 <= i <= n`,
+      );
     }
     shard = { index, count };
   }

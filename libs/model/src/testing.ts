@@ -35,7 +35,8 @@ export class MemoryQuerier implements Querier {
   /** Appends float samples; a Float64Array's value bits are kept exactly. */
   append(tenant: string, labels: Labels, timestamps: ArrayLike<number>, values: ArrayLike<number>): void {
     const s = this.series(tenant, labels);
-    const words = values instanceof Float64Array ? new Int32Array(values.buffer, values.byteOffset, values.length * 2) : new Int32Array(Float64Array.from(values).buffer);
+    const words =
+      values instanceof Float64Array ? new Int32Array(values.buffer, values.byteOffset, values.length * 2) : new Int32Array(Float64Array.from(values).buffer);
     for (let i = 0; i < timestamps.length; i++) {
       s.ft.push(timestamps[i]);
       s.fw.push(words[2 * i], words[2 * i + 1]);
@@ -100,7 +101,8 @@ export class MemoryQuerier implements Querier {
     const { matchers, shard } = splitQueryShard(p.matchers);
     const fns = matchers.map((m) => ({ name: m.name, fn: matcherFn(m) }));
     return [...(this.tenants.get(p.tenant)?.values() ?? [])].filter(
-      (s) => fns.every(({ name, fn }) => fn(s.labels.find((l) => l.name === name)?.value ?? '')) && (shard === undefined || labelsInQueryShard(s.labels, shard)),
+      (s) =>
+        fns.every(({ name, fn }) => fn(s.labels.find((l) => l.name === name)?.value ?? '')) && (shard === undefined || labelsInQueryShard(s.labels, shard)),
     );
   }
 }
@@ -142,7 +144,13 @@ function timeOrder(t: number[]): number[] {
 /** [from, to) of the sorted times within [mint, maxt]. */
 function range(t: Float64Array, mint: number, maxt: number): [number, number] {
   const lo = firstAbove(t, (x) => x >= mint);
-  return [lo, Math.max(lo, firstAbove(t, (x) => x > maxt))];
+  return [
+    lo,
+    Math.max(
+      lo,
+      firstAbove(t, (x) => x > maxt),
+    ),
+  ];
 }
 
 /** The first index whose time passes `ok` (times ascending), or t.length. */

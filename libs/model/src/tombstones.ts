@@ -48,7 +48,8 @@ export function applyTombstones(s: Series, tombstones: readonly Tombstone[]): Se
   if (s.histograms) {
     const hk: number[] = [];
     for (let i = 0; i < s.histograms.timestamps.length; i++) if (!covered(s.histograms.timestamps[i], iv)) hk.push(i);
-    if (hk.length > 0) out.histograms = { timestamps: Float64Array.from(hk, (k) => s.histograms!.timestamps[k]), values: hk.map((k) => s.histograms!.values[k]) };
+    if (hk.length > 0)
+      out.histograms = { timestamps: Float64Array.from(hk, (k) => s.histograms!.timestamps[k]), values: hk.map((k) => s.histograms!.values[k]) };
   }
   return out.timestamps.length === 0 && !out.histograms ? null : out;
 }

@@ -10,7 +10,11 @@ import { S3Bucket } from './s3-bucket.ts';
 
 export const bucketConfigShape = {
   'blocks-storage.backend': z.enum(['filesystem', 's3']).default('filesystem').describe('Where blocks are stored.'),
-  'blocks-storage.filesystem.dir': z.string().min(1).default('./data/bucket').describe('The bucket directory, shared by ingesters, queriers and the compactor (default <data-dir>/bucket).'),
+  'blocks-storage.filesystem.dir': z
+    .string()
+    .min(1)
+    .default('./data/bucket')
+    .describe('The bucket directory, shared by ingesters, queriers and the compactor (default <data-dir>/bucket).'),
   'blocks-storage.s3.endpoint': z.string().default('').describe('S3 endpoint, host:port or a URL; empty: AWS S3 in the region.'),
   'blocks-storage.s3.bucket-name': z.string().default('').describe('S3 bucket (required with -blocks-storage.backend=s3).'),
   'blocks-storage.s3.access-key-id': z.string().default('').describe("S3 access key id; empty: the AWS SDK's default credential chain."),
@@ -18,7 +22,10 @@ export const bucketConfigShape = {
   'blocks-storage.s3.region': z.string().default('').describe('S3 region of the bucket.'),
   'blocks-storage.s3.insecure': boolFlag(false).describe('Plain HTTP to the S3 endpoint.'),
   // auto: path-style for any endpoint other than AWS' own (MinIO, Ceph, s3rver need it).
-  'blocks-storage.s3.bucket-lookup-type': z.enum(['auto', 'virtual-hosted', 'path']).default('auto').describe("S3 URL style; auto: path-style except on AWS' own endpoints."),
+  'blocks-storage.s3.bucket-lookup-type': z
+    .enum(['auto', 'virtual-hosted', 'path'])
+    .default('auto')
+    .describe("S3 URL style; auto: path-style except on AWS' own endpoints."),
 };
 
 export type BucketConfig = z.infer<z.ZodObject<typeof bucketConfigShape>>;

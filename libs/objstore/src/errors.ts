@@ -6,10 +6,7 @@ export class ObjectNotFoundError extends StrataError {
   readonly bucket: string;
   readonly key: string;
 
-  constructor(
-    bucket: string,
-    key: string,
-  ) {
+  constructor(bucket: string, key: string) {
     super('object-not-found', 'not-found', `object ${key} not found in ${bucket}`);
     this.bucket = bucket;
     this.key = key;

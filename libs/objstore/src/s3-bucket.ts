@@ -77,9 +77,7 @@ export class S3Bucket implements Bucket {
   async put(key: string, body: PutBody): Promise<void> {
     if (isFileBody(body)) {
       const size = (await stat(body.file)).size;
-      await this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(body.file), ContentLength: size }),
-      );
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(body.file), ContentLength: size }));
     } else {
       await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length }));
     }

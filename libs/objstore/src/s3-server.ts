@@ -30,7 +30,14 @@ export async function startS3Server(opts: { dir: string; bucket?: string; host?:
   const host = opts.host ?? '127.0.0.1';
   // Path-style only (as Strata sends to any endpoint but AWS'): with vhostBuckets s3rver takes a
   // host name such as a Service's ("s3:9000") for a bucket name.
-  const server = new S3rver({ port: opts.port ?? 0, address: host, silent: true, vhostBuckets: false, directory: opts.dir, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    port: opts.port ?? 0,
+    address: host,
+    silent: true,
+    vhostBuckets: false,
+    directory: opts.dir,
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   const endpoint = `http://${host}:${port}`;
   return {

@@ -57,9 +57,7 @@ export function countExportRequestSeries(body: Uint8Array): number {
     }
   };
   try {
-    fields(body.length, 0x0a, 'ExportMetricsServiceRequest', (rm) =>
-      fields(rm, 0x12, 'ResourceMetrics', (sm) => fields(sm, 0x12, 'ScopeMetrics', metric)),
-    );
+    fields(body.length, 0x0a, 'ExportMetricsServiceRequest', (rm) => fields(rm, 0x12, 'ResourceMetrics', (sm) => fields(sm, 0x12, 'ScopeMetrics', metric)));
   } catch (err) {
     if (err instanceof RemoteWriteError) throw new OtlpError('bad-protobuf', err.message);
     throw err;

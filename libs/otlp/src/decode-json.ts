@@ -201,7 +201,9 @@ function anyValue(o: Obj, path: string, depth: number): RawValue {
   }
   if ((v = field(o, 'arrayValue')) != null) {
     const a = obj(v, `${path}.arrayValue`);
-    return list(a, 'values', `${path}.arrayValue`).map((x, i) => anyValue(obj(x, `${path}.arrayValue.values[${i}]`), `${path}.arrayValue.values[${i}]`, depth + 1));
+    return list(a, 'values', `${path}.arrayValue`).map((x, i) =>
+      anyValue(obj(x, `${path}.arrayValue.values[${i}]`), `${path}.arrayValue.values[${i}]`, depth + 1),
+    );
   }
   if ((v = field(o, 'kvlistValue')) != null) {
     const kl = obj(v, `${path}.kvlistValue`);

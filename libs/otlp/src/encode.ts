@@ -144,7 +144,10 @@ function writeMetric(w: ProtoWriter, m: MetricInput): void {
       w.tag(6, WIRE_VARINT);
       w.uvarint(zigzag(p.scale));
       if (p.zeroCount !== undefined) fixed64(w, 7, BigInt(p.zeroCount));
-      for (const [field, b] of [[8, p.positive], [9, p.negative]] as const) {
+      for (const [field, b] of [
+        [8, p.positive],
+        [9, p.negative],
+      ] as const) {
         if (b === undefined) continue;
         const bs = w.begin(field);
         w.tag(1, WIRE_VARINT);

@@ -5,14 +5,7 @@
 import { StrataError, type ErrorKind } from '@strata/errors';
 
 export type OtlpErrorCode =
-  | 'bad-protobuf'
-  | 'bad-json'
-  | 'bad-request'
-  | 'bad-gzip'
-  | 'bad-zstd'
-  | 'too-large'
-  | 'unsupported-media-type'
-  | 'unsupported-content-encoding';
+  'bad-protobuf' | 'bad-json' | 'bad-request' | 'bad-gzip' | 'bad-zstd' | 'too-large' | 'unsupported-media-type' | 'unsupported-content-encoding';
 
 const KIND: Record<OtlpErrorCode, ErrorKind> = {
   'bad-protobuf': 'bad-input',

@@ -67,7 +67,11 @@ export function otlpContentType(format: OtlpFormat): string {
  */
 export function encodeExportResponse(format: OtlpFormat, partial?: { rejectedDataPoints: number; errorMessage: string }): Buffer {
   if (format === 'json') {
-    return Buffer.from(JSON.stringify(partial === undefined ? {} : { partialSuccess: { rejectedDataPoints: String(partial.rejectedDataPoints), errorMessage: partial.errorMessage } }));
+    return Buffer.from(
+      JSON.stringify(
+        partial === undefined ? {} : { partialSuccess: { rejectedDataPoints: String(partial.rejectedDataPoints), errorMessage: partial.errorMessage } },
+      ),
+    );
   }
   if (partial === undefined) return Buffer.alloc(0);
   const w = new ProtoWriter(64 + partial.errorMessage.length * 3);

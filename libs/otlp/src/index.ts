@@ -33,12 +33,5 @@ export type { TranslateOptions, Translation } from './translate.ts';
 export type { TranslationStrategy } from './names.ts';
 export { metricName, labelName, prometheusUnit, formatFloatF } from './names.ts';
 export type { MetricKind, NamingInput } from './names.ts';
-export {
-  otlpFormat,
-  otlpContentType,
-  decodeContentEncoding,
-  decodeExportRequestBody,
-  encodeExportResponse,
-  encodeStatus,
-} from './http-body.ts';
+export { otlpFormat, otlpContentType, decodeContentEncoding, decodeExportRequestBody, encodeExportResponse, encodeStatus } from './http-body.ts';
 export type { OtlpFormat } from './http-body.ts';

@@ -95,9 +95,31 @@ function fixture(): ExportRequestInput {
               {
                 name: 'rpc.latency',
                 unit: 's',
-                summary: { dataPoints: [{ timeUnixNano: T, count: 5, sum: 2.5, quantileValues: [{ quantile: 0.5, value: 0.3 }, { quantile: 0.99, value: 1.2 }] }] },
+                summary: {
+                  dataPoints: [
+                    {
+                      timeUnixNano: T,
+                      count: 5,
+                      sum: 2.5,
+                      quantileValues: [
+                        { quantile: 0.5, value: 0.3 },
+                        { quantile: 0.99, value: 1.2 },
+                      ],
+                    },
+                  ],
+                },
               },
-              { name: 'delta.requests', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: T, value: 1 }, { timeUnixNano: T, value: 2 }] } },
+              {
+                name: 'delta.requests',
+                sum: {
+                  aggregationTemporality: 1,
+                  isMonotonic: true,
+                  dataPoints: [
+                    { timeUnixNano: T, value: 1 },
+                    { timeUnixNano: T, value: 2 },
+                  ],
+                },
+              },
               { name: 'exp.latency', exponentialHistogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: T, count: 3, scale: -2 }] } },
             ],
           },
@@ -129,9 +151,19 @@ test('protobuf and JSON decode the same request to the same model', () => {
   const fromJson = decodeExportRequestJson(encodeExportRequestJson(input));
   assert.deepEqual(fromJson, fromProto);
   const rm = fromProto.resourceMetrics[0];
-  assert.deepEqual(rm.resource.find((a) => a.key === 'k8s.pod.uid'), { key: 'k8s.pod.uid', value: '123' });
-  assert.deepEqual(rm.resource.find((a) => a.key === 'tags'), { key: 'tags', value: '["a",1,true]' });
-  assert.deepEqual(rm.resource.find((a) => a.key === 'big.int'), { key: 'big.int', value: '-9007199254740993' }, 'int64 attributes keep every digit');
+  assert.deepEqual(
+    rm.resource.find((a) => a.key === 'k8s.pod.uid'),
+    { key: 'k8s.pod.uid', value: '123' },
+  );
+  assert.deepEqual(
+    rm.resource.find((a) => a.key === 'tags'),
+    { key: 'tags', value: '["a",1,true]' },
+  );
+  assert.deepEqual(
+    rm.resource.find((a) => a.key === 'big.int'),
+    { key: 'big.int', value: '-9007199254740993' },
+    'int64 attributes keep every digit',
+  );
   assert.equal(rm.scopeMetrics[0].metrics[1].numberPoints[0].exemplars[0].traceId.length, 16);
   assert.equal(rm.scopeMetrics[0].metrics[6].exponentialPointCount, 1);
 });
@@ -164,8 +196,16 @@ test('translation: gauges, counters with _total, histograms, summaries, job/inst
   assert.deepEqual(find(t, { __name__: 'http_server_duration_milliseconds_sum', ...h }).samples, [{ value: 123.5, timestamp: T_MS }]);
   assert.deepEqual(find(t, { __name__: 'http_server_duration_milliseconds_count', ...h }).samples, [{ value: 10, timestamp: T_MS }]);
   const buckets = ['5', '10', '25', '+Inf'].map((le) => find(t, { __name__: 'http_server_duration_milliseconds_bucket', le, ...h }));
-  assert.deepEqual(buckets.map((b) => b.samples[0].value), [1, 3, 6, 10], 'bucket counts are cumulative; +Inf is the count');
-  assert.deepEqual(buckets.map((b) => b.exemplars!.map((x) => x.value)), [[], [7], [], [100]], 'an exemplar goes to the first bucket holding its value');
+  assert.deepEqual(
+    buckets.map((b) => b.samples[0].value),
+    [1, 3, 6, 10],
+    'bucket counts are cumulative; +Inf is the count',
+  );
+  assert.deepEqual(
+    buckets.map((b) => b.exemplars!.map((x) => x.value)),
+    [[], [7], [], [100]],
+    'an exemplar goes to the first bucket holding its value',
+  );
 
   assert.deepEqual(find(t, { __name__: 'rpc_latency_seconds', quantile: '0.5', ...JOB }).samples, [{ value: 0.3, timestamp: T_MS }]);
   assert.deepEqual(find(t, { __name__: 'rpc_latency_seconds', quantile: '0.99', ...JOB }).samples, [{ value: 1.2, timestamp: T_MS }]);
@@ -173,7 +213,7 @@ test('translation: gauges, counters with _total, histograms, summaries, job/inst
   assert.deepEqual(find(t, { __name__: 'rpc_latency_seconds_sum', ...JOB }).samples, [{ value: 2.5, timestamp: T_MS }]);
 
   const info = find(t, { __name__: 'target_info', big_int: '-9007199254740993', host_name: 'node-7', k8s_pod_uid: '123', tags: '["a",1,true]', ...JOB });
-  assert.deepEqual(info.samples, [{ value: 1, timestamp: T_MS + 15_000 }], 'target_info at the resource\'s latest timestamp');
+  assert.deepEqual(info.samples, [{ value: 1, timestamp: T_MS + 15_000 }], "target_info at the resource's latest timestamp");
   assert.deepEqual(find(t, { __name__: 'no_service' }).samples, [{ value: 1, timestamp: T_MS }]);
   assert.equal(series(t).filter((s) => s.__name__ === 'target_info').length, 1, 'a resource without job/instance gets no target_info');
 
@@ -299,7 +339,15 @@ test('interop: protobufjs-encoded requests (min/max, scope attributes, metric me
   assert.deepEqual([p.exemplars[0].value, Buffer.from(p.exemplars[0].traceId).toString('hex')], [2, TRACE]);
 
   const ours = Request.toObject(Request.decode(encodeExportRequest(fixture())), { longs: String, bytes: String, defaults: false }) as {
-    resourceMetrics: { scopeMetrics: { metrics: { name: string; histogram?: { dataPoints: { bucketCounts: string[]; explicitBounds: number[]; count: string }[] }; sum?: { isMonotonic: boolean; aggregationTemporality: number } }[] }[] }[];
+    resourceMetrics: {
+      scopeMetrics: {
+        metrics: {
+          name: string;
+          histogram?: { dataPoints: { bucketCounts: string[]; explicitBounds: number[]; count: string }[] };
+          sum?: { isMonotonic: boolean; aggregationTemporality: number };
+        }[];
+      }[];
+    }[];
   };
   const metrics = ours.resourceMetrics[0].scopeMetrics[0].metrics;
   assert.deepEqual(metrics.map((x) => x.name).slice(0, 4), ['process.memory.usage', 'http.server.requests', 'queue.length', 'http.server.duration']);
@@ -337,15 +385,29 @@ test('malformed protobuf and JSON bodies are 400 with the reason, never a crash'
     ['not json', /OTLP JSON: Unexpected token/],
     ['[]', /\$: expected an object/],
     ['{"resourceMetrics": {}}', /\$\.resourceMetrics: expected an array/],
-    ['{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"x","gauge":{"dataPoints":[{"timeUnixNano":"abc"}]}}]}]}]}', /resourceMetrics\[0\]\.scopeMetrics\[0\]\.metrics\[0\]\.gauge\.dataPoints\[0\]\.timeUnixNano: expected an integer/],
-    ['{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"x","sum":{"dataPoints":[{"exemplars":[{"traceId":"AAAA"}]}]}}]}]}]}', /traceId: expected 32 hex digits/],
+    [
+      '{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"x","gauge":{"dataPoints":[{"timeUnixNano":"abc"}]}}]}]}]}',
+      /resourceMetrics\[0\]\.scopeMetrics\[0\]\.metrics\[0\]\.gauge\.dataPoints\[0\]\.timeUnixNano: expected an integer/,
+    ],
+    [
+      '{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"x","sum":{"dataPoints":[{"exemplars":[{"traceId":"AAAA"}]}]}}]}]}]}',
+      /traceId: expected 32 hex digits/,
+    ],
   ];
   for (const [json, pattern] of cases) {
-    assert.throws(() => decodeExportRequestJson(json), (err: unknown) => err instanceof OtlpError && err.kind === 'bad-input' && pattern.test(err.message), json);
+    assert.throws(
+      () => decodeExportRequestJson(json),
+      (err: unknown) => err instanceof OtlpError && err.kind === 'bad-input' && pattern.test(err.message),
+      json,
+    );
   }
   // A trace id of the wrong length in protobuf.
   const bad = Request.encode(
-    Request.fromObject({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'x', gauge: { dataPoints: [{ asDouble: 1, exemplars: [{ traceId: Buffer.from('abcd', 'hex') }] }] } }] }] }] }),
+    Request.fromObject({
+      resourceMetrics: [
+        { scopeMetrics: [{ metrics: [{ name: 'x', gauge: { dataPoints: [{ asDouble: 1, exemplars: [{ traceId: Buffer.from('abcd', 'hex') }] }] } }] }] },
+      ],
+    }),
   ).finish();
   assert.throws(() => decodeExportRequest(Buffer.from(bad)), /exemplar trace_id is 2 bytes, must be 16/);
 });
@@ -353,20 +415,41 @@ test('malformed protobuf and JSON bodies are 400 with the reason, never a crash'
 test('OTLP/HTTP framing: content types, gzip within a bound, responses', () => {
   assert.equal(otlpFormat('application/x-protobuf'), 'protobuf');
   assert.equal(otlpFormat('application/json; charset=utf-8'), 'json');
-  assert.throws(() => otlpFormat('text/plain'), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
-  assert.throws(() => otlpFormat(undefined), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
+  assert.throws(
+    () => otlpFormat('text/plain'),
+    (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type',
+  );
+  assert.throws(
+    () => otlpFormat(undefined),
+    (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type',
+  );
 
   const body = encodeExportRequest(fixture());
   const gz = gzipSync(body);
   assert.deepEqual(decodeContentEncoding(gz, 'gzip', 1 << 20), body);
   assert.deepEqual(decodeExportRequestBody(decodeContentEncoding(gz, 'gzip', 1 << 20), 'protobuf'), decodeExportRequest(body));
   assert.equal(decodeContentEncoding(body, undefined, 10), body, 'identity bodies are bounded by the HTTP layer');
-  assert.throws(() => decodeContentEncoding(gz, 'gzip', body.length - 1), (e: unknown) => e instanceof OtlpError && e.kind === 'too-large');
-  assert.throws(() => decodeContentEncoding(body, 'gzip', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'bad-input' && /^gzip: /.test(e.message));
+  assert.throws(
+    () => decodeContentEncoding(gz, 'gzip', body.length - 1),
+    (e: unknown) => e instanceof OtlpError && e.kind === 'too-large',
+  );
+  assert.throws(
+    () => decodeContentEncoding(body, 'gzip', 1 << 20),
+    (e: unknown) => e instanceof OtlpError && e.kind === 'bad-input' && /^gzip: /.test(e.message),
+  );
   assert.deepEqual(decodeContentEncoding(zstdCompressSync(body), 'zstd', 1 << 20), body);
-  assert.throws(() => decodeContentEncoding(zstdCompressSync(body), 'zstd', body.length - 1), (e: unknown) => e instanceof OtlpError && e.kind === 'too-large');
-  assert.throws(() => decodeContentEncoding(body, 'zstd', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'bad-input' && /^zstd: /.test(e.message));
-  assert.throws(() => decodeContentEncoding(body, 'br', 1 << 20), (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type');
+  assert.throws(
+    () => decodeContentEncoding(zstdCompressSync(body), 'zstd', body.length - 1),
+    (e: unknown) => e instanceof OtlpError && e.kind === 'too-large',
+  );
+  assert.throws(
+    () => decodeContentEncoding(body, 'zstd', 1 << 20),
+    (e: unknown) => e instanceof OtlpError && e.kind === 'bad-input' && /^zstd: /.test(e.message),
+  );
+  assert.throws(
+    () => decodeContentEncoding(body, 'br', 1 << 20),
+    (e: unknown) => e instanceof OtlpError && e.kind === 'unsupported-media-type',
+  );
 
   assert.equal(encodeExportResponse('protobuf').length, 0, 'full success: an empty ExportMetricsServiceResponse');
   assert.equal(encodeExportResponse('json').toString(), '{}');
@@ -390,7 +473,16 @@ test('exponential histograms become native histograms as Prometheus converts the
                   aggregationTemporality: 2,
                   dataPoints: [
                     // scale 2: kept; positive buckets 0..3 (one empty inside), negative bucket -1; zero bucket.
-                    { timeUnixNano: T, count: 13, sum: 4.5, scale: 2, zeroCount: 1, zeroThreshold: 1e-9, positive: { offset: 0, bucketCounts: [3, 0, 4, 2] }, negative: { offset: -1, bucketCounts: [3] } },
+                    {
+                      timeUnixNano: T,
+                      count: 13,
+                      sum: 4.5,
+                      scale: 2,
+                      zeroCount: 1,
+                      zeroThreshold: 1e-9,
+                      positive: { offset: 0, bucketCounts: [3, 0, 4, 2] },
+                      negative: { offset: -1, bucketCounts: [3] },
+                    },
                   ],
                 },
               },

@@ -13,7 +13,16 @@ const M = 60_000;
 const GOLDEN: { values: string[]; k: number; sort: number[]; sortDesc: number[]; quantile: number[]; topk: number[]; bottomk: number[]; limitk: number[] }[] = [
   { values: ['5', '5', '7'], k: 2, sort: [0, 1, 2], sortDesc: [2, 0, 1], quantile: [0, 1, 2], topk: [2, 1], bottomk: [0, 1], limitk: [0, 1] },
   { values: ['1', '1', '1', '1'], k: 2, sort: [0, 1, 2, 3], sortDesc: [0, 1, 2, 3], quantile: [0, 1, 2, 3], topk: [0, 1], bottomk: [0, 1], limitk: [0, 1] },
-  { values: ['3', 'NaN', '3', 'NaN', '1', '3'], k: 3, sort: [4, 0, 2, 5, 3, 1], sortDesc: [0, 2, 5, 4, 3, 1], quantile: [3, 1, 4, 0, 2, 5], topk: [5, 0, 2], bottomk: [4, 0, 2], limitk: [1, 0, 2] },
+  {
+    values: ['3', 'NaN', '3', 'NaN', '1', '3'],
+    k: 3,
+    sort: [4, 0, 2, 5, 3, 1],
+    sortDesc: [0, 2, 5, 4, 3, 1],
+    quantile: [3, 1, 4, 0, 2, 5],
+    topk: [5, 0, 2],
+    bottomk: [4, 0, 2],
+    limitk: [1, 0, 2],
+  },
   {
     values: ['+Inf', '2', '+Inf', '-Inf', '2', '-Inf', 'NaN'],
     k: 2,
@@ -34,12 +43,22 @@ const GOLDEN: { values: string[]; k: number; sort: number[]; sortDesc: number[];
     bottomk: [5, 11, 7, 1],
     limitk: [2, 1, 0, 3],
   },
-  { values: ['0', '-0', '0', '-0', '1'], k: 2, sort: [0, 1, 2, 3, 4], sortDesc: [4, 0, 1, 2, 3], quantile: [0, 1, 2, 3, 4], topk: [4, 1], bottomk: [0, 1], limitk: [0, 1] },
+  {
+    values: ['0', '-0', '0', '-0', '1'],
+    k: 2,
+    sort: [0, 1, 2, 3, 4],
+    sortDesc: [4, 0, 1, 2, 3],
+    quantile: [0, 1, 2, 3, 4],
+    topk: [4, 1],
+    bottomk: [0, 1],
+    limitk: [0, 1],
+  },
 ];
 
 const value = (v: string) => (v === '+Inf' ? Infinity : v === '-Inf' ? -Infinity : Number(v));
 /** Series v{i="00".."NN"}, so label order is index order. */
-const seriesOf = (values: string[]): TestSeries[] => values.map((v, i) => ({ labels: { __name__: 'v', i: String(i).padStart(2, '0') }, samples: [[0, value(v)]] }));
+const seriesOf = (values: string[]): TestSeries[] =>
+  values.map((v, i) => ({ labels: { __name__: 'v', i: String(i).padStart(2, '0') }, samples: [[0, value(v)]] }));
 
 async function order(values: string[], query: string): Promise<number[]> {
   const r = await engineFor(seriesOf(values), { enableExperimentalFunctions: true }).engine.instantQuery({ tenant: 't', query, time: 0 });
@@ -91,7 +110,11 @@ describe("ties and NaN pick and order series as Prometheus' heaps and Go's sort 
     ];
     const r = await engineFor(s).engine.instantQuery({ tenant: 't', query: 'topk by (job) (2, g)', time: 0 });
     assert.ok(r.resultType === 'vector');
-    if (r.resultType === 'vector') assert.deepEqual(r.result.map((x) => labelsToRecord(x.metric).i), ['3', '1', '2', '4']);
+    if (r.resultType === 'vector')
+      assert.deepEqual(
+        r.result.map((x) => labelsToRecord(x.metric).i),
+        ['3', '1', '2', '4'],
+      );
   });
 
   it('limit_ratio warns once for the largest ratio above 1', async () => {

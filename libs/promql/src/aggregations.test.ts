@@ -46,7 +46,11 @@ describe('aggregations', () => {
   it('topk orders an instant result by value, descending', async () => {
     const r = await engineFor(x).engine.instantQuery({ tenant: 't', query: 'topk(3, x)', time: 0 });
     assert.ok(r.resultType === 'vector');
-    if (r.resultType === 'vector') assert.deepEqual(r.result.map((s) => s.f), [5, 3, 1]);
+    if (r.resultType === 'vector')
+      assert.deepEqual(
+        r.result.map((s) => s.f),
+        [5, 3, 1],
+      );
   });
 
   it('NaN never wins min, max, topk or bottomk against a number', async () => {
@@ -85,7 +89,11 @@ describe('aggregations', () => {
     const { engine } = engineFor(s);
     const sum = await engine.rangeQuery({ tenant: 't', query: 'sum(s)', start: 0, end: 2 * M, step: M });
     assert.ok(sum.resultType === 'matrix');
-    if (sum.resultType === 'matrix') assert.deepEqual(sum.result[0].floats.map((p) => p.f), [3, 7, 3]);
+    if (sum.resultType === 'matrix')
+      assert.deepEqual(
+        sum.result[0].floats.map((p) => p.f),
+        [3, 7, 3],
+      );
     const top = await engine.rangeQuery({ tenant: 't', query: 'topk(1, s)', start: 0, end: 2 * M, step: M });
     assert.ok(top.resultType === 'matrix');
     if (top.resultType === 'matrix') {
@@ -108,7 +116,10 @@ describe('limit_ratio', () => {
     const a = await instant(engine, 'limit_ratio(0.3, r)', 0);
     const b = await instant(engine, 'limit_ratio(-0.7, r)', 0);
     assert.equal(a.length + b.length, 40);
-    assert.deepEqual(a.filter((x) => b.includes(x)), []);
+    assert.deepEqual(
+      a.filter((x) => b.includes(x)),
+      [],
+    );
     assert.ok(a.length > 0 && b.length > 0);
     assert.deepEqual(await instant(engine, 'limit_ratio(0, r)', 0), []);
     assert.equal((await instant(engine, 'limit_ratio(1, r)', 0)).length, 40);

@@ -84,10 +84,7 @@ class VarianceAccumulator implements Accumulator {
   private count = 1;
   private readonly sqrt: boolean;
 
-  constructor(
-    first: number,
-    sqrt: boolean,
-  ) {
+  constructor(first: number, sqrt: boolean) {
     this.sqrt = sqrt;
     this.value = Number.isFinite(first) ? 0 : NaN;
     this.mean = first;
@@ -272,11 +269,7 @@ export class FloatGroupCells {
   private readonly numGroups: number;
   readonly numSteps: number;
 
-  constructor(
-    op: AggregateOp,
-    numGroups: number,
-    numSteps: number,
-  ) {
+  constructor(op: AggregateOp, numGroups: number, numSteps: number) {
     this.op = op;
     this.numGroups = numGroups;
     this.numSteps = numSteps;
@@ -416,7 +409,9 @@ function combineHistograms(g: Group, mean: boolean, p: AggregationParams): Float
   } catch (err) {
     if (!(err instanceof IncompatibleSchemaError)) throw err;
     const first = hs.findIndex((h) => h.usesCustomBuckets() !== hs[0].usesCustomBuckets());
-    p.warnAtExpr(`PromQL warning: vector contains a mix of histograms with exponential and custom buckets schemas for metric name ${goQuote(g.histogramNames![first] ?? '')}`);
+    p.warnAtExpr(
+      `PromQL warning: vector contains a mix of histograms with exponential and custom buckets schemas for metric name ${goQuote(g.histogramNames![first] ?? '')}`,
+    );
     return undefined;
   }
 }
@@ -430,13 +425,7 @@ function noteHint(g: Group, h: FloatHistogram): void {
  * count_values at one step: counts samples per (group, value), the value
  * written into `valueLabel` as Go formats floats (histograms as their String()).
  */
-export function countValuesStep(
-  vec: EvalVector,
-  grouping: ReadonlySet<string>,
-  without: boolean,
-  valueLabel: string,
-  ts: number,
-): EvalVector {
+export function countValuesStep(vec: EvalVector, grouping: ReadonlySet<string>, without: boolean, valueLabel: string, ts: number): EvalVector {
   const groups = new Map<string, { metric: Labels; count: number }>();
   const effectiveGrouping = without ? grouping : new Set([...grouping, valueLabel]);
   for (const s of vec) {

@@ -130,7 +130,14 @@ const notCounter = (name: string) => `PromQL warning: this native histogram metr
 const notGauge = (name: string) => `PromQL warning: this native histogram metric is not a gauge: "${name}"`;
 
 /** A histogram's value at `at` between two samples; a counter that reset restarted from zero. Throws IncompatibleSchemaError. */
-function interpolateHistogram(t1: number, h1: FloatHistogram, t2: number, h2: FloatHistogram, at: number, isCounter: boolean): { h: FloatHistogram; reset: boolean } {
+function interpolateHistogram(
+  t1: number,
+  h1: FloatHistogram,
+  t2: number,
+  h2: FloatHistogram,
+  at: number,
+  isCounter: boolean,
+): { h: FloatHistogram; reset: boolean } {
   const frac = (at - t1) / (t2 - t1);
   if (h1.usesCustomBuckets() !== h2.usesCustomBuckets()) throw new IncompatibleSchemaError();
   if (isCounter && h2.detectReset(h1)) return { h: h2.copy().mul(frac), reset: true };
@@ -227,7 +234,14 @@ export function smoothedHistogram(
 }
 
 /** A smoothed instant selector over histograms at `at`; undefined (after a warning for mixed schemas) when there is none. */
-export function smoothedInstantHistogram(t: Float64Array, h: FloatHistogram[], at: number, lookbackMs: number, name: string, a: Annotate): FloatHistogram | undefined {
+export function smoothedInstantHistogram(
+  t: Float64Array,
+  h: FloatHistogram[],
+  at: number,
+  lookbackMs: number,
+  name: string,
+  a: Annotate,
+): FloatHistogram | undefined {
   let hi = 0;
   while (hi < t.length && t[hi] <= at) hi++;
   const p = hi - 1;

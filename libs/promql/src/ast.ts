@@ -23,20 +23,7 @@ export function documentedType(t: ValueType): string {
 }
 
 export type AggregateOp =
-  | 'sum'
-  | 'avg'
-  | 'count'
-  | 'min'
-  | 'max'
-  | 'group'
-  | 'stddev'
-  | 'stdvar'
-  | 'topk'
-  | 'bottomk'
-  | 'count_values'
-  | 'quantile'
-  | 'limitk'
-  | 'limit_ratio';
+  'sum' | 'avg' | 'count' | 'min' | 'max' | 'group' | 'stddev' | 'stdvar' | 'topk' | 'bottomk' | 'count_values' | 'quantile' | 'limitk' | 'limit_ratio';
 
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '^' | 'atan2';
 export type ComparisonOp = '==' | '!=' | '>' | '<' | '>=' | '<=';
@@ -207,17 +194,7 @@ export interface Call {
   pos: PositionRange;
 }
 
-export type Expr =
-  | NumberLiteral
-  | StringLiteral
-  | VectorSelector
-  | MatrixSelector
-  | SubqueryExpr
-  | AggregateExpr
-  | BinaryExpr
-  | UnaryExpr
-  | ParenExpr
-  | Call;
+export type Expr = NumberLiteral | StringLiteral | VectorSelector | MatrixSelector | SubqueryExpr | AggregateExpr | BinaryExpr | UnaryExpr | ParenExpr | Call;
 
 /** The value type an expression evaluates to (Prometheus' Expr.Type()). */
 export function exprType(e: Expr): ValueType {

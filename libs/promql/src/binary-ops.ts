@@ -92,7 +92,6 @@ interface ElemResult {
   incompatible?: boolean;
 }
 
-
 /** op between two samples that may be floats or histograms. */
 function elemBinop(op: BinaryOp, fl: number, fr: number, hl: FloatHistogram | undefined, hr: FloatHistogram | undefined): ElemResult {
   if (!hl && !hr) {
@@ -123,7 +122,8 @@ function elemBinop(op: BinaryOp, fl: number, fr: number, hl: FloatHistogram | un
     try {
       r = op === '+' ? res.add(b) : res.sub(b);
     } catch (err) {
-      if (err instanceof IncompatibleSchemaError) return { f: 0, keep: false, error: `PromQL warning: incompatible bucket layout encountered for binary operator ${op}` };
+      if (err instanceof IncompatibleSchemaError)
+        return { f: 0, keep: false, error: `PromQL warning: incompatible bucket layout encountered for binary operator ${op}` };
       throw err;
     }
     if (op === '-') res.counterResetHint = 'gauge';
@@ -142,14 +142,7 @@ function elemBinop(op: BinaryOp, fl: number, fr: number, hl: FloatHistogram | un
 }
 
 /** vector op scalar, or scalar op vector when `swap`; filtering comparisons keep the vector's value. */
-export function vectorScalarBinop(
-  op: BinaryOp,
-  vec: EvalVector,
-  scalar: number,
-  swap: boolean,
-  returnBool: boolean,
-  ctx: BinopContext,
-): EvalVector {
+export function vectorScalarBinop(op: BinaryOp, vec: EvalVector, scalar: number, swap: boolean, returnBool: boolean, ctx: BinopContext): EvalVector {
   const out: EvalVector = [];
   if (isTrimOp(op)) {
     // Histograms only; the series keeps its name, as with a filter.

@@ -77,8 +77,30 @@ describe('engine: range queries', () => {
       r.result.map((s) => [labelsToRecord(s.metric).i, s.floats.map((p) => [p.t / M, p.f])]),
       [
         // Series a lasts 5m after its sample at 0, then reappears at 7m.
-        ['a', [[0, 10], [1, 10], [2, 10], [3, 10], [4, 10], [7, 17]]],
-        ['b', [[0, 0], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 5], [7, 5]]],
+        [
+          'a',
+          [
+            [0, 10],
+            [1, 10],
+            [2, 10],
+            [3, 10],
+            [4, 10],
+            [7, 17],
+          ],
+        ],
+        [
+          'b',
+          [
+            [0, 0],
+            [1, 1],
+            [2, 2],
+            [3, 3],
+            [4, 4],
+            [5, 5],
+            [6, 5],
+            [7, 5],
+          ],
+        ],
       ],
     );
   });
@@ -88,7 +110,16 @@ describe('engine: range queries', () => {
     const r = await engine.rangeQuery({ tenant: 't', query: 'time() * 2', start: 0, end: 2 * M, step: M });
     assert.deepEqual(toPrometheusData(r), {
       resultType: 'matrix',
-      result: [{ metric: {}, values: [[0, '0'], [60, '120'], [120, '240']] }],
+      result: [
+        {
+          metric: {},
+          values: [
+            [0, '0'],
+            [60, '120'],
+            [120, '240'],
+          ],
+        },
+      ],
     });
   });
 
@@ -122,7 +153,15 @@ describe('engine: result types of instant queries', () => {
     const mat = await engine.instantQuery({ tenant: 't', query: 'x[30s]', time: 30 * S });
     assert.deepEqual(toPrometheusData(mat), {
       resultType: 'matrix',
-      result: [{ metric: { __name__: 'x' }, values: [[10, '2'], [30, '4']] }],
+      result: [
+        {
+          metric: { __name__: 'x' },
+          values: [
+            [10, '2'],
+            [30, '4'],
+          ],
+        },
+      ],
     });
   });
 
@@ -139,17 +178,31 @@ describe('engine: result types of instant queries', () => {
 });
 
 describe('engine: duration expressions', () => {
-  const series: TestSeries[] = [{ labels: { __name__: 'c' }, samples: every(S, Array.from({ length: 101 }, (_, i) => i)) }];
+  const series: TestSeries[] = [
+    {
+      labels: { __name__: 'c' },
+      samples: every(
+        S,
+        Array.from({ length: 101 }, (_, i) => i),
+      ),
+    },
+  ];
 
   it('resolves step() and range() per query, before fetching', async () => {
     const { engine, querier } = engineFor(series, { enableDurationExpressions: true });
     const r = await engine.rangeQuery({ tenant: 't', query: 'count_over_time(c[step()+1ms]) + 0', start: 50 * S, end: 60 * S, step: 10 * S });
     assert.ok(r.resultType === 'matrix');
-    assert.deepEqual(r.result[0].floats.map((p) => p.f), [11, 11]);
+    assert.deepEqual(
+      r.result[0].floats.map((p) => p.f),
+      [11, 11],
+    );
     assert.equal(querier.calls[0].mint, 50 * S - 5 * M - 10 * S - 1);
     const off = await engine.rangeQuery({ tenant: 't', query: 'c offset min_of(range(), 8s)', start: 50 * S, end: 60 * S, step: 5 * S });
     assert.ok(off.resultType === 'matrix');
-    assert.deepEqual(off.result[0].floats.map((p) => p.f), [42, 47, 52]);
+    assert.deepEqual(
+      off.result[0].floats.map((p) => p.f),
+      [42, 47, 52],
+    );
     // An instant query has step() = range() = 0.
     assert.deepEqual(await instant(engine, 'c offset range()', 50 * S), ['{"__name__":"c"} 50']);
   });
@@ -207,9 +260,12 @@ describe('engine: errors', () => {
     await assert.doesNotReject(engine.instantQuery({ tenant: 't', query: 'x', time: M }));
     await assert.rejects(engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: 100 * M, step: 1000 }), { message: memory });
     // The samples limit, when it is the lower of the two, is the one named.
-    await assert.rejects(engineFor(data, { maxEstimatedMemoryBytes: 1e9, maxSamples: 30 }).engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: 2 * M, step: M }), {
-      message: /limit: 30 samples/,
-    });
+    await assert.rejects(
+      engineFor(data, { maxEstimatedMemoryBytes: 1e9, maxSamples: 30 }).engine.rangeQuery({ tenant: 't', query: 'x', start: 0, end: 2 * M, step: M }),
+      {
+        message: /limit: 30 samples/,
+      },
+    );
   });
 
   it('duplicate label sets after dropping the metric name', async () => {
@@ -265,7 +321,13 @@ describe('engine: errors', () => {
 
   it('passes select hints: range, step, the enclosing function', async () => {
     const { engine, querier } = engineFor([]);
-    await engine.rangeQuery({ tenant: 't', query: 'sum(rate(a[1m])) + b + max_over_time(c[10m:30s]) + count(d offset 1m)', start: 10 * M, end: 20 * M, step: M });
+    await engine.rangeQuery({
+      tenant: 't',
+      query: 'sum(rate(a[1m])) + b + max_over_time(c[10m:30s]) + count(d offset 1m)',
+      start: 10 * M,
+      end: 20 * M,
+      step: M,
+    });
     const hints = Object.fromEntries(querier.calls.map((c) => [c.matchers.find((m) => m.name === '__name__')?.value, c.hints]));
     assert.deepEqual(hints.a, { start: 10 * M - 5 * M - M, end: 20 * M, step: M, range: M, func: 'rate' });
     assert.deepEqual(hints.b, { start: 10 * M - 5 * M, end: 20 * M, step: M, range: 0 });
@@ -309,7 +371,16 @@ describe('engine: subqueries and @', () => {
     const r = await engine.instantQuery({ tenant: 't', query: 'x[3m:1m]', time: 4 * M });
     assert.deepEqual(toPrometheusData(r), {
       resultType: 'matrix',
-      result: [{ metric: { __name__: 'x' }, values: [[120, '3'], [180, '4'], [240, '5']] }],
+      result: [
+        {
+          metric: { __name__: 'x' },
+          values: [
+            [120, '3'],
+            [180, '4'],
+            [240, '5'],
+          ],
+        },
+      ],
     });
     // The fetch covers the subquery's range too.
     assert.equal(querier.calls[0].mint, 4 * M - 3 * M - 5 * M);
@@ -323,6 +394,18 @@ describe('engine: subqueries and @', () => {
   it('@ start() and @ end() pin a selector to the query range', async () => {
     const { engine } = engineFor(series);
     const r = await engine.rangeQuery({ tenant: 't', query: 'x @ end() - x @ start()', start: M, end: 3 * M, step: M });
-    assert.deepEqual(toPrometheusData(r), { resultType: 'matrix', result: [{ metric: {}, values: [[60, '2'], [120, '2'], [180, '2']] }] });
+    assert.deepEqual(toPrometheusData(r), {
+      resultType: 'matrix',
+      result: [
+        {
+          metric: {},
+          values: [
+            [60, '2'],
+            [120, '2'],
+            [180, '2'],
+          ],
+        },
+      ],
+    });
   });
 });

@@ -205,9 +205,7 @@ export class Engine {
     if (!instant) {
       walk(expr, (node) => {
         if (node.kind === 'call' && /^sort(_by_label)?(_desc)?$/.test(node.func.name)) {
-          annotations.warn(
-            annotations.at('PromQL warning: sort is ineffective for range queries since results are always ordered by labels', node.pos.start),
-          );
+          annotations.warn(annotations.at('PromQL warning: sort is ineffective for range queries since results are always ordered by labels', node.pos.start));
         }
       });
     }
@@ -387,17 +385,19 @@ interface FetchSelector {
  * others' answers are not wanted then), so downstream work stops.
  */
 async function selectAll(querier: Querier, tenant: string, selectors: FetchSelector[], signal: AbortSignal | undefined, deadline: number): Promise<Series[][]> {
-  const abortError = (where: string) =>
-    signal?.aborted ? new PromQLTimeoutError('canceled', where) : new PromQLTimeoutError('timeout', where);
+  const abortError = (where: string) => (signal?.aborted ? new PromQLTimeoutError('canceled', where) : new PromQLTimeoutError('timeout', where));
   if (signal?.aborted) throw abortError('query execution');
   const storage = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const cancelled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(abortError('query execution'));
-      storage.abort(new PromQLTimeoutError('timeout', 'query execution'));
-    }, Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => {
+        reject(abortError('query execution'));
+        storage.abort(new PromQLTimeoutError('timeout', 'query execution'));
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     onAbort = () => {
       reject(abortError('query execution'));
       storage.abort(signal?.reason);
@@ -433,7 +433,6 @@ function enclosingFunction(path: readonly Expr[]): string | undefined {
   }
   return undefined;
 }
-
 
 /**
  * The selectors histogram_count/sum/avg read only statistics from (Prometheus'

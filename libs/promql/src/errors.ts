@@ -69,7 +69,6 @@ export class PromQLTimeoutError extends PromQLError {
   }
 }
 
-
 /** Line and byte column of a UTF-16 offset, as Prometheus' PositionRange.StartPosInput computes them. */
 function goLineColumn(query: string, offset: number): { line: number; column: number } {
   const before = query.slice(0, Math.max(0, Math.min(offset, query.length)));

@@ -9,15 +9,7 @@ import type { AggregateExpr, BinaryExpr, Call, Expr, MatrixSelector, SubqueryExp
 import { exprType, isSetOp, unwrapParens } from './ast.ts';
 import { groupsOf } from './aggregation-input.ts';
 import { FloatGroupCells, countValuesStep, evalAggregation, isFloatGroupOp } from './aggregations.ts';
-import {
-  matchingSignature,
-  scalarBinop,
-  vectorAnd,
-  vectorBinop,
-  vectorOr,
-  vectorScalarBinop,
-  vectorUnless,
-} from './binary-ops.ts';
+import { matchingSignature, scalarBinop, vectorAnd, vectorBinop, vectorOr, vectorScalarBinop, vectorUnless } from './binary-ops.ts';
 import { PromQLExecutionError } from './errors.ts';
 import type { FunctionContext, FunctionDef, FunctionImpl, RangeContext, RangeWindow } from './function-types.ts';
 import { FUNCTIONS, absentLabels } from './functions.ts';
@@ -88,12 +80,7 @@ export class Evaluator {
   private readonly interval: number;
   private readonly s: SharedState;
 
-  constructor(
-    start: number,
-    end: number,
-    interval: number,
-    s: SharedState,
-  ) {
+  constructor(start: number, end: number, interval: number, s: SharedState) {
     this.start = start;
     this.end = end;
     this.interval = interval;
@@ -415,9 +402,7 @@ export class Evaluator {
       info: (m: string) => a.info(a.at(m, e.pos.start)),
     });
     if (lt === 'scalar' && rt === 'scalar') {
-      return this.rangeEval([e.lhs, e.rhs], (v, _s, ts) => [
-        { metric: [], t: ts, f: scalarBinop(e.op, v[0][0].f, v[1][0].f), dropName: false },
-      ]);
+      return this.rangeEval([e.lhs, e.rhs], (v, _s, ts) => [{ metric: [], t: ts, f: scalarBinop(e.op, v[0][0].f, v[1][0].f), dropName: false }]);
     }
     if (lt === 'vector' && rt === 'vector') {
       const m = e.matching!;
@@ -427,11 +412,7 @@ export class Evaluator {
         const mat = this.rangeEval([e.lhs, e.rhs], (v, s) => setFn(v[0], v[1], s[0], s[1]), sigOf);
         return mat;
       }
-      return this.rangeEval(
-        [e.lhs, e.rhs],
-        (v, s, ts) => vectorBinop(e.op, v[0], v[1], m, e.returnBool, s[0], s[1], ctx(ts)),
-        sigOf,
-      );
+      return this.rangeEval([e.lhs, e.rhs], (v, s, ts) => vectorBinop(e.op, v[0], v[1], m, e.returnBool, s[0], s[1], ctx(ts)), sigOf);
     }
     if (lt === 'vector') {
       return this.rangeEval([e.lhs, e.rhs], (v, _s, ts) => vectorScalarBinop(e.op, v[0], v[1][0].f, false, e.returnBool, ctx(ts)));
@@ -814,13 +795,7 @@ export class Evaluator {
         while (hhi < hs.t.length && hs.t[hhi] <= rangeEnd) hhi++;
         while (hlo < hhi && hs.t[hlo] <= rangeStart) hlo++;
         if (source.anchored && (fn === 'changes' || fn === 'resets')) {
-          const v = anchoredChangesOrResets(
-            { t: s.t, f: s.f, lo, hi },
-            { t: hs.t, h: hs.h, lo: hlo, hi: hhi },
-            rangeStart,
-            lookback,
-            fn === 'resets',
-          );
+          const v = anchoredChangesOrResets({ t: s.t, f: s.f, lo, hi }, { t: hs.t, h: hs.h, lo: hlo, hi: hhi }, rangeStart, lookback, fn === 'resets');
           if (v !== undefined) floats.push({ t: ts, f: v });
           continue;
         }
@@ -981,9 +956,7 @@ class StepInputs {
   constructor(inputs: (EvalMatrix | EvalVector[] | null)[], signatureOf: ((metric: Labels) => string) | undefined) {
     this.inputs = inputs;
     this.signatureOf = signatureOf;
-    this.seriesSigs = inputs.map((inp) =>
-      signatureOf && inp && !isPerStep(inp) ? (inp as EvalMatrix).map((s) => signatureOf(s.metric)) : null,
-    );
+    this.seriesSigs = inputs.map((inp) => (signatureOf && inp && !isPerStep(inp) ? (inp as EvalMatrix).map((s) => signatureOf(s.metric)) : null));
     this.cursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
     this.hCursors = inputs.map((inp) => (inp && !isPerStep(inp) ? new Int32Array(inp.length) : null));
   }

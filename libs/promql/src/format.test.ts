@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { formatTimestamp, formatValue, toPrometheusData } from './format.ts';
 
 describe('format', () => {
-  it('formats values as Go strconv.FormatFloat(v, \'f\', -1, 64)', () => {
+  it("formats values as Go strconv.FormatFloat(v, 'f', -1, 64)", () => {
     const cases: [number, string][] = [
       [0, '0'],
       [-0, '-0'],
@@ -35,7 +35,13 @@ describe('format', () => {
       resultType: 'matrix',
       result: [
         { metric: [{ name: 'a', value: '2' }], floats: [{ t: 1000, f: 1 }] },
-        { metric: [{ name: 'a', value: '1' }], floats: [{ t: 1000, f: NaN }, { t: 2000, f: -Infinity }] },
+        {
+          metric: [{ name: 'a', value: '1' }],
+          floats: [
+            { t: 1000, f: NaN },
+            { t: 2000, f: -Infinity },
+          ],
+        },
       ],
     });
     assert.equal(

@@ -70,9 +70,7 @@ export function toPrometheusData(result: QueryValue): PrometheusData {
       return {
         resultType: 'vector',
         result: result.result.map((s) =>
-          s.h
-            ? { metric: labelsToRecord(s.metric), histogram: histogramPoint({ t: s.t, h: s.h }) }
-            : { metric: labelsToRecord(s.metric), value: point(s) },
+          s.h ? { metric: labelsToRecord(s.metric), histogram: histogramPoint({ t: s.t, h: s.h }) } : { metric: labelsToRecord(s.metric), value: point(s) },
         ),
       };
     case 'matrix':

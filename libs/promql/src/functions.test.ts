@@ -23,11 +23,33 @@ function close(actual: number, expected: number): void {
 
 describe('functions: rate, increase, delta (Prometheus extrapolation)', () => {
   // A counter with a reset between 90s and 150s.
-  const c1: TestSeries = { labels: { __name__: 'c1_total', job: 'j' }, samples: [[30 * S, 5], [90 * S, 10], [150 * S, 2], [210 * S, 6]] };
+  const c1: TestSeries = {
+    labels: { __name__: 'c1_total', job: 'j' },
+    samples: [
+      [30 * S, 5],
+      [90 * S, 10],
+      [150 * S, 2],
+      [210 * S, 6],
+    ],
+  };
   // Samples cover only the middle of a 10m window.
-  const c2: TestSeries = { labels: { __name__: 'c2_total' }, samples: [[100 * S, 10], [160 * S, 20], [220 * S, 30]] };
+  const c2: TestSeries = {
+    labels: { __name__: 'c2_total' },
+    samples: [
+      [100 * S, 10],
+      [160 * S, 20],
+      [220 * S, 30],
+    ],
+  };
   // A counter that started just before its first sample.
-  const c3: TestSeries = { labels: { __name__: 'c3_total' }, samples: [[100 * S, 1], [160 * S, 31], [220 * S, 61]] };
+  const c3: TestSeries = {
+    labels: { __name__: 'c3_total' },
+    samples: [
+      [100 * S, 1],
+      [160 * S, 31],
+      [220 * S, 61],
+    ],
+  };
   const all = [c1, c2, c3];
 
   it('extrapolates to both edges when samples are close to them, and corrects resets', async () => {
@@ -181,7 +203,11 @@ describe('functions: instant-vector functions', () => {
     ] as const) {
       const r = await engine.instantQuery({ tenant: 't', query: q, time: 0 });
       assert.ok(r.resultType === 'vector');
-      if (r.resultType === 'vector') assert.deepEqual(r.result.map((s) => labelsToRecord(s.metric).i), order);
+      if (r.resultType === 'vector')
+        assert.deepEqual(
+          r.result.map((s) => labelsToRecord(s.metric).i),
+          order,
+        );
     }
   });
 
@@ -222,10 +248,7 @@ describe('functions: classic histograms, sort_by_label, min_of/max_of', () => {
 
   it('histogram_quantiles adds one series per quantile, labelled as OpenMetrics floats', async () => {
     const { engine } = engineFor(h, { enableExperimentalFunctions: true });
-    assert.deepEqual(await instant(engine, 'histogram_quantiles(h_bucket, "q", 0.5, 1)', 0), [
-      '{"job":"j","q":"0.5"} 1.75',
-      '{"job":"j","q":"1.0"} 4',
-    ]);
+    assert.deepEqual(await instant(engine, 'histogram_quantiles(h_bucket, "q", 0.5, 1)', 0), ['{"job":"j","q":"0.5"} 1.75', '{"job":"j","q":"1.0"} 4']);
   });
 
   it('histogram_quantile reports buckets it had to make monotonic, and bad le labels', async () => {

@@ -13,14 +13,7 @@ import { dropMetadataLabels, getLabel, setLabel } from './labels.ts';
 import { KahanSum, kahanInc, linearRegression, quantile } from './stats.ts';
 import { sortByLabel, sortByValue } from './sort-functions.ts';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
-import {
-  histogramFraction,
-  histogramQuantile,
-  histogramQuantiles,
-  histogramStddev,
-  histogramStdvar,
-  simpleHistogram,
-} from './histogram-instant-functions.ts';
+import { histogramFraction, histogramQuantile, histogramQuantiles, histogramStddev, histogramStdvar, simpleHistogram } from './histogram-instant-functions.ts';
 import {
   changesOrResets,
   histogramIncrease,
@@ -30,7 +23,16 @@ import {
   mixedFloatsHistograms,
 } from './histogram-functions.ts';
 import type { EvalSample, EvalVector } from './values.ts';
-import type { FunctionContext, FunctionDef, FunctionImpl, InstantFunction, RangeContext, RangeFunction, RangeWindow, SeriesFunction } from './function-types.ts';
+import type {
+  FunctionContext,
+  FunctionDef,
+  FunctionImpl,
+  InstantFunction,
+  RangeContext,
+  RangeFunction,
+  RangeWindow,
+  SeriesFunction,
+} from './function-types.ts';
 
 /** The window's float values as a new array. */
 function windowFloats(w: RangeWindow): number[] {
@@ -388,8 +390,16 @@ const range = (call: RangeFunction, extra: { keepName?: boolean; absentOverTime?
 
 const list: FunctionDef[] = [
   def('abs', [[V], V], instant(simpleFloat(Math.abs))),
-  def('absent', [[V], V], instant((args, exprs, ctx) => (args[0].length > 0 ? [] : [{ metric: absentLabels(exprs[0]), t: ctx.ts, f: 1, dropName: false }]))),
-  def('absent_over_time', [[M], V], range(() => 1, { absentOverTime: true })),
+  def(
+    'absent',
+    [[V], V],
+    instant((args, exprs, ctx) => (args[0].length > 0 ? [] : [{ metric: absentLabels(exprs[0]), t: ctx.ts, f: 1, dropName: false }])),
+  ),
+  def(
+    'absent_over_time',
+    [[M], V],
+    range(() => 1, { absentOverTime: true }),
+  ),
   def('acos', [[V], V], instant(simpleFloat(Math.acos))),
   def('acosh', [[V], V], instant(simpleFloat(Math.acosh))),
   def('asin', [[V], V], instant(simpleFloat(Math.asin))),
@@ -398,13 +408,33 @@ const list: FunctionDef[] = [
   def('atanh', [[V], V], instant(simpleFloat(Math.atanh))),
   def('avg_over_time', [[M], V], range(sumOrAvgOverTime(avgOverTime, true))),
   def('ceil', [[V], V], instant(simpleFloat(Math.ceil))),
-  def('changes', [[M], V], range((w) => changesOrResets(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.ht, w.h, false))),
-  def('clamp', [[V, S, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, args[2][0].f, ctx))),
-  def('clamp_max', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], -Infinity, args[1][0].f, ctx))),
-  def('clamp_min', [[V, S], V], instant((args, _e, ctx) => clamp(args[0], args[1][0].f, Infinity, ctx))),
+  def(
+    'changes',
+    [[M], V],
+    range((w) => changesOrResets(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.ht, w.h, false)),
+  ),
+  def(
+    'clamp',
+    [[V, S, S], V],
+    instant((args, _e, ctx) => clamp(args[0], args[1][0].f, args[2][0].f, ctx)),
+  ),
+  def(
+    'clamp_max',
+    [[V, S], V],
+    instant((args, _e, ctx) => clamp(args[0], -Infinity, args[1][0].f, ctx)),
+  ),
+  def(
+    'clamp_min',
+    [[V, S], V],
+    instant((args, _e, ctx) => clamp(args[0], args[1][0].f, Infinity, ctx)),
+  ),
   def('cos', [[V], V], instant(simpleFloat(Math.cos))),
   def('cosh', [[V], V], instant(simpleFloat(Math.cosh))),
-  def('count_over_time', [[M], V], range((w) => w.hi - w.lo + w.h.length)),
+  def(
+    'count_over_time',
+    [[M], V],
+    range((w) => w.hi - w.lo + w.h.length),
+  ),
   def('days_in_month', [[V], V, { variadic: 1 }], instant(dateFunction(daysInMonth))),
   def('day_of_month', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDate()))),
   def('day_of_week', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCDay()))),
@@ -413,7 +443,11 @@ const list: FunctionDef[] = [
   def('delta', [[M], V], range(extrapolatedRate(false, false))),
   def('deriv', [[M], V], range(floatsOnly((w) => linearRegression(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.t[w.lo]).slope, 2))),
   def('double_exponential_smoothing', [[M, S, S], V, { experimental: true }], range(floatsOnly(doubleExponentialSmoothing, 2))),
-  def('end', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.end / 1000, ctx.ts))),
+  def(
+    'end',
+    [[], S, { experimental: true }],
+    instant((_a, _e, ctx) => scalarSample(ctx.query.end / 1000, ctx.ts)),
+  ),
   def('exp', [[V], V], instant(simpleFloat(Math.exp))),
   def('first_over_time', [[M], V, { experimental: true }], range(edgeOverTime(false), { keepName: true })),
   def('floor', [[V], V], instant(simpleFloat(Math.floor))),
@@ -440,21 +474,38 @@ const list: FunctionDef[] = [
   def(
     'mad_over_time',
     [[M], V, { experimental: true }],
-    range(floatsOnly((w) => {
-      // A NaN sample makes the result NaN rather than being dropped.
-      const values = windowFloats(w);
-      if (values.some(Number.isNaN)) return NaN;
-      const median = quantile(0.5, values.slice());
-      return quantile(0.5, values.map((f) => Math.abs(f - median)));
-    })),
+    range(
+      floatsOnly((w) => {
+        // A NaN sample makes the result NaN rather than being dropped.
+        const values = windowFloats(w);
+        if (values.some(Number.isNaN)) return NaN;
+        const median = quantile(0.5, values.slice());
+        return quantile(
+          0.5,
+          values.map((f) => Math.abs(f - median)),
+        );
+      }),
+    ),
   ),
   def('max_over_time', [[M], V], range(floatsOnly(compareOverTime((cur, best) => cur > best, false)))),
   def('min_over_time', [[M], V], range(floatsOnly(compareOverTime((cur, best) => cur < best, false)))),
-  def('max_of', [[S, S], S, { experimental: true }], instant((args, _e, ctx) => scalarSample(goMax(args[0][0].f, args[1][0].f), ctx.ts))),
-  def('min_of', [[S, S], S, { experimental: true }], instant((args, _e, ctx) => scalarSample(goMin(args[0][0].f, args[1][0].f), ctx.ts))),
+  def(
+    'max_of',
+    [[S, S], S, { experimental: true }],
+    instant((args, _e, ctx) => scalarSample(goMax(args[0][0].f, args[1][0].f), ctx.ts)),
+  ),
+  def(
+    'min_of',
+    [[S, S], S, { experimental: true }],
+    instant((args, _e, ctx) => scalarSample(goMin(args[0][0].f, args[1][0].f), ctx.ts)),
+  ),
   def('minute', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCMinutes()))),
   def('month', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCMonth() + 1))),
-  def('pi', [[], S], instant((_a, _e, ctx) => scalarSample(Math.PI, ctx.ts))),
+  def(
+    'pi',
+    [[], S],
+    instant((_a, _e, ctx) => scalarSample(Math.PI, ctx.ts)),
+  ),
   def(
     'predict_linear',
     [[M, S], V],
@@ -465,7 +516,11 @@ const list: FunctionDef[] = [
       }, 2),
     ),
   ),
-  def('present_over_time', [[M], V], range(() => 1)),
+  def(
+    'present_over_time',
+    [[M], V],
+    range(() => 1),
+  ),
   def(
     'quantile_over_time',
     [[S, M], V],
@@ -478,9 +533,17 @@ const list: FunctionDef[] = [
     ),
   ),
   def('rad', [[V], V], instant(simpleFloat((v) => (v * Math.PI) / 180))),
-  def('range', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample((ctx.query.end - ctx.query.start) / 1000, ctx.ts))),
+  def(
+    'range',
+    [[], S, { experimental: true }],
+    instant((_a, _e, ctx) => scalarSample((ctx.query.end - ctx.query.start) / 1000, ctx.ts)),
+  ),
   def('rate', [[M], V], range(extrapolatedRate(true, true))),
-  def('resets', [[M], V], range((w) => changesOrResets(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.ht, w.h, true))),
+  def(
+    'resets',
+    [[M], V],
+    range((w) => changesOrResets(w.t.subarray(w.lo, w.hi), w.f.subarray(w.lo, w.hi), w.ht, w.h, true)),
+  ),
   def(
     'round',
     [[V, S], V, { variadic: 1 }],
@@ -502,20 +565,52 @@ const list: FunctionDef[] = [
   def('sin', [[V], V], instant(simpleFloat(Math.sin))),
   def('sinh', [[V], V], instant(simpleFloat(Math.sinh))),
   // NaN sorts last either way, as in Prometheus.
-  def('sort', [[V], V], instant((args) => sortByValue(floatsOf(args[0]), false))),
-  def('sort_by_label', [[V, STR], V, { variadic: -1, experimental: true }], instant((args, exprs) => sortByLabel(args[0], labelArgs(exprs), false))),
-  def('sort_by_label_desc', [[V, STR], V, { variadic: -1, experimental: true }], instant((args, exprs) => sortByLabel(args[0], labelArgs(exprs), true))),
-  def('sort_desc', [[V], V], instant((args) => sortByValue(floatsOf(args[0]), true))),
+  def(
+    'sort',
+    [[V], V],
+    instant((args) => sortByValue(floatsOf(args[0]), false)),
+  ),
+  def(
+    'sort_by_label',
+    [[V, STR], V, { variadic: -1, experimental: true }],
+    instant((args, exprs) => sortByLabel(args[0], labelArgs(exprs), false)),
+  ),
+  def(
+    'sort_by_label_desc',
+    [[V, STR], V, { variadic: -1, experimental: true }],
+    instant((args, exprs) => sortByLabel(args[0], labelArgs(exprs), true)),
+  ),
+  def(
+    'sort_desc',
+    [[V], V],
+    instant((args) => sortByValue(floatsOf(args[0]), true)),
+  ),
   def('sqrt', [[V], V], instant(simpleFloat(Math.sqrt))),
-  def('start', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.start / 1000, ctx.ts))),
+  def(
+    'start',
+    [[], S, { experimental: true }],
+    instant((_a, _e, ctx) => scalarSample(ctx.query.start / 1000, ctx.ts)),
+  ),
   def('stddev_over_time', [[M], V], range(floatsOnly((w) => Math.sqrt(varianceOverTime(w))))),
   def('stdvar_over_time', [[M], V], range(floatsOnly(varianceOverTime))),
-  def('step', [[], S, { experimental: true }], instant((_a, _e, ctx) => scalarSample(ctx.query.step / 1000, ctx.ts))),
+  def(
+    'step',
+    [[], S, { experimental: true }],
+    instant((_a, _e, ctx) => scalarSample(ctx.query.step / 1000, ctx.ts)),
+  ),
   def('sum_over_time', [[M], V], range(sumOrAvgOverTime(sumOverTime, false))),
   def('tan', [[V], V], instant(simpleFloat(Math.tan))),
   def('tanh', [[V], V], instant(simpleFloat(Math.tanh))),
-  def('time', [[], S], instant((_a, _e, ctx) => scalarSample(ctx.ts / 1000, ctx.ts))),
-  def('timestamp', [[V], V], instant((args, _e, ctx) => args[0].map((s) => dropName(s, ctx, s.t / 1000, ctx.ts)))),
+  def(
+    'time',
+    [[], S],
+    instant((_a, _e, ctx) => scalarSample(ctx.ts / 1000, ctx.ts)),
+  ),
+  def(
+    'timestamp',
+    [[V], V],
+    instant((args, _e, ctx) => args[0].map((s) => dropName(s, ctx, s.t / 1000, ctx.ts))),
+  ),
   def(
     'ts_of_first_over_time',
     [[M], V, { experimental: true }],
@@ -528,7 +623,11 @@ const list: FunctionDef[] = [
   ),
   def('ts_of_max_over_time', [[M], V, { experimental: true }], range(floatsOnly(compareOverTime((cur, best) => cur >= best, true)))),
   def('ts_of_min_over_time', [[M], V, { experimental: true }], range(floatsOnly(compareOverTime((cur, best) => cur <= best, true)))),
-  def('vector', [[S], V], instant((args, _e, ctx) => scalarSample(args[0][0].f, ctx.ts))),
+  def(
+    'vector',
+    [[S], V],
+    instant((args, _e, ctx) => scalarSample(args[0][0].f, ctx.ts)),
+  ),
   def('year', [[V], V, { variadic: 1 }], instant(dateFunction((d) => d.getUTCFullYear()))),
 ];
 

@@ -11,7 +11,7 @@ import type { QueryResult } from './values.ts';
 
 const M = 60_000;
 let seed = 7;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 
 function data(): TestSeries[] {
   const out: TestSeries[] = [];
@@ -26,7 +26,8 @@ function data(): TestSeries[] {
       else if (r < 0.08) x = NaN;
       else if (r < 0.085) x = i % 2 ? Infinity : -Infinity;
       else if (r < 0.1) x = 0;
-      else if (r < 0.12) x = v = Math.floor(rnd() * 10); // counter reset
+      else if (r < 0.12)
+        x = v = Math.floor(rnd() * 10); // counter reset
       else x = v += Math.floor(rnd() * 1000) / 7;
       samples.push([k * 15_000, x]);
     }

@@ -284,7 +284,7 @@ function unescapeOctal(bytes: number[], chars: string[], i: number): number {
  */
 function decodeUtf8Lossless(bytes: number[]): string {
   let out = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i];
     let n = 0;
     let cp = 0;

@@ -262,4 +262,3 @@ function heapDown(h: GoSortable, i0: number, n: number): boolean {
 export const valueLess = (a: number, b: number): boolean => Number.isNaN(a) || a < b;
 /** vectorByReverseValueHeap.Less: NaN first, then descending. */
 export const reverseValueLess = (a: number, b: number): boolean => Number.isNaN(a) || a > b;
-

@@ -177,13 +177,7 @@ export function histogramSumOverTime(hs: FloatHistogram[], mean: boolean, name: 
 }
 
 /** changes() or resets() over a window's floats and histograms merged in time order. */
-export function changesOrResets(
-  t: Float64Array,
-  f: Float64Array,
-  ht: Float64Array,
-  h: FloatHistogram[],
-  resets: boolean,
-): number {
+export function changesOrResets(t: Float64Array, f: Float64Array, ht: Float64Array, h: FloatHistogram[], resets: boolean): number {
   let n = 0;
   let i = 0;
   let j = 0;

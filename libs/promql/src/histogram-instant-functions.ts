@@ -75,7 +75,10 @@ function checkQuantile(q: number, ctx: FunctionContext, arg: number): void {
 
 /** The quantile of one classic histogram, noting when its buckets had to be made monotonic. */
 function classicQuantile(q: number, h: ClassicHistogram, ctx: FunctionContext, arg: number): number {
-  const { value, fix } = bucketQuantile(q, h.buckets.map((b) => ({ ...b })));
+  const { value, fix } = bucketQuantile(
+    q,
+    h.buckets.map((b) => ({ ...b })),
+  );
   if (fix.forcedMonotonic) {
     const name = ctx.delayedNameRemoval ? getLabel(h.metric, METRIC_NAME) : '';
     ctx.info(
@@ -186,7 +189,16 @@ export const histogramFraction: InstantFunction = (args, _exprs, ctx) => {
     out.push({ metric: nativeMetric(n, ctx), t: ctx.ts, f: r.value, dropName: true });
   }
   for (const h of classics) {
-    out.push({ metric: h.metric, t: ctx.ts, f: bucketFraction(lower, upper, h.buckets.map((b) => ({ ...b }))), dropName: true });
+    out.push({
+      metric: h.metric,
+      t: ctx.ts,
+      f: bucketFraction(
+        lower,
+        upper,
+        h.buckets.map((b) => ({ ...b })),
+      ),
+      dropName: true,
+    });
   }
   return out;
 };

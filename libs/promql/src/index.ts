@@ -32,13 +32,7 @@ export type {
 export { parseDuration, formatDuration } from './durations.ts';
 export { FUNCTIONS } from './functions.ts';
 export type { FunctionDef } from './function-types.ts';
-export {
-  PromQLError,
-  PromQLParseError,
-  PromQLBadDataError,
-  PromQLExecutionError,
-  PromQLTimeoutError,
-} from './errors.ts';
+export { PromQLError, PromQLParseError, PromQLBadDataError, PromQLExecutionError, PromQLTimeoutError } from './errors.ts';
 export type { PositionRange } from './errors.ts';
 export { toPrometheusData, formatValue, formatTimestamp } from './format.ts';
 export { prettyExpr } from './pretty.ts';

@@ -69,7 +69,10 @@ describe('info()', () => {
       assert.equal(err.message, 'conflicting label: x');
       return true;
     });
-    assert.throws(() => parseExpr('info(m, sum(m))', opts), (err: unknown) => err instanceof PromQLParseError && /expected label selectors/.test(err.message));
+    assert.throws(
+      () => parseExpr('info(m, sum(m))', opts),
+      (err: unknown) => err instanceof PromQLParseError && /expected label selectors/.test(err.message),
+    );
     assert.doesNotThrow(() => parseExpr('info(m, {x=~".*"})', opts));
   });
 });

@@ -5,22 +5,83 @@
 import { goQuote, goQuotePrefix, goQuoteRune, goUnicodeDesc } from './go-compat.ts';
 
 export type TokenType =
-  | 'EOF' | 'ERROR' | 'COMMENT' | 'IDENTIFIER' | 'METRIC_IDENTIFIER' | 'NUMBER' | 'DURATION' | 'STRING'
-  | 'LEFT_PAREN' | 'RIGHT_PAREN' | 'LEFT_BRACE' | 'RIGHT_BRACE' | 'LEFT_BRACKET' | 'RIGHT_BRACKET' | 'COMMA'
-  | 'EQL' | 'COLON' | 'DOUBLE_COLON'
+  | 'EOF'
+  | 'ERROR'
+  | 'COMMENT'
+  | 'IDENTIFIER'
+  | 'METRIC_IDENTIFIER'
+  | 'NUMBER'
+  | 'DURATION'
+  | 'STRING'
+  | 'LEFT_PAREN'
+  | 'RIGHT_PAREN'
+  | 'LEFT_BRACE'
+  | 'RIGHT_BRACE'
+  | 'LEFT_BRACKET'
+  | 'RIGHT_BRACKET'
+  | 'COMMA'
+  | 'EQL'
+  | 'COLON'
+  | 'DOUBLE_COLON'
   // Operators.
-  | 'ADD' | 'SUB' | 'MUL' | 'DIV' | 'MOD' | 'POW' | 'EQLC' | 'NEQ' | 'LTE' | 'LSS' | 'GTE' | 'GTR'
-  | 'EQL_REGEX' | 'NEQ_REGEX' | 'AT' | 'LAND' | 'LOR' | 'LUNLESS' | 'ATAN2' | 'TRIM_UPPER' | 'TRIM_LOWER'
+  | 'ADD'
+  | 'SUB'
+  | 'MUL'
+  | 'DIV'
+  | 'MOD'
+  | 'POW'
+  | 'EQLC'
+  | 'NEQ'
+  | 'LTE'
+  | 'LSS'
+  | 'GTE'
+  | 'GTR'
+  | 'EQL_REGEX'
+  | 'NEQ_REGEX'
+  | 'AT'
+  | 'LAND'
+  | 'LOR'
+  | 'LUNLESS'
+  | 'ATAN2'
+  | 'TRIM_UPPER'
+  | 'TRIM_LOWER'
   // Aggregators.
-  | 'SUM' | 'AVG' | 'COUNT' | 'MIN' | 'MAX' | 'GROUP' | 'STDDEV' | 'STDVAR' | 'TOPK' | 'BOTTOMK'
-  | 'COUNT_VALUES' | 'QUANTILE' | 'LIMITK' | 'LIMIT_RATIO'
+  | 'SUM'
+  | 'AVG'
+  | 'COUNT'
+  | 'MIN'
+  | 'MAX'
+  | 'GROUP'
+  | 'STDDEV'
+  | 'STDVAR'
+  | 'TOPK'
+  | 'BOTTOMK'
+  | 'COUNT_VALUES'
+  | 'QUANTILE'
+  | 'LIMITK'
+  | 'LIMIT_RATIO'
   // Keywords.
-  | 'OFFSET' | 'SMOOTHED' | 'ANCHORED' | 'BY' | 'WITHOUT' | 'ON' | 'IGNORING' | 'GROUP_LEFT' | 'GROUP_RIGHT'
-  | 'BOOL' | 'FILL' | 'FILL_LEFT' | 'FILL_RIGHT'
+  | 'OFFSET'
+  | 'SMOOTHED'
+  | 'ANCHORED'
+  | 'BY'
+  | 'WITHOUT'
+  | 'ON'
+  | 'IGNORING'
+  | 'GROUP_LEFT'
+  | 'GROUP_RIGHT'
+  | 'BOOL'
+  | 'FILL'
+  | 'FILL_LEFT'
+  | 'FILL_RIGHT'
   // Preprocessors.
-  | 'START' | 'END' | 'STEP' | 'RANGE'
+  | 'START'
+  | 'END'
+  | 'STEP'
+  | 'RANGE'
   // min_of/max_of inside a duration expression.
-  | 'MIN_OF' | 'MAX_OF';
+  | 'MIN_OF'
+  | 'MAX_OF';
 
 export interface Token {
   type: TokenType;
@@ -31,16 +92,58 @@ export interface Token {
 }
 
 const OPERATORS = new Set<TokenType>([
-  'ADD', 'SUB', 'MUL', 'DIV', 'MOD', 'POW', 'EQLC', 'NEQ', 'LTE', 'LSS', 'GTE', 'GTR', 'EQL_REGEX',
-  'NEQ_REGEX', 'AT', 'LAND', 'LOR', 'LUNLESS', 'ATAN2', 'TRIM_UPPER', 'TRIM_LOWER',
+  'ADD',
+  'SUB',
+  'MUL',
+  'DIV',
+  'MOD',
+  'POW',
+  'EQLC',
+  'NEQ',
+  'LTE',
+  'LSS',
+  'GTE',
+  'GTR',
+  'EQL_REGEX',
+  'NEQ_REGEX',
+  'AT',
+  'LAND',
+  'LOR',
+  'LUNLESS',
+  'ATAN2',
+  'TRIM_UPPER',
+  'TRIM_LOWER',
 ]);
 const AGGREGATORS = new Set<TokenType>([
-  'SUM', 'AVG', 'COUNT', 'MIN', 'MAX', 'GROUP', 'STDDEV', 'STDVAR', 'TOPK', 'BOTTOMK', 'COUNT_VALUES',
-  'QUANTILE', 'LIMITK', 'LIMIT_RATIO',
+  'SUM',
+  'AVG',
+  'COUNT',
+  'MIN',
+  'MAX',
+  'GROUP',
+  'STDDEV',
+  'STDVAR',
+  'TOPK',
+  'BOTTOMK',
+  'COUNT_VALUES',
+  'QUANTILE',
+  'LIMITK',
+  'LIMIT_RATIO',
 ]);
 const KEYWORDS = new Set<TokenType>([
-  'OFFSET', 'SMOOTHED', 'ANCHORED', 'BY', 'WITHOUT', 'ON', 'IGNORING', 'GROUP_LEFT', 'GROUP_RIGHT', 'BOOL',
-  'FILL', 'FILL_LEFT', 'FILL_RIGHT',
+  'OFFSET',
+  'SMOOTHED',
+  'ANCHORED',
+  'BY',
+  'WITHOUT',
+  'ON',
+  'IGNORING',
+  'GROUP_LEFT',
+  'GROUP_RIGHT',
+  'BOOL',
+  'FILL',
+  'FILL_LEFT',
+  'FILL_RIGHT',
 ]);
 
 function isOperator(t: TokenType): boolean {

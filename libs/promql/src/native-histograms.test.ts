@@ -47,7 +47,17 @@ describe('native histograms in the engine', () => {
       result: [
         {
           metric: { __name__: 'req_seconds', job: 'a' },
-          histogram: [120, { count: '5', sum: '9', buckets: [[0, '0.5', '1', '3'], [0, '1', '2', '2']] }],
+          histogram: [
+            120,
+            {
+              count: '5',
+              sum: '9',
+              buckets: [
+                [0, '0.5', '1', '3'],
+                [0, '1', '2', '2'],
+              ],
+            },
+          ],
         },
       ],
     });
@@ -64,7 +74,11 @@ describe('native histograms in the engine', () => {
     if (data.resultType !== 'matrix') return;
     assert.equal(data.result[0].histograms?.length, 3);
     assert.equal(data.result[0].values, undefined);
-    assert.deepEqual(data.result[1].values, [[0, '1'], [60, '1'], [120, '1']]);
+    assert.deepEqual(data.result[1].values, [
+      [0, '1'],
+      [60, '1'],
+      [120, '1'],
+    ]);
     const abs = await engine.instantQuery({ tenant: 't', query: 'abs({job="a"})', time: 0 });
     assert.equal(abs.resultType === 'vector' && abs.result.length, 1);
     const info = await engine.instantQuery({ tenant: 't', query: 'max(req_seconds)', time: 0 });
@@ -124,7 +138,10 @@ describe('histogram stale markers', () => {
       },
     });
 
-  for (const [name, sum] of [['exact', stale], ['quieted', quieted]] as const) {
+  for (const [name, sum] of [
+    ['exact', stale],
+    ['quieted', quieted],
+  ] as const) {
     it(`the series disappears from instant queries after the marker and the marker is no sample in ranges (${name} bits)`, async () => {
       const engine = engineOf(staleSeries(sum));
       const before = await engine.instantQuery({ tenant: 't', query: 'req_seconds', time: 80_000 });

@@ -196,7 +196,7 @@ describe('parser: errors', () => {
     ['foo{__name__="bar"}', '1:1: parse error: metric name must not be set twice: "foo" or "bar"'],
     ['sum(', '1:5: parse error: unclosed left parenthesis'],
     // Go's lexer reports this one after the parenthesis.
-    ['foo)', '1:5: parse error: unexpected right parenthesis \')\''],
+    ['foo)', "1:5: parse error: unexpected right parenthesis ')'"],
     ['foo +', '1:6: parse error: unexpected end of input'],
     ['foo bar', '1:5: parse error: unexpected identifier "bar"'],
     ['sum(foo bar)', '1:9: parse error: unexpected identifier "bar" in aggregation'],

@@ -153,10 +153,7 @@ class Parser {
   private readonly input: string;
   private readonly options: ParseOptions;
 
-  constructor(
-    input: string,
-    options: ParseOptions,
-  ) {
+  constructor(input: string, options: ParseOptions) {
     this.input = input;
     this.options = options;
     this.lexer = new Lexer(input);
@@ -251,7 +248,10 @@ class Parser {
       if (!info || info.prec < minPrec) return lhs;
       this.advance();
       if ((info.op === '</' || info.op === '>/') && !this.options.enableExperimentalFunctions) {
-        this.addError(this.range(opTok), `the histogram trim operator ${info.op} is experimental and must be enabled with --enable-feature=promql-experimental-functions`);
+        this.addError(
+          this.range(opTok),
+          `the histogram trim operator ${info.op} is experimental and must be enabled with --enable-feature=promql-experimental-functions`,
+        );
       }
       const { returnBool, matching } = this.parseBinModifiers();
       const rhs = this.parseExpr(info.rightAssoc ? info.prec : info.prec + 1);
@@ -335,7 +335,10 @@ class Parser {
       if (right) m.fillRight = v;
     }
     if ((m.fillLeft !== undefined || m.fillRight !== undefined) && !this.options.enableExperimentalFunctions) {
-      this.addError({ start: start.pos, end: this.prevEnd }, 'fill modifiers are experimental and must be enabled with --enable-feature=promql-experimental-functions');
+      this.addError(
+        { start: start.pos, end: this.prevEnd },
+        'fill modifiers are experimental and must be enabled with --enable-feature=promql-experimental-functions',
+      );
     }
   }
 

@@ -60,7 +60,12 @@ describe('aggregations over the series limit are answered shard by shard', () =>
     await limited.engine.instantQuery({ tenant: 't', query: 'count({__name__=~"node_.+"})', time: 6 * M });
     const shardSelects = limited.querier.calls.filter((c) => c.matchers.some((m) => m.name === '__query_shard__'));
     assert.ok(shardSelects.length >= 8, `${shardSelects.length} shard selects`);
-    for (const q of ['topk(3, node_cpu_total)', 'avg by (job) (node_cpu_total)', 'sum(node_cpu_total) by (job) / 2', 'count(node_cpu_total * on (instance) node_load)']) {
+    for (const q of [
+      'topk(3, node_cpu_total)',
+      'avg by (job) (node_cpu_total)',
+      'sum(node_cpu_total) by (job) / 2',
+      'count(node_cpu_total * on (instance) node_load)',
+    ]) {
       await assert.rejects(limited.engine.instantQuery({ tenant: 't', query: q, time: 6 * M }), /maximum number of series \(limit: 40 series\)/, q);
     }
   });

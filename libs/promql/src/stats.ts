@@ -162,8 +162,7 @@ export function bucketFraction(lower: number, upper: number, buckets: Bucket[]):
     const b = buckets[i];
     if (i > 0) lowerBound = buckets[i - 1].upperBound;
     const upperBound = b.upperBound;
-    const interpolate = (v: number): number =>
-      lowerBound === -Infinity ? b.count : rank + ((b.count - rank) * (v - lowerBound)) / (upperBound - lowerBound);
+    const interpolate = (v: number): number => (lowerBound === -Infinity ? b.count : rank + ((b.count - rank) * (v - lowerBound)) / (upperBound - lowerBound));
     if (!lowerSet && lowerBound >= lower) {
       lowerRank = rank;
       lowerSet = true;
@@ -245,11 +244,7 @@ function ensureMonotonic(buckets: Bucket[], tolerance: number): MonotonicityFix 
  * Least-squares fit over (t, f) samples with x = (t - interceptTime) seconds
  * (Prometheus' linearRegression). Constant input gives slope 0 exactly.
  */
-export function linearRegression(
-  ts: ArrayLike<number>,
-  fs: ArrayLike<number>,
-  interceptTime: number,
-): { slope: number; intercept: number } {
+export function linearRegression(ts: ArrayLike<number>, fs: ArrayLike<number>, interceptTime: number): { slope: number; intercept: number } {
   let n = 0;
   const sumX = new KahanSum();
   const sumY = new KahanSum();

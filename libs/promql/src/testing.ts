@@ -32,11 +32,18 @@ export function every(intervalMs: number, values: (TestValue | undefined)[], sta
 export function querierFor(series: TestSeries[], tenant = 't'): MemoryQuerier {
   const querier = new MemoryQuerier();
   // Answered in label-key order, whatever order the test wrote them in.
-  const sorted = series.map((s) => ({ labels: labelsFromRecord(s.labels), samples: s.samples })).sort((a, b) => (labelsKey(a.labels) < labelsKey(b.labels) ? -1 : 1));
+  const sorted = series
+    .map((s) => ({ labels: labelsFromRecord(s.labels), samples: s.samples }))
+    .sort((a, b) => (labelsKey(a.labels) < labelsKey(b.labels) ? -1 : 1));
   for (const s of sorted) {
     const values = new Float64Array(s.samples.length);
     s.samples.forEach(([, v], i) => (v === 'stale' ? writeStaleMarker(values, i) : (values[i] = v)));
-    querier.append(tenant, s.labels, s.samples.map(([t]) => t), values);
+    querier.append(
+      tenant,
+      s.labels,
+      s.samples.map(([t]) => t),
+      values,
+    );
   }
   return querier;
 }

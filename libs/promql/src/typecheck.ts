@@ -164,10 +164,7 @@ class TypeChecker {
       }
       const t = this.checkAST(e.args[i]);
       if (t !== f.argTypes[idx]) {
-        this.addError(
-          e.args[i].pos,
-          `expected type ${documentedType(f.argTypes[idx])} in call to function ${goQuote(f.name)}, got ${documentedType(t)}`,
-        );
+        this.addError(e.args[i].pos, `expected type ${documentedType(f.argTypes[idx])} in call to function ${goQuote(f.name)}, got ${documentedType(t)}`);
       }
     }
   }

@@ -58,7 +58,11 @@ test('query API: 401 with a reason and a challenge for missing or wrong credenti
     }
   }
   assert.equal(querier.calls, 0, 'nothing read');
-  const ok = await app.inject({ method: 'GET', url: '/api/v1/query?query=up&time=0', headers: { 'x-scope-orgid': 't1', authorization: basic('grafana', 'pw') } });
+  const ok = await app.inject({
+    method: 'GET',
+    url: '/api/v1/query?query=up&time=0',
+    headers: { 'x-scope-orgid': 't1', authorization: basic('grafana', 'pw') },
+  });
   assert.equal(ok.statusCode, 200, ok.body);
   assert.equal(ok.json().data.result.length, 1);
 });

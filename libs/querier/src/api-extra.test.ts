@@ -44,7 +44,10 @@ function heads(): RichHeads {
   return h;
 }
 
-function server(extra: Partial<PrometheusApiOptions> & { querier?: PrometheusApiOptions['querier'] } = {}, engineOpts: Partial<ConstructorParameters<typeof Engine>[0]> = {}) {
+function server(
+  extra: Partial<PrometheusApiOptions> & { querier?: PrometheusApiOptions['querier'] } = {},
+  engineOpts: Partial<ConstructorParameters<typeof Engine>[0]> = {},
+) {
   const querier = extra.querier ?? heads();
   const registry = new Registry();
   const app = createHttpServer({ logger, registry, readiness: { notReadyReason: () => undefined } });
@@ -68,7 +71,12 @@ test('buildinfo, format_query, metadata and query_exemplars answer in Prometheus
   assert.equal(info.statusCode, 200);
   assert.deepEqual(Object.keys(info.json().data).sort(), ['branch', 'buildDate', 'buildUser', 'goVersion', 'revision', 'version']);
 
-  const fmt = await app.inject({ method: 'POST', url: '/api/v1/format_query', payload: 'query=sum(rate(x[5m]))by(job)', headers: { ...T1, 'content-type': 'application/x-www-form-urlencoded' } });
+  const fmt = await app.inject({
+    method: 'POST',
+    url: '/api/v1/format_query',
+    payload: 'query=sum(rate(x[5m]))by(job)',
+    headers: { ...T1, 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.deepEqual(fmt.json(), { status: 'success', data: 'sum by (job) (rate(x[5m]))' });
   const badFmt = await app.inject({ url: '/api/v1/format_query?query=sum(', headers: T1 });
   assert.equal(badFmt.statusCode, 400);
@@ -134,7 +142,7 @@ test('a query over its timeout answers 503 timeout', async () => {
   assert.equal(r.json().errorType, 'timeout');
 });
 
-test('X-Read-Consistency: strong waits for every partition\'s last produced offset before reading', async () => {
+test("X-Read-Consistency: strong waits for every partition's last produced offset before reading", async () => {
   const waits: string[] = [];
   const replica = (id: string, zone: string, partition: number, consumed: bigint): IngesterReplica => ({
     id,
@@ -155,7 +163,17 @@ test('X-Read-Consistency: strong waits for every partition\'s last produced offs
     preferredZone: 'a',
     logger,
   });
-  const strongReads = new StrongReads({ offsets: { fetch: async () => new Map([[0, 7n], [1, 9n]]) }, querier: pq, maxWaitMs: 1000 });
+  const strongReads = new StrongReads({
+    offsets: {
+      fetch: async () =>
+        new Map([
+          [0, 7n],
+          [1, 9n],
+        ]),
+    },
+    querier: pq,
+    maxWaitMs: 1000,
+  });
   const app = server({ querier: pq, strongReads });
   const r = await app.inject({ url: '/api/v1/query?query=count(req_total)&time=60', headers: { ...T1, 'x-read-consistency': 'strong' } });
   assert.equal(r.statusCode, 200, r.body);
@@ -174,16 +192,38 @@ test('X-Read-Consistency: strong waits for every partition\'s last produced offs
 
   // With the bucket joined in, a strong read sees the blocks' series as an eventual read does.
   const store = new MemoryQuerier();
-  store.append('t1', labelsFromRecord({ __name__: 'req_total', job: 'api', instance: 'old' }), new Float64Array([0, 15_000, 30_000, 45_000, 60_000]), [1, 2, 3, 4, 5]);
+  store.append(
+    't1',
+    labelsFromRecord({ __name__: 'req_total', job: 'api', instance: 'old' }),
+    new Float64Array([0, 15_000, 30_000, 45_000, 60_000]),
+    [1, 2, 3, 4, 5],
+  );
   const blocks = new StoreAndIngestersQuerier({ ingesters: pq, store, queryIngestersWithinMs: 0, queryStoreAfterMs: 0 });
-  const withBlocks = server({ querier: blocks, strongReads: new StrongReads({ offsets: { fetch: async () => new Map([[0, 7n], [1, 9n]]) }, querier: pq, maxWaitMs: 1000, blocks }) });
+  const withBlocks = server({
+    querier: blocks,
+    strongReads: new StrongReads({
+      offsets: {
+        fetch: async () =>
+          new Map([
+            [0, 7n],
+            [1, 9n],
+          ]),
+      },
+      querier: pq,
+      maxWaitMs: 1000,
+      blocks,
+    }),
+  });
   for (const headers of [{ ...T1, 'x-read-consistency': 'strong' }, T1]) {
     const r = await withBlocks.inject({ url: '/api/v1/query?query=count(req_total)&time=60', headers });
     assert.equal(r.json().data.result[0].value[1], '4', `${JSON.stringify(headers)}: ${r.body}`);
   }
 
   const kafkaDown = new StrongReads({ offsets: { fetch: async () => Promise.reject(new Error('broker down')) }, querier: pq, maxWaitMs: 10 });
-  const down = await server({ querier: pq, strongReads: kafkaDown }).inject({ url: '/api/v1/query?query=up', headers: { ...T1, 'x-read-consistency': 'strong' } });
+  const down = await server({ querier: pq, strongReads: kafkaDown }).inject({
+    url: '/api/v1/query?query=up',
+    headers: { ...T1, 'x-read-consistency': 'strong' },
+  });
   assert.equal(down.statusCode, 503);
   assert.match(down.json().error, /broker down/);
 });

@@ -14,7 +14,10 @@ const NOW = 1_000_000;
 
 function server() {
   const q = new MemoryQuerier();
-  for (const [job, insts] of [['api', 3], ['db', 1]] as const) {
+  for (const [job, insts] of [
+    ['api', 3],
+    ['db', 1],
+  ] as const) {
     for (let i = 0; i < insts; i++) q.append('t1', labelsFromRecord({ __name__: 'up', job, instance: `h${i}` }), [NOW - 60_000, NOW - 30_000], [1, 1]);
   }
   q.append('t1', labelsFromRecord({ __name__: 'req_total', job: 'api' }), [NOW - 10_000], [5]);
@@ -22,7 +25,12 @@ function server() {
   const deleted: { tenant: string; tombstones: Tombstone[] }[] = [];
   const registry = new Registry();
   const app = createHttpServer({ logger: createLogger('test', 'silent'), registry, readiness: { notReadyReason: () => undefined } });
-  const config = { 'querier.timeout': 120_000, 'blocks-storage.s3.secret-access-key': 'hunter2', 'blocks-storage.s3.access-key-id': 'AKIA', 'auth.tokens-file': '/etc/tokens.yaml' };
+  const config = {
+    'querier.timeout': 120_000,
+    'blocks-storage.s3.secret-access-key': 'hunter2',
+    'blocks-storage.s3.access-key-id': 'AKIA',
+    'auth.tokens-file': '/etc/tokens.yaml',
+  };
   registerPrometheusApi(app, {
     querier: q,
     engine: new Engine({ querier: q }),
@@ -32,7 +40,11 @@ function server() {
     prefixes: ['/api/v1', '/prometheus/api/v1'],
     // Deletions recorded here are applied on read, as the bucket's deletion filter does.
     readFilter: (inner: ApiQuerier): ApiQuerier => ({
-      select: async (p) => applyTombstonesAll(await inner.select(p), deleted.filter((d) => d.tenant === p.tenant).flatMap((d) => d.tombstones)),
+      select: async (p) =>
+        applyTombstonesAll(
+          await inner.select(p),
+          deleted.filter((d) => d.tenant === p.tenant).flatMap((d) => d.tombstones),
+        ),
       labelNames: (p) => inner.labelNames(p),
       labelValues: (p) => inner.labelValues(p),
     }),
@@ -67,7 +79,8 @@ test('status/config is YAML with secrets redacted; status/flags strings; runtime
     'auth.tokens-file': '/etc/tokens.yaml',
   });
   const rt = (await get(app, '/api/v1/status/runtimeinfo')).body.data as Record<string, unknown>;
-  for (const k of ['startTime', 'CWD', 'reloadConfigSuccess', 'lastConfigTime', 'corruptionCount', 'goroutineCount', 'GOMAXPROCS', 'storageRetention']) assert.ok(k in rt, k);
+  for (const k of ['startTime', 'CWD', 'reloadConfigSuccess', 'lastConfigTime', 'corruptionCount', 'goroutineCount', 'GOMAXPROCS', 'storageRetention'])
+    assert.ok(k in rt, k);
   assert.equal(rt.startTime, '1970-01-01T00:00:00.000Z');
   assert.ok((rt.GOMAXPROCS as number) >= 1);
 });
@@ -78,10 +91,22 @@ test('status/tsdb: head stats and top-N tables of the tenant, Prometheus shape',
   assert.equal(r.status, 200);
   assert.deepEqual(r.body.data, {
     headStats: { numSeries: 5, numLabelPairs: 7, chunkCount: 5, minTime: NOW - 60_000, maxTime: NOW - 10_000 },
-    seriesCountByMetricName: [{ name: 'up', value: 4 }, { name: 'req_total', value: 1 }],
-    labelValueCountByLabelName: [{ name: 'instance', value: 3 }, { name: '__name__', value: 2 }],
-    memoryInBytesByLabelName: [{ name: '__name__', value: 11 }, { name: 'instance', value: 6 }],
-    seriesCountByLabelValuePair: [{ name: '__name__=up', value: 4 }, { name: 'job=api', value: 4 }],
+    seriesCountByMetricName: [
+      { name: 'up', value: 4 },
+      { name: 'req_total', value: 1 },
+    ],
+    labelValueCountByLabelName: [
+      { name: 'instance', value: 3 },
+      { name: '__name__', value: 2 },
+    ],
+    memoryInBytesByLabelName: [
+      { name: '__name__', value: 11 },
+      { name: 'instance', value: 6 },
+    ],
+    seriesCountByLabelValuePair: [
+      { name: '__name__=up', value: 4 },
+      { name: 'job=api', value: 4 },
+    ],
   });
   const other = await get(app, '/api/v1/status/tsdb', 't2');
   assert.equal((other.body.data as { headStats: { numSeries: number } }).headStats.numSeries, 1);
@@ -127,7 +152,16 @@ test('parse_query answers the AST as Prometheus translates it', async () => {
       expr: {
         type: 'unaryExpr',
         op: '-',
-        expr: { type: 'vectorSelector', name: 'up', offset: 0, matchers: [{ name: '__name__', value: 'up', type: '=' }], timestamp: 10_000, startOrEnd: null, anchored: false, smoothed: false },
+        expr: {
+          type: 'vectorSelector',
+          name: 'up',
+          offset: 0,
+          matchers: [{ name: '__name__', value: 'up', type: '=' }],
+          timestamp: 10_000,
+          startOrEnd: null,
+          anchored: false,
+          smoothed: false,
+        },
       },
     },
     matching: { card: 'many-to-one', labels: ['job'], on: true, include: ['x'], fillValues: { lhs: null, rhs: null } },
@@ -137,7 +171,16 @@ test('parse_query answers the AST as Prometheus translates it', async () => {
   const d = sub.body.data as { lhs: { args: unknown[] }; rhs: unknown };
   assert.deepEqual(d.lhs.args[0], {
     type: 'subquery',
-    expr: { type: 'vectorSelector', name: 'x', offset: 0, matchers: [{ name: '__name__', value: 'x', type: '=' }], timestamp: null, startOrEnd: null, anchored: false, smoothed: false },
+    expr: {
+      type: 'vectorSelector',
+      name: 'x',
+      offset: 0,
+      matchers: [{ name: '__name__', value: 'x', type: '=' }],
+      timestamp: null,
+      startOrEnd: null,
+      anchored: false,
+      smoothed: false,
+    },
     range: 300_000,
     offset: 0,
     step: 60_000,
@@ -172,7 +215,10 @@ test("Mimir's cardinality label_names and label_values, with selector and limit"
     ],
   });
   const all = await get(app, '/prometheus/api/v1/cardinality/label_values?label_names[]=job&limit=1');
-  assert.deepEqual(all.body, { series_count_total: 5, labels: [{ label_name: 'job', label_values_count: 2, series_count: 5, cardinality: [{ label_value: 'api', series_count: 4 }] }] });
+  assert.deepEqual(all.body, {
+    series_count_total: 5,
+    labels: [{ label_name: 'job', label_values_count: 2, series_count: 5, cardinality: [{ label_value: 'api', series_count: 4 }] }],
+  });
   assert.equal((await get(app, '/prometheus/api/v1/cardinality/label_values')).status, 400);
 });
 
@@ -184,10 +230,29 @@ test('admin delete_series: 204, one tombstone per match[], and the series reads 
     headers: { 'x-scope-orgid': 't1' },
   });
   assert.equal(res.statusCode, 204);
-  assert.deepEqual(deleted, [{ tenant: 't1', tombstones: [{ matchers: [{ type: '=', name: 'job', value: 'api' }, { type: '=', name: '__name__', value: 'up' }], mint: NOW - 45_000, maxt: NOW }] }]);
+  assert.deepEqual(deleted, [
+    {
+      tenant: 't1',
+      tombstones: [
+        {
+          matchers: [
+            { type: '=', name: 'job', value: 'api' },
+            { type: '=', name: '__name__', value: 'up' },
+          ],
+          mint: NOW - 45_000,
+          maxt: NOW,
+        },
+      ],
+    },
+  ]);
   const q = await get(app, `/api/v1/query?query=${encodeURIComponent('count_over_time(up[2m])')}&time=${NOW / 1000}`);
   const counts = (q.body.data as { result: { metric: { job: string }; value: [number, string] }[] }).result.map((r) => [r.metric.job, r.value[1]]);
-  assert.deepEqual(counts.sort(), [['api', '1'], ['api', '1'], ['api', '1'], ['db', '2']]);
+  assert.deepEqual(counts.sort(), [
+    ['api', '1'],
+    ['api', '1'],
+    ['api', '1'],
+    ['db', '2'],
+  ]);
   const noMatch = await app.inject({ method: 'POST', url: '/api/v1/admin/tsdb/delete_series', headers: { 'x-scope-orgid': 't1' } });
   assert.equal(noMatch.statusCode, 400);
 });

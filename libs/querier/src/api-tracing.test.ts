@@ -28,7 +28,7 @@ class QuerierWithBrokenTenant extends MemoryQuerier {
   }
 }
 
-test('a query is a span under the caller\'s trace; its latency exemplar and error log line carry the trace id', async (t) => {
+test("a query is a span under the caller's trace; its latency exemplar and error log line carry the trace id", async (t) => {
   const spans = new InMemorySpanExporter();
   const tracing = new Tracing({ serviceName: 'querier', exporter: spans });
   t.after(() => tracing.stop());
@@ -60,14 +60,20 @@ test('a query is a span under the caller\'s trace; its latency exemplar and erro
   const om = await app.inject({ url: '/metrics', headers: { accept: 'application/openmetrics-text; version=1.0.0' } });
   assert.match(
     om.body,
-    new RegExp(`^strata_querier_request_duration_seconds_bucket\\{[^}]*endpoint="query"[^}]*status="200"[^}]*\\} 1 # \\{trace_id="${trace}"\\} [0-9.e-]+ [0-9.]+$`, 'm'),
+    new RegExp(
+      `^strata_querier_request_duration_seconds_bucket\\{[^}]*endpoint="query"[^}]*status="200"[^}]*\\} 1 # \\{trace_id="${trace}"\\} [0-9.e-]+ [0-9.]+$`,
+      'm',
+    ),
   );
   const text = await app.inject({ url: '/metrics' });
   assert.match(text.body, /^strata_querier_request_duration_seconds_count\{endpoint="query",status="200"\} 1$/m);
   assert.doesNotMatch(text.body, /trace_id/, 'no exemplars in the Prometheus text format');
 
   const failedTrace = 'c0ffee00c0ffee00c0ffee00c0ffee00';
-  const failed = await app.inject({ url: '/api/v1/query?query=up&time=10', headers: { 'x-scope-orgid': 'broken', traceparent: `00-${failedTrace}-00000000000000aa-01` } });
+  const failed = await app.inject({
+    url: '/api/v1/query?query=up&time=10',
+    headers: { 'x-scope-orgid': 'broken', traceparent: `00-${failedTrace}-00000000000000aa-01` },
+  });
   assert.equal(failed.statusCode, 500, failed.body);
   const line = lines.lines.find((l) => l.msg === 'query failed');
   assert.ok(line, `a "query failed" log line among ${JSON.stringify(lines.lines)}`);
@@ -75,5 +81,5 @@ test('a query is a span under the caller\'s trace; its latency exemplar and erro
   assert.equal(line.trace_id, failedTrace);
   assert.equal(line.query, 'up');
   const failedSpan = spans.getFinishedSpans().find((s) => s.spanContext().traceId === failedTrace);
-  assert.equal(failedSpan?.status.code, 2, 'the failed query\'s span is an error');
+  assert.equal(failedSpan?.status.code, 2, "the failed query's span is an error");
 });

@@ -11,7 +11,11 @@ import { registerPrometheusApi } from './index.ts';
 function server() {
   const heads = new TenantHeads();
   const ts = new Float64Array([0, 15_000, 30_000, 45_000, 60_000]);
-  for (const [job, inst] of [['api', 'a'], ['api', 'b'], ['db', 'c']]) {
+  for (const [job, inst] of [
+    ['api', 'a'],
+    ['api', 'b'],
+    ['db', 'c'],
+  ]) {
     heads.head('t1').append(labelsFromRecord({ __name__: 'up', job, instance: inst }), ts, new Float64Array([1, 1, 1, 0, 1]), emptyAppendStats());
   }
   heads.head('t2').append(labelsFromRecord({ __name__: 'secret', job: 'x' }), ts, new Float64Array(5), emptyAppendStats());
@@ -60,7 +64,13 @@ test('query_range returns a matrix; bad input maps to Prometheus error types', a
   const app = server();
   const ok = await app.inject({ url: '/api/v1/query_range?query=up{instance="a"}&start=0&end=60&step=15s', headers: T1 });
   assert.equal(ok.statusCode, 200, ok.body);
-  assert.deepEqual(ok.json().data.result[0].values, [[0, '1'], [15, '1'], [30, '1'], [45, '0'], [60, '1']]);
+  assert.deepEqual(ok.json().data.result[0].values, [
+    [0, '1'],
+    [15, '1'],
+    [30, '1'],
+    [45, '0'],
+    [60, '1'],
+  ]);
 
   const parse = await app.inject({ url: '/api/v1/query?query=sum(', headers: T1 });
   assert.equal(parse.statusCode, 400);

@@ -20,7 +20,6 @@ import { MAX_TIME, MIN_TIME, matchParams, parseDurationParam, parseStep, parseTi
 import type { ResultsCache } from './results-cache.ts';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
-
 export type ApiQuerier = Querier & Partial<ExemplarQuerier & MetadataQuerier>;
 
 /** What /api/v1/status/buildinfo reports. */
@@ -136,9 +135,7 @@ class PrometheusApi {
   register(app: FastifyInstance): void {
     const handlers = this.handlers();
     void app.register(async (scope) => {
-      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
-        done(null, body),
-      );
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, body));
       for (const prefix of this.opts.prefixes) {
         for (const [name, fn] of Object.entries(handlers)) {
           // Prometheus serves metadata on GET only; everything else takes POST forms too.

@@ -4,25 +4,43 @@ import { z } from 'zod';
 import { boolFlag, duration } from '@strata/service';
 
 export const querierConfigShape = {
-  'querier.ingester-addresses': z.string().default('').describe('Every ingester as id=host:port,... (e.g. ingester-zone-a-0=127.0.0.1:9095); with a Redis ring the fallback.'),
-  'querier.prefer-availability-zone': z.string().default('a').describe("The zone whose ingester is asked first for each partition."),
+  'querier.ingester-addresses': z
+    .string()
+    .default('')
+    .describe('Every ingester as id=host:port,... (e.g. ingester-zone-a-0=127.0.0.1:9095); with a Redis ring the fallback.'),
+  'querier.prefer-availability-zone': z.string().default('a').describe('The zone whose ingester is asked first for each partition.'),
   'querier.ingester-timeout': duration('10s').describe("Deadline of one call to an ingester before the other zone's is asked."),
   'querier.timeout': duration('2m').describe('Query timeout.'),
   'querier.max-samples': z.coerce.number().int().positive().default(50_000_000).describe('Samples one query may hold in memory; over it 422.'),
-  'querier.max-fetched-series-per-query': z.coerce.number().int().min(0).default(0).describe(
-    'Series one query may fetch over all its selectors; over it 422; 0: no limit. Unset: one per 4 KiB of -server.memory-limit.',
-  ).meta({ yaml: 'limits.max_fetched_series_per_query' }),
-  'querier.max-estimated-memory-per-query': z.coerce.number().int().min(0).default(0).describe(
-    'Bytes one query is estimated to hold (fetched series and samples, then evaluated points), checked as it fetches and evaluates, in ingesters too; over it 422; 0: no limit. Unset: 10% of -server.memory-limit.',
-  ),
+  'querier.max-fetched-series-per-query': z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Series one query may fetch over all its selectors; over it 422; 0: no limit. Unset: one per 4 KiB of -server.memory-limit.')
+    .meta({ yaml: 'limits.max_fetched_series_per_query' }),
+  'querier.max-estimated-memory-per-query': z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'Bytes one query is estimated to hold (fetched series and samples, then evaluated points), checked as it fetches and evaluates, in ingesters too; over it 422; 0: no limit. Unset: 10% of -server.memory-limit.',
+    ),
   'querier.lookback-delta': duration('5m').describe('PromQL lookback: how far back an instant selector looks for a sample.'),
   'querier.max-wait-for-offset': duration('10s').describe('Strong read consistency: how long an ingester may take to consume the last produced offset.'),
-  'querier.promql-experimental-functions-enabled': boolFlag(false).describe('Enable experimental PromQL functions and modifiers (limit_ratio, sort_by_label, info(), ...).'),
+  'querier.promql-experimental-functions-enabled': boolFlag(false).describe(
+    'Enable experimental PromQL functions and modifiers (limit_ratio, sort_by_label, info(), ...).',
+  ),
   'querier.promql-duration-expressions-enabled': boolFlag(false).describe('Duration expressions in ranges and offsets ([step()*4], offset 1h+5m).'),
   // Durations yield ms.
-  'querier.query-ingesters-within': duration('13h').describe('Ingesters are asked only for data newer than this (0s: always).').meta({ yaml: 'limits.query_ingesters_within' }),
+  'querier.query-ingesters-within': duration('13h')
+    .describe('Ingesters are asked only for data newer than this (0s: always).')
+    .meta({ yaml: 'limits.query_ingesters_within' }),
   'querier.query-store-after': duration('12h').describe("The bucket's blocks are asked only for data older than this (0s: always)."),
-  'querier.deletion-requests-sync-interval': duration('1m').describe('How old a tenant\'s delete requests and deletion mark (read from the bucket) may get before they are read again.'),
+  'querier.deletion-requests-sync-interval': duration('1m').describe(
+    "How old a tenant's delete requests and deletion mark (read from the bucket) may get before they are read again.",
+  ),
 };
 
 /** Defaults taken from the process' memory budget when the flag is not set (bytes in, value out). */

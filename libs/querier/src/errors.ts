@@ -5,16 +5,7 @@
 import { StrataError, type ErrorKind } from '@strata/errors';
 
 /** The `errorType` strings of Prometheus' HTTP API, plus Mimir's too_many_requests and too_large_entry. */
-export type ErrorType =
-  | 'bad_data'
-  | 'execution'
-  | 'timeout'
-  | 'canceled'
-  | 'internal'
-  | 'unavailable'
-  | 'not_found'
-  | 'too_many_requests'
-  | 'too_large_entry';
+export type ErrorType = 'bad_data' | 'execution' | 'timeout' | 'canceled' | 'internal' | 'unavailable' | 'not_found' | 'too_many_requests' | 'too_large_entry';
 
 export interface ApiErrorAnswer {
   errorType: ErrorType;

@@ -10,24 +10,16 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export function translateAst(e: Expr): Json {
   switch (e.kind) {
     case 'aggregate':
-      return { type: 'aggregation', op: e.op, expr: translateAst(e.expr), param: e.param ? translateAst(e.param) : null, grouping: [...e.grouping], without: e.without };
-    case 'binary':
       return {
-        type: 'binaryExpr',
+        type: 'aggregation',
         op: e.op,
-        lhs: translateAst(e.lhs),
-        rhs: translateAst(e.rhs),
-        matching: e.matching
-          ? {
-              card: e.matching.card,
-              labels: [...e.matching.matchingLabels],
-              on: e.matching.on,
-              include: [...e.matching.include],
-              fillValues: { lhs: e.matching.fillLeft ?? null, rhs: e.matching.fillRight ?? null },
-            }
-          : null,
-        bool: e.returnBool,
+        expr: translateAst(e.expr),
+        param: e.param ? translateAst(e.param) : null,
+        grouping: [...e.grouping],
+        without: e.without,
       };
+    case 'binary':
+      return { type: 'binaryExpr', op: e.op, lhs: translateAst(e.lhs), rhs: translateAst(e.rhs), matching: vectorMatching(e), bool: e.returnBool };
     case 'call':
       return {
         type: 'call',
@@ -80,6 +72,18 @@ export function translateAst(e: Expr): Json {
         smoothed: e.smoothed ?? false,
       };
   }
+}
+
+function vectorMatching(e: Extract<Expr, { kind: 'binary' }>): Json {
+  const m = e.matching;
+  if (!m) return null;
+  return {
+    card: m.card,
+    labels: [...m.matchingLabels],
+    on: m.on,
+    include: [...m.include],
+    fillValues: { lhs: m.fillLeft ?? null, rhs: m.fillRight ?? null },
+  };
 }
 
 function matchers(ms: Matcher[]): Json {

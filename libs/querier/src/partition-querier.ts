@@ -130,9 +130,7 @@ export class PartitionQuerier implements ReadableQuerier {
     consistency: Consistency | undefined,
     signal: AbortSignal | undefined,
   ): Promise<T[]> {
-    return Promise.all(
-      [...this.byPartition].map(([partition, replicas]) => this.firstHealthy(partition, replicas, call, consistency, signal)),
-    );
+    return Promise.all([...this.byPartition].map(([partition, replicas]) => this.firstHealthy(partition, replicas, call, consistency, signal)));
   }
 
   private async firstHealthy<T>(

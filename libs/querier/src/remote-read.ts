@@ -310,7 +310,7 @@ export function decodeChunkedFrames(body: Uint8Array): DecodedChunkedSeries[] {
     const start = r.pos + 4;
     const msg = buf.subarray(start, start + len);
     if (msg.length !== len) throw new Error(`frame at ${pos} truncated`);
-    if ((crc32c(msg) >>> 0) !== crc) throw new Error(`frame at ${pos}: CRC mismatch`);
+    if (crc32c(msg) >>> 0 !== crc) throw new Error(`frame at ${pos}: CRC mismatch`);
     pos = start + len;
     const m = new ProtoReader(msg);
     let queryIndex = 0;

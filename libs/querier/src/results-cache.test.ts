@@ -32,7 +32,12 @@ function data(): MemoryQuerier {
     for (const job of ['a', 'b']) {
       const counter = Float64Array.from({ length: n }, (_, i) => (i % 500) * (job === 'a' ? 2 : 3) + (tenant === 't2' ? 1000 : 0));
       heads.append(tenant, labelsFromRecord({ __name__: 'c_total', job }), ts, counter);
-      heads.append(tenant, labelsFromRecord({ __name__: 'g', job }), ts, Float64Array.from({ length: n }, (_, i) => Math.sin(i / 30)));
+      heads.append(
+        tenant,
+        labelsFromRecord({ __name__: 'g', job }),
+        ts,
+        Float64Array.from({ length: n }, (_, i) => Math.sin(i / 30)),
+      );
     }
   }
   return heads;
@@ -57,8 +62,17 @@ describe('results cache', () => {
       [DAY - 2 * H, DAY - H],
       [DAY, DAY + H],
     ]);
-    assert.deepEqual(splitByInterval(0, 10, 7, 8), [[0, 7], [14, 14]].slice(0, 1));
-    assert.deepEqual(missingRanges([{ start: 20, end: 40 }], 0, 100, 10), [[0, 10], [50, 100]]);
+    assert.deepEqual(
+      splitByInterval(0, 10, 7, 8),
+      [
+        [0, 7],
+        [14, 14],
+      ].slice(0, 1),
+    );
+    assert.deepEqual(missingRanges([{ start: 20, end: 40 }], 0, 100, 10), [
+      [0, 10],
+      [50, 100],
+    ]);
     assert.deepEqual(missingRanges([{ start: 0, end: 100 }], 10, 90, 10), []);
     assert.equal(isSplittable('sum(rate(c_total[5m]))'), true);
     assert.equal(isSplittable('c_total @ end()'), false);

@@ -184,7 +184,7 @@ function usesRange(d: DurationExpr): boolean {
 /** [start, end] pairs on the step grid, each within one interval. */
 export function splitByInterval(start: number, end: number, step: number, interval: number): [number, number][] {
   const out: [number, number][] = [];
-  for (let t = start; t <= end; ) {
+  for (let t = start; t <= end;) {
     const boundary = (Math.floor(t / interval) + 1) * interval;
     const last = Math.min(end, t + Math.floor((boundary - 1 - t) / step) * step);
     out.push([t, last]);

@@ -55,7 +55,10 @@ test('static list until a ring exists; then ring owners (by their registered add
     now: () => NOW,
   });
   d.start();
-  assert.deepEqual(d.current(ring.ring()).map((i) => i.address), ['static-a0:9095', 'static-b0:9095']);
+  assert.deepEqual(
+    d.current(ring.ring()).map((i) => i.address),
+    ['static-a0:9095', 'static-b0:9095'],
+  );
   assert.deepEqual(querier.partitions, [0]);
 
   ring.set({
@@ -71,7 +74,10 @@ test('static list until a ring exists; then ring owners (by their registered add
       'ingester-zone-a-2': owner('ingester-zone-a-2', 2, '10.0.0.4:9095'),
     },
   });
-  const now = d.current(ring.ring()).map((i) => `${i.id}@${i.address}`).sort();
+  const now = d
+    .current(ring.ring())
+    .map((i) => `${i.id}@${i.address}`)
+    .sort();
   assert.deepEqual(now, [
     'ingester-zone-a-0@10.0.0.1:9095', // the ring's address wins over the static one
     'ingester-zone-a-1@10.0.0.2:9095', // INACTIVE partitions are still read; the unhealthy zone-b owner is skipped
@@ -85,7 +91,13 @@ test('static list until a ring exists; then ring owners (by their registered add
     partitions: { 0: { id: 0, state: 'ACTIVE', stateTimestamp: NOW } },
     owners: { 'ingester-zone-a-0': owner('ingester-zone-a-0', 0, '10.0.0.1:9095', 120_000) },
   });
-  assert.deepEqual(d.current(ring.ring()).map((i) => i.id).sort(), ['ingester-zone-a-0', 'ingester-zone-b-0']);
+  assert.deepEqual(
+    d
+      .current(ring.ring())
+      .map((i) => i.id)
+      .sort(),
+    ['ingester-zone-a-0', 'ingester-zone-b-0'],
+  );
   d.stop();
   // A static list naming more partitions than the ring has: only the ring's partitions are read.
   const wide = new RingIngesterDiscovery({
@@ -97,7 +109,21 @@ test('static list until a ring exists; then ring owners (by their registered add
     logger,
     now: () => NOW,
   });
-  assert.deepEqual(wide.current(undefined).map((i) => i.partition).sort(), [0, 0, 7], 'no ring yet: the whole static list');
-  assert.deepEqual(wide.current(ring.ring()).map((i) => i.partition).sort(), [0, 0], 'partition 7 is not in the ring');
+  assert.deepEqual(
+    wide
+      .current(undefined)
+      .map((i) => i.partition)
+      .sort(),
+    [0, 0, 7],
+    'no ring yet: the whole static list',
+  );
+  assert.deepEqual(
+    wide
+      .current(ring.ring())
+      .map((i) => i.partition)
+      .sort(),
+    [0, 0],
+    'partition 7 is not in the ring',
+  );
   assert.equal(new Set(closed).size, new Set(opened).size, 'every connection closed on stop');
 });

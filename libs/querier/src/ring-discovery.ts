@@ -100,7 +100,10 @@ export class RingIngesterDiscovery {
         this.connections.delete(key);
       }
     }
-    const summary = ingesters.map((i) => `${i.id}=${i.address}`).sort().join(',');
+    const summary = ingesters
+      .map((i) => `${i.id}=${i.address}`)
+      .sort()
+      .join(',');
     if (summary !== this.lastSummary) {
       this.lastSummary = summary;
       this.opts.logger.info({ ingesters: summary, ring: ring ? ring.describeStates() : 'none' }, 'ingesters to query changed');

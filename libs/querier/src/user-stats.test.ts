@@ -5,15 +5,12 @@ import { registerUserStatsApi, type UserStats } from './user-stats.ts';
 
 const stats = (numSeries: number, rate: number): UserStats => ({ numSeries, ingestionRate: rate, apiIngestionRate: rate, ruleIngestionRate: 0 });
 
-test('user_stats sums the partitions for the tenant in the header, as Mimir\'s bare JSON', async () => {
+test("user_stats sums the partitions for the tenant in the header, as Mimir's bare JSON", async () => {
   const app = Fastify();
   const asked: string[] = [];
   registerUserStatsApi(app, {
     multitenancyEnabled: true,
-    sources: () => [
-      { userStats: (t) => (asked.push(t), stats(10, 1.5)) },
-      { userStats: async (t) => (asked.push(t), stats(5, 0.5)) },
-    ],
+    sources: () => [{ userStats: (t) => (asked.push(t), stats(10, 1.5)) }, { userStats: async (t) => (asked.push(t), stats(5, 0.5)) }],
   });
   for (const url of ['/api/v1/user_stats', '/prometheus/api/v1/user_stats']) {
     const res = await app.inject({ url, headers: { 'x-scope-orgid': 'team-a' } });

@@ -47,7 +47,11 @@ export function registerUserStatsApi(app: FastifyInstance, opts: UserStatsApiOpt
         opts.auth?.authenticate(tenant, req.headers.authorization);
         const sources = opts.sources();
         if (sources.length === 0) {
-          throw new StrataError('user-stats-unavailable', 'unavailable', 'no ingester in this process to ask for user stats; ask a querier that runs with -target=all or beside an ingester');
+          throw new StrataError(
+            'user-stats-unavailable',
+            'unavailable',
+            'no ingester in this process to ask for user stats; ask a querier that runs with -target=all or beside an ingester',
+          );
         }
         return reply.send(await sumUserStats(sources, tenant));
       } catch (err) {

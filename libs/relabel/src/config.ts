@@ -61,7 +61,8 @@ function invalid(y: RuleYaml): string | undefined {
   }
   if (action === 'hashmod' && !y.modulus) return 'the hashmod action requires a non-zero modulus';
   if (NEEDS_TARGET.has(action) && !y.target_label) return `the ${action} action requires a target_label`;
-  const onlyRegex = y.source_labels !== undefined || y.target_label !== undefined || y.modulus !== undefined || y.separator !== undefined || y.replacement !== undefined;
+  const onlyRegex =
+    y.source_labels !== undefined || y.target_label !== undefined || y.modulus !== undefined || y.separator !== undefined || y.replacement !== undefined;
   if ((action === 'labeldrop' || action === 'labelkeep') && onlyRegex) return `the ${action} action takes only a regex, no other fields`;
   const equal = action === 'keepequal' || action === 'dropequal';
   if (equal && (y.regex !== undefined || y.modulus !== undefined || y.separator !== undefined || y.replacement !== undefined)) {

@@ -16,7 +16,11 @@ test('replace: defaults ($1 of (.*)), templates in target_label, an empty result
   assert.deepEqual(apply(up, [{ source_labels: ['instance'], regex: '(.*):.*', target_label: 'host' }]), { ...up, host: 'host-1' });
   assert.deepEqual(apply(up, [{ source_labels: ['job', 'env'], separator: '/', target_label: 'svc' }]), { ...up, svc: 'api/Prod' });
   assert.deepEqual(apply(up, [{ source_labels: ['job'], regex: '(a)(p)i', target_label: 'l_$2', replacement: '${1}x' }]), { ...up, l_p: 'ax' });
-  assert.deepEqual(apply(up, [{ source_labels: ['nope'], regex: '', target_label: 'env', replacement: '' }]), { __name__: 'up', job: 'api', instance: 'host-1:9100' });
+  assert.deepEqual(apply(up, [{ source_labels: ['nope'], regex: '', target_label: 'env', replacement: '' }]), {
+    __name__: 'up',
+    job: 'api',
+    instance: 'host-1:9100',
+  });
   assert.deepEqual(apply(up, [{ source_labels: ['job'], regex: 'db', target_label: 'x' }]), up, 'no match, no change');
 });
 
@@ -24,12 +28,20 @@ test('keep, drop, keepequal, dropequal decide whether the series stays', () => {
   assert.deepEqual(apply(up, [{ action: 'keep', source_labels: ['job'], regex: 'api|web' }]), up);
   assert.equal(apply(up, [{ action: 'keep', source_labels: ['job'], regex: 'ap' }]), undefined, 'anchored');
   assert.equal(apply(up, [{ action: 'DROP', source_labels: ['__name__'], regex: 'up' }]), undefined, 'actions are case-insensitive');
-  assert.deepEqual(apply({ a: 'x', b: 'x', __name__: 'm' }, [{ action: 'keepequal', source_labels: ['a'], target_label: 'b' }]), { a: 'x', b: 'x', __name__: 'm' });
+  assert.deepEqual(apply({ a: 'x', b: 'x', __name__: 'm' }, [{ action: 'keepequal', source_labels: ['a'], target_label: 'b' }]), {
+    a: 'x',
+    b: 'x',
+    __name__: 'm',
+  });
   assert.equal(apply({ a: 'x', b: 'x', __name__: 'm' }, [{ action: 'dropequal', source_labels: ['a'], target_label: 'b' }]), undefined);
 });
 
 test('labelmap, labeldrop, labelkeep, lowercase, uppercase, hashmod', () => {
-  assert.deepEqual(apply({ __name__: 'm', __meta_zone: 'eu' }, [{ action: 'labelmap', regex: '__meta_(.+)' }]), { __name__: 'm', __meta_zone: 'eu', zone: 'eu' });
+  assert.deepEqual(apply({ __name__: 'm', __meta_zone: 'eu' }, [{ action: 'labelmap', regex: '__meta_(.+)' }]), {
+    __name__: 'm',
+    __meta_zone: 'eu',
+    zone: 'eu',
+  });
   assert.deepEqual(apply(up, [{ action: 'labeldrop', regex: 'env|instance' }]), { __name__: 'up', job: 'api' });
   assert.deepEqual(apply(up, [{ action: 'labelkeep', regex: '__name__|job' }]), { __name__: 'up', job: 'api' });
   assert.deepEqual(apply(up, [{ action: 'lowercase', source_labels: ['env'], target_label: 'env' }]), { ...up, env: 'prod' });
@@ -37,7 +49,10 @@ test('labelmap, labeldrop, labelkeep, lowercase, uppercase, hashmod', () => {
   // md5("foo") = acbd18db4cc2f85c edef654fccc4a4d8: the last 8 bytes, big-endian, modulo.
   const shard = apply(up, [{ action: 'hashmod', source_labels: ['instance'], modulus: 8, target_label: 'shard' }])!.shard;
   assert.match(shard, /^[0-7]$/);
-  assert.equal(apply({ __name__: 'm', a: 'foo' }, [{ action: 'hashmod', source_labels: ['a'], modulus: 1000, target_label: 'h' }])!.h, String(BigInt('0x' + 'acbd18db4cc2f85cedef654fccc4a4d8'.slice(16)) % 1000n));
+  assert.equal(
+    apply({ __name__: 'm', a: 'foo' }, [{ action: 'hashmod', source_labels: ['a'], modulus: 1000, target_label: 'h' }])!.h,
+    String(BigInt('0x' + 'acbd18db4cc2f85cedef654fccc4a4d8'.slice(16)) % 1000n),
+  );
 });
 
 test('a series relabelled to no labels is dropped; no rules: the labels as they were', () => {

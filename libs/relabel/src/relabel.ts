@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { compileRegex, execRegex, expandRegexTemplate, type Labels, type Regex } from '@strata/model';
 
-export type RelabelAction = 'replace' | 'keep' | 'drop' | 'hashmod' | 'labelmap' | 'labeldrop' | 'labelkeep' | 'lowercase' | 'uppercase' | 'keepequal' | 'dropequal';
+export type RelabelAction =
+  'replace' | 'keep' | 'drop' | 'hashmod' | 'labelmap' | 'labeldrop' | 'labelkeep' | 'lowercase' | 'uppercase' | 'keepequal' | 'dropequal';
 
 export interface RelabelRule {
   action: RelabelAction;

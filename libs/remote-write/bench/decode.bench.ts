@@ -62,9 +62,7 @@ function measure(name: string, bytes: number, series: number, fn: () => unknown,
   const perSec = 1000 / best;
   const rate = `${((series * perSec) / 1e6).toFixed(2)} M ${unit}/s`;
   const samples = unit === 'series' ? `  ${((series * SAMPLES * perSec) / 1e6).toFixed(1)} M samples/s` : '';
-  console.log(
-    `${name.padEnd(40)} ${(best * 1000).toFixed(0).padStart(6)} µs/op  ${((bytes * perSec) / 1e6).toFixed(0).padStart(5)} MB/s  ${rate}${samples}`,
-  );
+  console.log(`${name.padEnd(40)} ${(best * 1000).toFixed(0).padStart(6)} µs/op  ${((bytes * perSec) / 1e6).toFixed(0).padStart(5)} MB/s  ${rate}${samples}`);
 }
 
 const body = request();
@@ -105,7 +103,7 @@ const td = new TextDecoder();
 const slicer = packed as unknown as { utf8Slice(a: number, b: number): string };
 function scan(decode: (a: number, b: number) => string): number {
   let n = 0;
-  for (let p = 0; p < packed.length; ) {
+  for (let p = 0; p < packed.length;) {
     const len = packed[p];
     n += decode(p + 1, p + 1 + len).length;
     p += 1 + len;

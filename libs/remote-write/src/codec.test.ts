@@ -55,8 +55,14 @@ function assertSameAsInput(decoded: ReturnType<typeof decodeWriteRequest>, input
   input.timeseries.forEach((want, i) => {
     const got = decoded.timeseries[i];
     assert.deepEqual(got.labels, want.labels);
-    assert.deepEqual([...got.timestamps], want.samples.map((s) => s.timestamp));
-    assert.deepEqual([...got.values], want.samples.map((s) => s.value));
+    assert.deepEqual(
+      [...got.timestamps],
+      want.samples.map((s) => s.timestamp),
+    );
+    assert.deepEqual(
+      [...got.values],
+      want.samples.map((s) => s.value),
+    );
     assert.deepEqual(got.exemplars, want.exemplars ?? []);
   });
   assert.deepEqual(decoded.metadata, input.metadata ?? []);
@@ -81,8 +87,18 @@ test('round trip: encode -> parse -> encodeRecordValue -> decode keeps labels, s
   const parsed = parseWriteRequest(body);
 
   assert.equal(parsed.series.length, 3);
-  assert.deepEqual(parsed.series.map((s) => s.labels), input.timeseries.map((t) => t.labels));
-  assert.deepEqual(parsed.series.map((s) => [s.samples, s.exemplars, s.histograms]), [[4, 1, 0], [3, 0, 0], [0, 0, 0]]);
+  assert.deepEqual(
+    parsed.series.map((s) => s.labels),
+    input.timeseries.map((t) => t.labels),
+  );
+  assert.deepEqual(
+    parsed.series.map((s) => [s.samples, s.exemplars, s.histograms]),
+    [
+      [4, 1, 0],
+      [3, 0, 0],
+      [0, 0, 0],
+    ],
+  );
   assert.deepEqual([parsed.series[0].minTimestamp, parsed.series[0].maxTimestamp], [1732950000000, 1732950045000]);
   assert.deepEqual([parsed.series[1].minTimestamp, parsed.series[1].maxTimestamp], [-1732950000000, 0]);
   assert.deepEqual([parsed.series[2].minTimestamp, parsed.series[2].maxTimestamp], [Infinity, -Infinity]);
@@ -95,7 +111,10 @@ test('round trip: encode -> parse -> encodeRecordValue -> decode keeps labels, s
     assert.equal(s.invalidUtf8, false);
   }
 
-  const record = encodeRecordValue(parsed.series.map((s) => s.raw), parsed.metadata.map((m) => m.raw));
+  const record = encodeRecordValue(
+    parsed.series.map((s) => s.raw),
+    parsed.metadata.map((m) => m.raw),
+  );
   assert.deepEqual(record, body, 'framing the raw bytes rebuilds the request byte for byte');
   assertSameAsInput(decodeWriteRequest(record), input);
   assert.ok(Object.is(decodeWriteRequest(record).timeseries[0].values[2], -0), '-0 keeps its sign');
@@ -210,8 +229,14 @@ test('interop: requests encoded by protobufjs parse and decode, histograms inclu
   const msg = WriteRequest.fromObject({
     timeseries: [
       {
-        labels: [{ name: '__name__', value: 'rpc_latency_seconds' }, { name: 'svc', value: 'cart' }],
-        samples: [{ value: 0.5, timestamp: -3 }, { value: 2, timestamp: 1732950000000 }],
+        labels: [
+          { name: '__name__', value: 'rpc_latency_seconds' },
+          { name: 'svc', value: 'cart' },
+        ],
+        samples: [
+          { value: 0.5, timestamp: -3 },
+          { value: 2, timestamp: 1732950000000 },
+        ],
         exemplars: [{ labels: [{ name: 'trace_id', value: 'f00' }], value: 0.7, timestamp: 1732950000001 }],
         histograms: [
           { countInt: 5, sum: 12.5, schema: 3, positiveSpans: [{ offset: -2, length: 2 }], positiveDeltas: [3, -1], timestamp: 1732950999999 },
@@ -228,7 +253,12 @@ test('interop: requests encoded by protobufjs parse and decode, histograms inclu
   assert.deepEqual([parsed.series[0].minTimestamp, parsed.series[0].maxTimestamp], [-100, 1732950999999]);
   assert.equal(parsed.metadata[0].type, 'info');
 
-  const decoded = decodeWriteRequest(encodeRecordValue(parsed.series.map((s) => s.raw), parsed.metadata.map((m) => m.raw)));
+  const decoded = decodeWriteRequest(
+    encodeRecordValue(
+      parsed.series.map((s) => s.raw),
+      parsed.metadata.map((m) => m.raw),
+    ),
+  );
   const ts = decoded.timeseries[0];
   assert.deepEqual([...ts.timestamps], [-3, 1732950000000]);
   assert.deepEqual([...ts.values], [0.5, 2]);
@@ -248,7 +278,11 @@ test('interop: what encodeWriteRequest writes, protobufjs reads the same', () =>
   assert.deepEqual(obj.timeseries[0].exemplars[0].timestamp, 1732950001000);
   assert.deepEqual(
     obj.metadata.map((m: { type: string; metricFamilyName: string }) => [m.type, m.metricFamilyName]),
-    [['COUNTER', 'http_requests_total'], ['GAUGE', 'temperature_celsius'], ['STATESET', 's']],
+    [
+      ['COUNTER', 'http_requests_total'],
+      ['GAUGE', 'temperature_celsius'],
+      ['STATESET', 's'],
+    ],
   );
 });
 
@@ -286,7 +320,10 @@ test('unknown fields of every wire type are skipped at every level', () => {
   unknowns(w);
   labelMsg(w, 1, '__name__', 'up');
   labelMsg(w, 1, 'job', 'node');
-  for (const [v, t] of [[1, 1000], [0, 2000]]) {
+  for (const [v, t] of [
+    [1, 1000],
+    [0, 2000],
+  ]) {
     const s = w.begin(2);
     unknowns(w);
     w.tag(1, 1);
@@ -335,7 +372,12 @@ test('unknown fields of every wire type are skipped at every level', () => {
   const want: MetricMetadata = { type: 'counter', metricFamilyName: 'up', help: 'help text', unit: 'seconds' };
   assert.deepEqual({ ...parsed.metadata[0], raw: undefined }, { ...want, raw: undefined });
 
-  const decoded = decodeWriteRequest(encodeRecordValue(parsed.series.map((s) => s.raw), parsed.metadata.map((m) => m.raw)));
+  const decoded = decodeWriteRequest(
+    encodeRecordValue(
+      parsed.series.map((s) => s.raw),
+      parsed.metadata.map((m) => m.raw),
+    ),
+  );
   assert.deepEqual(decoded.timeseries[0].labels, [l('__name__', 'up'), l('job', 'node')]);
   assert.deepEqual([...decoded.timeseries[0].timestamps], [1000, 2000]);
   assert.deepEqual([...decoded.timeseries[0].values], [1, 0]);
@@ -362,7 +404,10 @@ test('missing fields take proto3 defaults; out-of-range metric types read as unk
   assert.deepEqual(decoded.timeseries[0].labels, [l('', '')]);
   assert.deepEqual([...decoded.timeseries[0].timestamps], [0]);
   assert.deepEqual([...decoded.timeseries[0].values], [0]);
-  assert.deepEqual(decoded.metadata.map((m) => m.type), ['unknown', 'unknown']);
+  assert.deepEqual(
+    decoded.metadata.map((m) => m.type),
+    ['unknown', 'unknown'],
+  );
 });
 
 /** A valid request with bytes appended or patched: [name, body, expected message]. */
@@ -379,7 +424,11 @@ function malformed(): [string, Uint8Array, RegExp][] {
     w.end(s);
   };
   add('truncated tag varint', (w) => w.raw(new Uint8Array([0x8a])), /truncated varint in field 0 of WriteRequest at byte 0/);
-  add('length past end', (w) => w.raw(new Uint8Array([0x0a, 0x05, 0x0a])), /truncated length-delimited field 1 of WriteRequest: declares 5 bytes, 1 left at byte 0/);
+  add(
+    'length past end',
+    (w) => w.raw(new Uint8Array([0x0a, 0x05, 0x0a])),
+    /truncated length-delimited field 1 of WriteRequest: declares 5 bytes, 1 left at byte 0/,
+  );
   add('truncated length varint', (w) => w.raw(new Uint8Array([0x0a, 0xff])), /truncated varint in field 1 of WriteRequest at byte 0/);
   add(
     'label length past its series',
@@ -408,7 +457,11 @@ function malformed(): [string, Uint8Array, RegExp][] {
   add('unterminated group', (w) => w.raw(new Uint8Array([0x2b, 0x08, 0x01])), /unterminated group field 5 in WriteRequest at byte 0/);
   add('mismatched end-group', (w) => w.raw(new Uint8Array([0x2b, 0x14])), /end-group for field 2 closes group field 5 in WriteRequest at byte 1/);
   add('groups nested too deep', (w) => w.raw(new Uint8Array(200).fill(0x2b)), /groups nested deeper than 100 in WriteRequest/);
-  add('known field sent as a group', (w) => w.raw(new Uint8Array([0x0b, 0x0c])), /field 1 of WriteRequest has wire type start-group, expected length-delimited at byte 0/);
+  add(
+    'known field sent as a group',
+    (w) => w.raw(new Uint8Array([0x0b, 0x0c])),
+    /field 1 of WriteRequest has wire type start-group, expected length-delimited at byte 0/,
+  );
   add(
     'labels sent as a varint',
     (w) => series(w, (w) => w.raw(new Uint8Array([0x08, 0x01]))),
@@ -420,7 +473,11 @@ function malformed(): [string, Uint8Array, RegExp][] {
     /field 1 of Sample has wire type fixed32, expected fixed64 at byte 4/,
   );
   add('timeseries sent as fixed64', (w) => w.raw(new Uint8Array([0x09, 1, 2, 3, 4, 5, 6, 7, 8])), /field 1 of WriteRequest has wire type fixed64/);
-  add('varint over 10 bytes', (w) => w.raw(new Uint8Array([0x28, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f])), /varint overflows 64 bits in field 5 of WriteRequest at byte 0/);
+  add(
+    'varint over 10 bytes',
+    (w) => w.raw(new Uint8Array([0x28, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f])),
+    /varint overflows 64 bits in field 5 of WriteRequest at byte 0/,
+  );
   add(
     'bad exemplar label',
     (w) => series(w, (w) => w.raw(new Uint8Array([0x1a, 0x04, 0x0a, 0x02, 0x0a, 0x05]))),
@@ -448,7 +505,7 @@ test('every malformed input gives bad-protobuf 400 naming what broke, in parse a
 test('fuzz: truncated and corrupted requests fail only with RemoteWriteError, and parse rejects what decode rejects', () => {
   const body = encodeWriteRequest(fixture());
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const inputs: Uint8Array[] = [];
   for (let n = 0; n < body.length; n++) inputs.push(body.subarray(0, n));
   for (let i = 0; i < 3000; i++) {
@@ -463,7 +520,12 @@ test('fuzz: truncated and corrupted requests fail only with RemoteWriteError, an
     try {
       const parsed = parseWriteRequest(input);
       // Whatever the distributor accepts, the ingester must be able to decode.
-      decodeWriteRequest(encodeRecordValue(parsed.series.map((s) => s.raw), parsed.metadata.map((m) => m.raw)));
+      decodeWriteRequest(
+        encodeRecordValue(
+          parsed.series.map((s) => s.raw),
+          parsed.metadata.map((m) => m.raw),
+        ),
+      );
     } catch (err) {
       parseErr = err;
     }
@@ -505,8 +567,14 @@ test('replaceSeriesLabels swaps the labels and keeps every other byte', () => {
   const replaced = replaceSeriesLabels(raw, next);
   const decoded = decodeWriteRequest(encodeRecordValue([replaced]));
   assert.deepEqual(decoded.timeseries[0].labels, next);
-  assert.deepEqual([...decoded.timeseries[0].timestamps], input.timeseries[0].samples.map((s) => s.timestamp));
-  assert.deepEqual([...decoded.timeseries[0].values], input.timeseries[0].samples.map((s) => s.value));
+  assert.deepEqual(
+    [...decoded.timeseries[0].timestamps],
+    input.timeseries[0].samples.map((s) => s.timestamp),
+  );
+  assert.deepEqual(
+    [...decoded.timeseries[0].values],
+    input.timeseries[0].samples.map((s) => s.value),
+  );
   assert.deepEqual(decoded.timeseries[0].exemplars, input.timeseries[0].exemplars);
   // Labels interleaved with other fields are all dropped; the rest stays in order.
   const w = new ProtoWriter();

@@ -27,9 +27,15 @@ test('remote write 2.0 by its proto parameter', () => {
 });
 
 test('other media types and protos are 415', () => {
-  assert.throws(() => parseContentType('application/json'), is415('unsupported-media-type', /unsupported content type "application\/json"; remote write needs application\/x-protobuf/));
+  assert.throws(
+    () => parseContentType('application/json'),
+    is415('unsupported-media-type', /unsupported content type "application\/json"; remote write needs application\/x-protobuf/),
+  );
   assert.throws(() => parseContentType('text/plain; proto=prometheus.WriteRequest'), is415('unsupported-media-type', /text\/plain/));
-  assert.throws(() => parseContentType('application/x-protobuf;proto=io.prometheus.write.v3.Request'), is415('unsupported-media-type', /unsupported remote write message "io.prometheus.write.v3.Request"/));
+  assert.throws(
+    () => parseContentType('application/x-protobuf;proto=io.prometheus.write.v3.Request'),
+    is415('unsupported-media-type', /unsupported remote write message "io.prometheus.write.v3.Request"/),
+  );
   assert.throws(() => parseContentType('application/x-protobuf;proto'), is415('unsupported-media-type', /malformed parameter "proto"/));
 });
 

@@ -20,10 +20,7 @@ export function parseContentType(contentType: string | undefined, contentEncodin
   const parts = contentType.split(';');
   const mediaType = parts[0].trim().toLowerCase();
   if (mediaType !== PROTOBUF) {
-    throw new RemoteWriteError(
-      'unsupported-media-type',
-      `unsupported content type ${JSON.stringify(contentType)}; remote write needs ${PROTOBUF}`,
-    );
+    throw new RemoteWriteError('unsupported-media-type', `unsupported content type ${JSON.stringify(contentType)}; remote write needs ${PROTOBUF}`);
   }
   for (let i = 1; i < parts.length; i++) {
     const p = parts[i].trim();

@@ -63,16 +63,14 @@ export function encodeWriteRequestV2(req: WriteRequestV2Input): Buffer {
     return i;
   };
   const refs = (labels: readonly Label[]): number[] => labels.flatMap((l) => [ref(l.name), ref(l.value)]);
-  const timeseries = req.timeseries.map(
-    (ts): SymbolizedSeriesV2 => ({
-      labelsRefs: refs(ts.labels),
-      samples: ts.samples,
-      exemplars: ts.exemplars?.map((e) => ({ labelsRefs: refs(e.labels), value: e.value, timestamp: e.timestamp })),
-      histograms: ts.histograms,
-      metadata: ts.metadata && { type: ts.metadata.type, helpRef: ref(ts.metadata.help ?? ''), unitRef: ref(ts.metadata.unit ?? '') },
-      createdTimestamp: ts.createdTimestamp,
-    }),
-  );
+  const timeseries = req.timeseries.map((ts): SymbolizedSeriesV2 => ({
+    labelsRefs: refs(ts.labels),
+    samples: ts.samples,
+    exemplars: ts.exemplars?.map((e) => ({ labelsRefs: refs(e.labels), value: e.value, timestamp: e.timestamp })),
+    histograms: ts.histograms,
+    metadata: ts.metadata && { type: ts.metadata.type, helpRef: ref(ts.metadata.help ?? ''), unitRef: ref(ts.metadata.unit ?? '') },
+    createdTimestamp: ts.createdTimestamp,
+  }));
   return encodeSymbolizedWriteRequestV2({ symbols, timeseries });
 }
 

@@ -4,13 +4,7 @@
 
 import { StrataError, type ErrorKind } from '@strata/errors';
 
-export type RemoteWriteErrorCode =
-  | 'bad-snappy'
-  | 'too-large'
-  | 'bad-protobuf'
-  | 'bad-v2-request'
-  | 'unsupported-media-type'
-  | 'unsupported-content-encoding';
+export type RemoteWriteErrorCode = 'bad-snappy' | 'too-large' | 'bad-protobuf' | 'bad-v2-request' | 'unsupported-media-type' | 'unsupported-content-encoding';
 
 const KIND: Record<RemoteWriteErrorCode, ErrorKind> = {
   'bad-snappy': 'bad-input',

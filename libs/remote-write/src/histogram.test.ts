@@ -93,7 +93,22 @@ function decode(h: HistInput): DecodedHistogram {
 }
 
 test('integer histograms: deltas become absolute counts; hints, schema and spans decoded', () => {
-  const d = decode({ countInt: 12, sum: 18.5, schema: -2, zeroThreshold: 2 ** -128, zeroInt: 2, neg: [[-1, 2]], negDeltas: [3, -2], pos: [[0, 2], [3, 1]], posDeltas: [1, 2, -1], hint: 2, timestamp: 1_732_950_000_123 });
+  const d = decode({
+    countInt: 12,
+    sum: 18.5,
+    schema: -2,
+    zeroThreshold: 2 ** -128,
+    zeroInt: 2,
+    neg: [[-1, 2]],
+    negDeltas: [3, -2],
+    pos: [
+      [0, 2],
+      [3, 1],
+    ],
+    posDeltas: [1, 2, -1],
+    hint: 2,
+    timestamp: 1_732_950_000_123,
+  });
   assert.equal(d.float, false);
   assert.equal(d.timestamp, 1_732_950_000_123);
   assert.deepEqual(d.histogram, {
@@ -103,7 +118,10 @@ test('integer histograms: deltas become absolute counts; hints, schema and spans
     zeroCount: 2,
     count: 12,
     sum: 18.5,
-    positiveSpans: [{ offset: 0, length: 2 }, { offset: 3, length: 1 }],
+    positiveSpans: [
+      { offset: 0, length: 2 },
+      { offset: 3, length: 1 },
+    ],
     negativeSpans: [{ offset: -1, length: 2 }],
     positiveBuckets: [1, 3, 2],
     negativeBuckets: [3, 1],
@@ -130,7 +148,15 @@ test('validation names what is wrong', () => {
   assert.match(why({ schema: -53 }) ?? '', /needs custom_values/);
   assert.match(why({ countInt: 4 }) ?? '', /count 4 does not match its buckets' total 3/);
   assert.match(why({ neg: [[0, 1]] }) ?? '', /negative spans need 1 buckets, have 0/);
-  assert.match(why({ pos: [[0, 1], [-1, 1]] }) ?? '', /span 1 has negative offset/);
+  assert.match(
+    why({
+      pos: [
+        [0, 1],
+        [-1, 1],
+      ],
+    }) ?? '',
+    /span 1 has negative offset/,
+  );
   assert.match(why({ schema: -53, custom: [2, 1], pos: [[0, 2]] }) ?? '', /strictly increasing/);
   // A stale marker's buckets do not matter.
   const staleSum = new Float64Array(new Uint32Array([2, 0x7ff00000]).buffer)[0];
@@ -138,7 +164,7 @@ test('validation names what is wrong', () => {
   assert.equal(why({}), null);
 });
 
-test('decodeWriteRequest carries a series\' histograms', () => {
+test("decodeWriteRequest carries a series' histograms", () => {
   const w = new ProtoWriter();
   const ts = w.begin(1);
   const l = w.begin(1);
@@ -154,7 +180,13 @@ test('decodeWriteRequest carries a series\' histograms', () => {
   const req = decodeWriteRequest(w.finish());
   const s = req.timeseries[0];
   assert.equal(s.histograms, 2);
-  assert.deepEqual(s.histogramSamples.map((h) => [h.timestamp, h.histogram.count, h.histogram.positiveBuckets]), [[0, 2, [2]], [1000, 3, [3]]]);
+  assert.deepEqual(
+    s.histogramSamples.map((h) => [h.timestamp, h.histogram.count, h.histogram.positiveBuckets]),
+    [
+      [0, 2, [2]],
+      [1000, 3, [3]],
+    ],
+  );
 });
 
 test('encodeHistogram round-trips through readHistogram, integer and float counts; reduceResolution merges bucket pairs per schema step', () => {
@@ -168,13 +200,20 @@ test('encodeHistogram round-trips through readHistogram, integer and float count
       zeroCount: 2,
       count: 17,
       sum: -3.25,
-      positiveSpans: [{ offset: -2, length: 2 }, { offset: 3, length: 1 }],
+      positiveSpans: [
+        { offset: -2, length: 2 },
+        { offset: 3, length: 1 },
+      ],
       negativeSpans: [{ offset: 0, length: 2 }],
       positiveBuckets: [1, 5, 2],
       negativeBuckets: [4, 3],
     },
   };
-  const float: DecodedHistogram = { ...int, float: true, histogram: { ...int.histogram, counterResetHint: 'gauge', count: 17.5, positiveBuckets: [1.5, 5, 2] } };
+  const float: DecodedHistogram = {
+    ...int,
+    float: true,
+    histogram: { ...int.histogram, counterResetHint: 'gauge', count: 17.5, positiveBuckets: [1.5, 5, 2] },
+  };
   for (const d of [int, float]) {
     const body = encodeHistogram(d);
     assert.deepEqual(readHistogram(new ProtoReader(body), body.length), d);
@@ -184,19 +223,16 @@ test('encodeHistogram round-trips through readHistogram, integer and float count
   // Bucket idx goes to ((idx - 1) >> 1) + 1 per step. Positive -2, -1, 3 at schema 3 -> -1, 0, 2 at schema 2 (still 5 buckets)
   // -> 0, 0, 1 at schema 1; negative 0, 1 stay 0, 1.
   const r = reduceResolution(int, 4);
-  assert.deepEqual([r?.histogram.schema, r?.histogram.positiveSpans, r?.histogram.positiveBuckets, r?.histogram.negativeSpans, r?.histogram.negativeBuckets], [
-    1,
-    [{ offset: 0, length: 2 }],
-    [6, 2],
-    [{ offset: 0, length: 2 }],
-    [4, 3],
-  ]);
+  assert.deepEqual(
+    [r?.histogram.schema, r?.histogram.positiveSpans, r?.histogram.positiveBuckets, r?.histogram.negativeSpans, r?.histogram.negativeBuckets],
+    [1, [{ offset: 0, length: 2 }], [6, 2], [{ offset: 0, length: 2 }], [4, 3]],
+  );
   assert.equal(validateHistogram(r!), null);
   assert.equal(reduceResolution(int, 3), null, 'buckets 0 and 1 are never merged (1 is a boundary at every schema)');
   assert.equal(reduceResolution(int, 0), null, 'never fits');
 });
 
-test('a stale histogram marker keeps Prometheus\' exact sum bits through decode and re-encode, a quieted one goes out exact', () => {
+test("a stale histogram marker keeps Prometheus' exact sum bits through decode and re-encode, a quieted one goes out exact", () => {
   const STALE_LE = [0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f];
   const sumBytes = (body: Uint8Array): number[] => {
     const at = body.indexOf(25); // tag of field 3 (sum), fixed64: the first byte written is count's tag (8), then count, then 25

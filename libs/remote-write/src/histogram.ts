@@ -436,7 +436,10 @@ export function checkSeriesHistograms(raw: Uint8Array, limits: SeriesHistogramLi
         return {
           ...out,
           body: raw,
-          error: { code: 'too-many-buckets', reason: `histogram has ${histogramBucketCount(d.histogram)} buckets, more than ${limits.maxBuckets} even at the lowest schema` },
+          error: {
+            code: 'too-many-buckets',
+            reason: `histogram has ${histogramBucketCount(d.histogram)} buckets, more than ${limits.maxBuckets} even at the lowest schema`,
+          },
         };
       }
       replacement = encodeHistogram(reduced);

@@ -22,22 +22,8 @@ export { parseWriteRequestV2, metricFamilyName } from './parse-v2.ts';
 export type { ParsedWriteRequestV2, ParsedSeriesV2 } from './parse-v2.ts';
 export { seriesV2ToV1 } from './convert-v2.ts';
 export { encodeWriteRequestV2, encodeSymbolizedWriteRequestV2 } from './encode-v2.ts';
-export type {
-  WriteRequestV2Input,
-  SeriesInputV2,
-  ExemplarInputV2,
-  MetadataInputV2,
-  SymbolizedWriteRequestV2,
-  SymbolizedSeriesV2,
-} from './encode-v2.ts';
+export type { WriteRequestV2Input, SeriesInputV2, ExemplarInputV2, MetadataInputV2, SymbolizedWriteRequestV2, SymbolizedSeriesV2 } from './encode-v2.ts';
 export { ProtoReader, ProtoWriter, WIRE_VARINT, WIRE_FIXED64, WIRE_LEN, WIRE_FIXED32 } from './wire.ts';
 export { STALE_NAN_BITS, isStaleNaN } from './stale.ts';
-export {
-  validateSeriesLabels,
-  validateParsedSeries,
-  sortLabelsInPlace,
-  withoutEmptyLabelValues,
-  formatSeries,
-  DEFAULT_LABEL_LIMITS,
-} from './validate.ts';
+export { validateSeriesLabels, validateParsedSeries, sortLabelsInPlace, withoutEmptyLabelValues, formatSeries, DEFAULT_LABEL_LIMITS } from './validate.ts';
 export type { ValidationFailure, ValidationCode, LabelLimits, NameValidationScheme } from './validate.ts';

@@ -83,7 +83,7 @@ export class LabelPairs {
     let ve = start;
     let seen = 0;
     let plain = true;
-    for (let pos = start; pos < end; ) {
+    for (let pos = start; pos < end;) {
       const tag = b[pos];
       let len = 0;
       let at = pos + 1;

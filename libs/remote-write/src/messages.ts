@@ -40,16 +40,7 @@ export const WT_HISTOGRAM = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 /** `MetricMetadata.MetricType`, lower-cased as Prometheus' metadata API prints it. */
 export type MetricType = 'unknown' | 'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 'summary' | 'info' | 'stateset';
 
-export const METRIC_TYPES: readonly MetricType[] = [
-  'unknown',
-  'counter',
-  'gauge',
-  'histogram',
-  'gaugehistogram',
-  'summary',
-  'info',
-  'stateset',
-];
+export const METRIC_TYPES: readonly MetricType[] = ['unknown', 'counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'info', 'stateset'];
 
 export interface MetricMetadata {
   type: MetricType;

@@ -258,9 +258,7 @@ function checkExemplar(ctx: SeriesContext, end: number, n: number): void {
     }
   }
   if (count % 2 !== 0) {
-    throw badV2Request(
-      `exemplar ${n} of timeseries[${ctx.index}] has ${count} label references, an odd number; labels_refs holds name/value pairs`,
-    );
+    throw badV2Request(`exemplar ${n} of timeseries[${ctx.index}] has ${count} label references, an odd number; labels_refs holds name/value pairs`);
   }
 }
 

@@ -35,13 +35,19 @@ test('a declared length above maxBytes is 413 before anything is decompressed', 
 
 test('corrupt input is bad-snappy 400 with a one-line reason', () => {
   assert.throws(() => decompressBody(new Uint8Array(0), 1000), isError('bad-snappy', 'bad-input', /^snappy: corrupt input \(empty body\)$/));
-  assert.throws(() => decompressBody(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x80, 0x01]), 1000), isError('bad-snappy', 'bad-input', /^snappy: corrupt input \(bad length header\)$/));
+  assert.throws(
+    () => decompressBody(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x80, 0x01]), 1000),
+    isError('bad-snappy', 'bad-input', /^snappy: corrupt input \(bad length header\)$/),
+  );
   assert.throws(() => decompressBody(new Uint8Array([0x05, 0x00, 0x61]), 1000), isError('bad-snappy', 'bad-input', /^snappy: corrupt input/));
   const good = compressBody(Buffer.from('hello hello hello hello'));
   assert.throws(() => decompressBody(good.subarray(0, good.length - 2), 1000), isError('bad-snappy', 'bad-input', /^snappy: /));
   // Framed snappy (the streaming format) is not what remote write sends.
   const framed = Buffer.from([0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59]);
-  assert.throws(() => decompressBody(framed, 1 << 20), (err: unknown) => err instanceof RemoteWriteError && !err.retriable);
+  assert.throws(
+    () => decompressBody(framed, 1 << 20),
+    (err: unknown) => err instanceof RemoteWriteError && !err.retriable,
+  );
 });
 
 test('a borrowed buffer given back is lent again, and a body never sees a previous body past its own length', () => {

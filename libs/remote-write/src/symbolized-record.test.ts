@@ -3,7 +3,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Label } from '@strata/model';
-import { STALE_NAN_BITS, SymbolizedDecoder, encodeWriteRequest, symbolString, parseWriteRequest, parseWriteRequestV2, symbolizeSeries, type SeriesInput, type SymbolizedRecord } from './index.ts';
+import {
+  STALE_NAN_BITS,
+  SymbolizedDecoder,
+  encodeWriteRequest,
+  symbolString,
+  parseWriteRequest,
+  parseWriteRequestV2,
+  symbolizeSeries,
+  type SeriesInput,
+  type SymbolizedRecord,
+} from './index.ts';
 import { ProtoWriter } from './wire.ts';
 
 const l = (name: string, value: string): Label => ({ name, value });
@@ -31,9 +41,24 @@ const bitsOf = (v: number): bigint => new BigUint64Array(new Float64Array([v]).b
 
 test('float series come back with their labels, timestamps and value bits, each string once', () => {
   const input: SeriesInput[] = [
-    { labels: [l('__name__', 'node_cpu_seconds_total'), l('cpu', '0'), l('instance', 'host-1:9100'), l('mode', 'idle')], samples: [{ value: 12.5, timestamp: 1732950000000 }] },
-    { labels: [l('__name__', 'node_cpu_seconds_total'), l('cpu', '1'), l('instance', 'host-1:9100'), l('mode', 'idle')], samples: [{ value: -0, timestamp: 1732950000000 }, { value: Infinity, timestamp: 1732950015000 }] },
-    { labels: [l('__name__', 'up'), l('instance', 'host-1:9100'), l('room', 'küche ✓')], samples: [{ value: NaN, timestamp: -5, stale: true }, { value: 1e300, timestamp: 0 }] },
+    {
+      labels: [l('__name__', 'node_cpu_seconds_total'), l('cpu', '0'), l('instance', 'host-1:9100'), l('mode', 'idle')],
+      samples: [{ value: 12.5, timestamp: 1732950000000 }],
+    },
+    {
+      labels: [l('__name__', 'node_cpu_seconds_total'), l('cpu', '1'), l('instance', 'host-1:9100'), l('mode', 'idle')],
+      samples: [
+        { value: -0, timestamp: 1732950000000 },
+        { value: Infinity, timestamp: 1732950015000 },
+      ],
+    },
+    {
+      labels: [l('__name__', 'up'), l('instance', 'host-1:9100'), l('room', 'küche ✓')],
+      samples: [
+        { value: NaN, timestamp: -5, stale: true },
+        { value: 1e300, timestamp: 0 },
+      ],
+    },
     { labels: [l('__name__', 'no_samples')], samples: [] },
   ];
   const value = symbolizeSeries(bodies(input));
@@ -45,11 +70,18 @@ test('float series come back with their labels, timestamps and value bits, each 
   assert.equal(symbols.filter((s) => s === 'host-1:9100').length, 1);
   assert.deepEqual(
     read(r),
-    input.map((s) => ({ labels: s.labels, timestamps: s.samples.map((x) => x.timestamp), bits: s.samples.map((x) => (x.stale ? STALE_NAN_BITS : bitsOf(x.value))) })),
+    input.map((s) => ({
+      labels: s.labels,
+      timestamps: s.samples.map((x) => x.timestamp),
+      bits: s.samples.map((x) => (x.stale ? STALE_NAN_BITS : bitsOf(x.value))),
+    })),
   );
   assert.ok(value.length < Buffer.concat(bodies(input)).length, 'smaller than the 1.0 series it replaces');
   // A valid remote write 2.0 Request: the distributor's own 2.0 parser reads the same labels.
-  assert.deepEqual(parseWriteRequestV2(value).series.map((s) => s.labels), input.map((s) => s.labels));
+  assert.deepEqual(
+    parseWriteRequestV2(value).series.map((s) => s.labels),
+    input.map((s) => s.labels),
+  );
 });
 
 test('records numbered anew: each carries only its own strings, whatever earlier records held', () => {
@@ -63,7 +95,10 @@ test('records numbered anew: each carries only its own strings, whatever earlier
 
 test('a decoder reused across records returns each record as written', () => {
   const d = new SymbolizedDecoder();
-  const many: SeriesInput[] = Array.from({ length: 3000 }, (_, i) => ({ labels: [l('__name__', `m${i % 7}`), l('i', String(i))], samples: [{ value: i, timestamp: i }] }));
+  const many: SeriesInput[] = Array.from({ length: 3000 }, (_, i) => ({
+    labels: [l('__name__', `m${i % 7}`), l('i', String(i))],
+    samples: [{ value: i, timestamp: i }],
+  }));
   const big = read(d.decode(symbolizeSeries(bodies(many))!));
   assert.equal(big.length, 3000);
   assert.deepEqual(big[2999], { labels: [l('__name__', 'm3'), l('i', '2999')], timestamps: [2999], bits: [bitsOf(2999)] });
@@ -85,7 +120,10 @@ test('series with exemplars or native histograms are not symbolized (the record 
   const withUnknown = Buffer.concat([Buffer.from([0x0a, odd[1] + 2]), odd.subarray(2, 2 + odd[1]), Buffer.from([0x18, 0x01]), odd.subarray(2 + odd[1])]);
   assert.equal(symbolizeSeries([withUnknown]), undefined);
   assert.equal(symbolizeSeries([withUnknown]), undefined, 'refused again, not read with ids it never got');
-  assert.deepEqual(read(new SymbolizedDecoder().decode(symbolizeSeries(bodies([plain, { labels: [l('__name__', 'up'), l('job', 'x')], samples: [] }]))!)).map((s) => s.labels), [plain.labels, [l('__name__', 'up'), l('job', 'x')]]);
+  assert.deepEqual(
+    read(new SymbolizedDecoder().decode(symbolizeSeries(bodies([plain, { labels: [l('__name__', 'up'), l('job', 'x')], samples: [] }]))!)).map((s) => s.labels),
+    [plain.labels, [l('__name__', 'up'), l('job', 'x')]],
+  );
 });
 
 test('a reference outside the symbols table, an odd label count or a histogram field is refused, never misread', () => {

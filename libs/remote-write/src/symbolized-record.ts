@@ -14,7 +14,15 @@ import { grown } from '@strata/model';
 import { LabelPairs, PAIR_PLAIN } from './label-pairs.ts';
 import { badProtobuf } from './errors.ts';
 import { TAG_TIMESERIES_LABELS, TAG_TIMESERIES_SAMPLES, TAG_SAMPLE_TIMESTAMP, TAG_SAMPLE_VALUE, WT_SAMPLE } from './messages.ts';
-import { TAG_V2_REQUEST_SYMBOLS, TAG_V2_REQUEST_TIMESERIES, TAG_V2_TS_LABELS_REFS_PACKED, TAG_V2_TS_LABELS_REFS_VARINT, TAG_V2_TS_SAMPLES, WT_V2_REQUEST, WT_V2_TIMESERIES } from './v2-messages.ts';
+import {
+  TAG_V2_REQUEST_SYMBOLS,
+  TAG_V2_REQUEST_TIMESERIES,
+  TAG_V2_TS_LABELS_REFS_PACKED,
+  TAG_V2_TS_LABELS_REFS_VARINT,
+  TAG_V2_TS_SAMPLES,
+  WT_V2_REQUEST,
+  WT_V2_TIMESERIES,
+} from './v2-messages.ts';
 import { LITTLE_ENDIAN, ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 
 /** Where a double's high and low 32 bits sit when its bytes are read as two Int32 words. */
@@ -372,7 +380,7 @@ export class SymbolizedDecoder {
         samples++;
       } else {
         // Exemplars, histograms and metadata never reach format 3 (symbolizeSeries refuses them).
-        if ((tag >>> 3) >= 3 && (tag >>> 3) <= 5) throw badProtobuf(`field ${tag >>> 3} of ${MSG_SERIES} in a format-3 record at byte ${r.fieldStart}`);
+        if (tag >>> 3 >= 3 && tag >>> 3 <= 5) throw badProtobuf(`field ${tag >>> 3} of ${MSG_SERIES} in a format-3 record at byte ${r.fieldStart}`);
         r.skip(tag, seriesEnd, MSG_SERIES, WT_V2_TIMESERIES);
       }
     }

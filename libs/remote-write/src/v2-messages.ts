@@ -37,13 +37,4 @@ export const WT_V2_METADATA = [-1, 0, -1, 0, 0] as const;
 export const WT_V2_HISTOGRAM = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0] as const;
 
 /** `Metadata.MetricType` by enum number; the same order as 1.0's MetricMetadata.MetricType. */
-export const V2_METRIC_TYPES: readonly MetricType[] = [
-  'unknown',
-  'counter',
-  'gauge',
-  'histogram',
-  'gaugehistogram',
-  'summary',
-  'info',
-  'stateset',
-];
+export const V2_METRIC_TYPES: readonly MetricType[] = ['unknown', 'counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'info', 'stateset'];

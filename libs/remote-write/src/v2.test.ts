@@ -176,8 +176,14 @@ test('interop: what encodeWriteRequestV2 writes, protobufjs reads the same', () 
   const obj = Request.toObject(Request.decode(encodeWriteRequestV2(input)), { longs: Number, enums: String, defaults: true });
   const labelsOf = (refs: number[]) => Array.from({ length: refs.length / 2 }, (_, i) => l(obj.symbols[refs[2 * i]], obj.symbols[refs[2 * i + 1]]));
   assert.equal(obj.symbols[0], '');
-  assert.deepEqual(obj.timeseries.map((ts: { labelsRefs: number[] }) => labelsOf(ts.labelsRefs)), input.timeseries.map((ts) => ts.labels));
-  assert.deepEqual(obj.timeseries[1].samples.map((s: { timestamp: number }) => s.timestamp), [-5]);
+  assert.deepEqual(
+    obj.timeseries.map((ts: { labelsRefs: number[] }) => labelsOf(ts.labelsRefs)),
+    input.timeseries.map((ts) => ts.labels),
+  );
+  assert.deepEqual(
+    obj.timeseries[1].samples.map((s: { timestamp: number }) => s.timestamp),
+    [-5],
+  );
   assert.equal(obj.timeseries[1].createdTimestamp, 1732949000000);
   assert.equal(obj.timeseries[0].metadata.type, 'METRIC_TYPE_COUNTER');
   assert.equal(obj.symbols[obj.timeseries[0].metadata.helpRef], 'Requests served.');
@@ -208,21 +214,41 @@ test('symbol errors: out-of-range references and odd label reference counts are 
   const symbols = ['', '__name__', 'up', 'job'];
   const sample = [{ value: 1, timestamp: 1 }];
   const cases: [string, Buffer, RegExp][] = [
-    ['label name ref', encodeSymbolizedWriteRequestV2({ symbols, timeseries: [{ labelsRefs: [9, 2], samples: sample }] }), /label name reference 9 in timeseries\[0\] is out of range: the request has 4 symbols/],
+    [
+      'label name ref',
+      encodeSymbolizedWriteRequestV2({ symbols, timeseries: [{ labelsRefs: [9, 2], samples: sample }] }),
+      /label name reference 9 in timeseries\[0\] is out of range: the request has 4 symbols/,
+    ],
     [
       'label value ref in 2nd series',
-      encodeSymbolizedWriteRequestV2({ symbols, timeseries: [{ labelsRefs: [1, 2], samples: sample }, { labelsRefs: [1, 4], samples: sample }] }),
+      encodeSymbolizedWriteRequestV2({
+        symbols,
+        timeseries: [
+          { labelsRefs: [1, 2], samples: sample },
+          { labelsRefs: [1, 4], samples: sample },
+        ],
+      }),
       /label value reference 4 in timeseries\[1\] is out of range/,
     ],
-    ['odd labels_refs', encodeSymbolizedWriteRequestV2({ symbols, timeseries: [{ labelsRefs: [1, 2, 3], samples: sample }] }), /timeseries\[0\] has 3 label references, an odd number/],
+    [
+      'odd labels_refs',
+      encodeSymbolizedWriteRequestV2({ symbols, timeseries: [{ labelsRefs: [1, 2, 3], samples: sample }] }),
+      /timeseries\[0\] has 3 label references, an odd number/,
+    ],
     [
       'exemplar ref',
-      encodeSymbolizedWriteRequestV2({ symbols, timeseries: [{ labelsRefs: [1, 2], samples: sample, exemplars: [{ labelsRefs: [3, 99], value: 1, timestamp: 1 }] }] }),
+      encodeSymbolizedWriteRequestV2({
+        symbols,
+        timeseries: [{ labelsRefs: [1, 2], samples: sample, exemplars: [{ labelsRefs: [3, 99], value: 1, timestamp: 1 }] }],
+      }),
       /exemplar label reference 99 in timeseries\[0\] is out of range/,
     ],
     [
       'odd exemplar refs',
-      encodeSymbolizedWriteRequestV2({ symbols, timeseries: [{ labelsRefs: [1, 2], samples: sample, exemplars: [{ labelsRefs: [3], value: 1, timestamp: 1 }] }] }),
+      encodeSymbolizedWriteRequestV2({
+        symbols,
+        timeseries: [{ labelsRefs: [1, 2], samples: sample, exemplars: [{ labelsRefs: [3], value: 1, timestamp: 1 }] }],
+      }),
       /exemplar 0 of timeseries\[0\] has 1 label references, an odd number/,
     ],
     [
@@ -269,7 +295,7 @@ test('truncated and corrupt v2 bodies are bad-protobuf 400, never a crash', () =
     let x = seed;
     for (let k = 0; k < 4; k++) {
       x = (x * 1103515245 + 12345) & 0x7fffffff;
-      b[x % b.length] ^= 1 + (x >> 8) % 255;
+      b[x % b.length] ^= 1 + ((x >> 8) % 255);
     }
     try {
       const req = parseWriteRequestV2(b);
@@ -287,7 +313,10 @@ test('a symbol that is not UTF-8 marks the series that uses it, and validation r
   w.string(4, 'ok');
   w.bytes(4, Buffer.from([0x62, 0xff, 0x61])); // "b\xffa"
   w.string(4, 'lbl');
-  for (const refs of [[1, 2], [1, 2, 4, 3]]) {
+  for (const refs of [
+    [1, 2],
+    [1, 2, 4, 3],
+  ]) {
     const ts = w.begin(5);
     const p = w.begin(1);
     for (const r of refs) w.uvarint(r);
@@ -295,6 +324,9 @@ test('a symbol that is not UTF-8 marks the series that uses it, and validation r
     w.end(ts);
   }
   const req = parseWriteRequestV2(w.finish());
-  assert.deepEqual(req.series.map((s) => s.invalidUtf8), [false, true]);
+  assert.deepEqual(
+    req.series.map((s) => s.invalidUtf8),
+    [false, true],
+  );
   assert.equal(validateParsedSeries(req.series[1])?.code, 'err-strata-invalid-label-value');
 });

@@ -67,7 +67,11 @@ test('unsorted labels are sorted in place; duplicate names are refused', () => {
   const dup = labels('job', 'b', '__name__', 'up', 'job', 'a');
   sortLabelsInPlace(dup);
   expectFailure(dup, 'err-strata-duplicate-label-names', /duplicate label name "job"/);
-  expectFailure(labels('__name__', 'up', 'job', 'a', 'job', 'b'), 'err-strata-duplicate-label-names', /duplicate label name "job" .*; send each label name once/);
+  expectFailure(
+    labels('__name__', 'up', 'job', 'a', 'job', 'b'),
+    'err-strata-duplicate-label-names',
+    /duplicate label name "job" .*; send each label name once/,
+  );
   expectFailure(labels('__name__', 'up', '__name__', 'down'), 'err-strata-duplicate-label-names', /"__name__"/);
 });
 
@@ -93,9 +97,14 @@ test('max label names per series, Mimir default 30', () => {
 });
 
 test('label name and value length limits, counted in UTF-8 bytes', () => {
-  expectFailure(labels('__name__', 'up', 'a'.repeat(11), 'x'), 'err-strata-label-name-too-long', /label name of 11 bytes, above the limit of 10 .*-validation\.max-length-label-name/, {
-    maxLabelNameLength: 10,
-  });
+  expectFailure(
+    labels('__name__', 'up', 'a'.repeat(11), 'x'),
+    'err-strata-label-name-too-long',
+    /label name of 11 bytes, above the limit of 10 .*-validation\.max-length-label-name/,
+    {
+      maxLabelNameLength: 10,
+    },
+  );
   assert.equal(validateSeriesLabels(labels('__name__', 'up', 'a'.repeat(10), 'x'), { maxLabelNameLength: 10 }), undefined);
   // 4 characters, 8 bytes.
   expectFailure(labels('__name__', 'up', 'city', 'éééé'), 'err-strata-label-value-too-long', /label "city" has a value of 8 bytes, above the limit of 7 /, {
@@ -108,7 +117,11 @@ test('label name and value length limits, counted in UTF-8 bytes', () => {
 });
 
 test('label values must be valid UTF-8 (no lone surrogates)', () => {
-  expectFailure(labels('__name__', 'up', 'job', 'a\ud800b'), 'err-strata-invalid-label-value', /label "job" has a value that is not valid UTF-8 .*; send label values as UTF-8/);
+  expectFailure(
+    labels('__name__', 'up', 'job', 'a\ud800b'),
+    'err-strata-invalid-label-value',
+    /label "job" has a value that is not valid UTF-8 .*; send label values as UTF-8/,
+  );
 });
 
 test('messages name the series but stay short', () => {

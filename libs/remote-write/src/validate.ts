@@ -100,7 +100,10 @@ export function validateSeriesLabels(labels: readonly Label[], limits?: LabelLim
     if (metricName === undefined && l.name === METRIC_NAME) metricName = l.value;
   }
   if (metricName === undefined) {
-    return fail('err-strata-missing-metric-name', `received a series with no metric name (no non-empty ${METRIC_NAME} label) ${inSeries(labels)}; add a ${METRIC_NAME} label`);
+    return fail(
+      'err-strata-missing-metric-name',
+      `received a series with no metric name (no non-empty ${METRIC_NAME} label) ${inSeries(labels)}; add a ${METRIC_NAME} label`,
+    );
   }
   if (utf8 ? !isWellFormed(metricName) : !isValidMetricName(metricName)) {
     return fail(
@@ -164,7 +167,8 @@ export function validateParsedSeries(series: Pick<ParsedSeries, 'labels' | 'inva
   if (failure !== undefined || !series.invalidUtf8) return failure;
   for (const l of series.labels) {
     // Only a utf8 scheme lets a non-ASCII name this far.
-    if (l.name.includes('\ufffd')) return fail('err-strata-invalid-label', `received a series with a label name that is not valid UTF-8 ${inSeries(series.labels)}; send names as UTF-8`);
+    if (l.name.includes('\ufffd'))
+      return fail('err-strata-invalid-label', `received a series with a label name that is not valid UTF-8 ${inSeries(series.labels)}; send names as UTF-8`);
     if (l.value.includes('\ufffd')) return invalidValue(l.name, series.labels);
   }
   return undefined;
@@ -197,8 +201,7 @@ function isValidMetricName(s: string): boolean {
   if (s.length === 0) return false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    const ok =
-      (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58 || (i > 0 && c >= 48 && c <= 57);
+    const ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58 || (i > 0 && c >= 48 && c <= 57);
     if (!ok) return false;
   }
   return true;

@@ -4,9 +4,35 @@ import { ProtoReader, ProtoWriter, putUvarint, uvarintSize } from './wire.ts';
 import { RemoteWriteError } from './errors.ts';
 
 const INT64_CASES = [
-  0, 1, 127, 128, 300, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 35 + 7, 2 ** 42 - 1, 2 ** 48, 2 ** 49 - 1, 2 ** 49,
-  2 ** 49 + 1, 1732950000000, 2 ** 52 + 3, Number.MAX_SAFE_INTEGER, -1, -2, -127, -128, -(2 ** 31), -(2 ** 31) - 1,
-  -(2 ** 32), -(2 ** 32) - 1, -1732950000000, -(2 ** 49), Number.MIN_SAFE_INTEGER,
+  0,
+  1,
+  127,
+  128,
+  300,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 32 - 1,
+  2 ** 32,
+  2 ** 35 + 7,
+  2 ** 42 - 1,
+  2 ** 48,
+  2 ** 49 - 1,
+  2 ** 49,
+  2 ** 49 + 1,
+  1732950000000,
+  2 ** 52 + 3,
+  Number.MAX_SAFE_INTEGER,
+  -1,
+  -2,
+  -127,
+  -128,
+  -(2 ** 31),
+  -(2 ** 31) - 1,
+  -(2 ** 32),
+  -(2 ** 32) - 1,
+  -1732950000000,
+  -(2 ** 49),
+  Number.MIN_SAFE_INTEGER,
 ];
 
 test('int64 varints round-trip exactly for every |v| < 2^53, negatives as 10 bytes', () => {
@@ -48,7 +74,10 @@ test('varints that run past their message or past 10 bytes are rejected', () => 
   assert.throws(() => new ProtoReader(eleven).int64(11, 1, 'Test'), /varint overflows 64 bits/);
   // A bounded read stops at the enclosing message even when the buffer goes on.
   const r = new ProtoReader(new Uint8Array([0x96, 0x01]));
-  assert.throws(() => r.uvarint(1, 3, 'Inner'), (e: unknown) => e instanceof RemoteWriteError && e.code === 'err-strata-bad-protobuf');
+  assert.throws(
+    () => r.uvarint(1, 3, 'Inner'),
+    (e: unknown) => e instanceof RemoteWriteError && e.code === 'err-strata-bad-protobuf',
+  );
 });
 
 test('nested messages longer than 127 and 16383 bytes get their length moved into place', () => {
@@ -103,7 +132,7 @@ test('strings: short, long, multi-byte and invalid UTF-8', () => {
 
 test('the intern table never hands back another string of the same length', () => {
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const alphabet = 'ab_:0Z';
   for (let round = 0; round < 2; round++) {
     seed = 7; // the second round sees the same strings again, now interned

@@ -165,10 +165,7 @@ export class ProtoReader {
   len(end: number, field: number, msg: string): number {
     const n = this.uvarint(end, field, msg);
     if (n > end - this.pos) {
-      throw this.fail(
-        `truncated length-delimited field ${field} of ${msg}: declares ${n} bytes, ${end - this.pos} left`,
-        this.fieldStart,
-      );
+      throw this.fail(`truncated length-delimited field ${field} of ${msg}: declares ${n} bytes, ${end - this.pos} left`, this.fieldStart);
     }
     return this.pos + n;
   }

@@ -10,7 +10,10 @@ import { RedisKv } from './redis-kv.ts';
 
 /** The KV store every ring user (ingester, distributor, querier) and the HA tracker share. */
 export const ringKvConfigShape = {
-  'ring.store': z.enum(['memory', 'redis']).default('memory').describe('KV store of the partition ring and HA tracker; memory is private to the process, redis is shared.'),
+  'ring.store': z
+    .enum(['memory', 'redis'])
+    .default('memory')
+    .describe('KV store of the partition ring and HA tracker; memory is private to the process, redis is shared.'),
   'ring.redis.endpoint': z.string().default('').describe('Redis host:port; required with -ring.store=redis.'),
   'ring.redis.timeout': duration('1s').describe('Redis connect and command timeout.'),
   'ring.redis.poll-interval': duration('1s').describe('How often ring readers (distributors, queriers) re-read the ring key.'),
@@ -24,11 +27,21 @@ export const ringClientConfigShape = {
 
 export const ingesterRingConfigShape = {
   ...ringClientConfigShape,
-  'ingester.ring.heartbeat-period': duration('15s').describe("How often an ingester heartbeats its ring entry."),
-  'ingester.ring.instance-addr': z.string().default('').describe('Host registered for queriers; empty: the gRPC listen address (its first external IPv4 if 0.0.0.0).'),
-  'ingester.partition-ring.min-partition-owners-count': z.coerce.number().int().min(0).default(1).describe('A PENDING partition becomes ACTIVE once this many owners are registered...'),
+  'ingester.ring.heartbeat-period': duration('15s').describe('How often an ingester heartbeats its ring entry.'),
+  'ingester.ring.instance-addr': z
+    .string()
+    .default('')
+    .describe('Host registered for queriers; empty: the gRPC listen address (its first external IPv4 if 0.0.0.0).'),
+  'ingester.partition-ring.min-partition-owners-count': z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1)
+    .describe('A PENDING partition becomes ACTIVE once this many owners are registered...'),
   'ingester.partition-ring.min-partition-owners-duration': duration('10s').describe('...for this long.'),
-  'ingester.partition-ring.delete-inactive-partition-after': duration('13h').describe('INACTIVE partitions without owners are removed after this long; 0s keeps them.'),
+  'ingester.partition-ring.delete-inactive-partition-after': duration('13h').describe(
+    'INACTIVE partitions without owners are removed after this long; 0s keeps them.',
+  ),
   'ingester.partition-ring.polling-interval': duration('1s').describe("How often an ingester reconciles its partition's state with the ring."),
 };
 

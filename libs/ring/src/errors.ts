@@ -25,7 +25,11 @@ export class KvConflictError extends RingError {
 
 export const ringErrors = {
   partitionMissing: (partition: number) =>
-    new RingError('partition-missing', 'internal', `partition ${partition} is not in the ring; the ingester re-registers it on its next heartbeat, retry shortly`),
+    new RingError(
+      'partition-missing',
+      'internal',
+      `partition ${partition} is not in the ring; the ingester re-registers it on its next heartbeat, retry shortly`,
+    ),
   downscalePending: (partition: number) =>
     new RingError(
       'partition-pending',

@@ -91,7 +91,10 @@ function renderHtml(j: RingStatusJson): string {
         p.owners.length === 0
           ? '<em>none</em>'
           : p.owners
-              .map((o) => `${esc(o.id)} (zone ${esc(o.zone)}, ${esc(o.addr)}) <span class="${o.healthy ? 'ok' : 'bad'}">${o.healthy ? 'healthy' : 'UNHEALTHY'}</span>, heartbeat ${o.heartbeat_age_seconds}s ago`)
+              .map(
+                (o) =>
+                  `${esc(o.id)} (zone ${esc(o.zone)}, ${esc(o.addr)}) <span class="${o.healthy ? 'ok' : 'bad'}">${o.healthy ? 'healthy' : 'UNHEALTHY'}</span>, heartbeat ${o.heartbeat_age_seconds}s ago`,
+              )
               .join('<br>');
       return `<tr><td>${p.id}</td><td class="${p.state}">${p.state}</td><td>${esc(p.state_timestamp)}</td><td>${owners}</td><td>${p.tokens}</td><td>${(p.ownership * 100).toFixed(1)}%</td></tr>`;
     })
@@ -163,5 +166,8 @@ function sendError(reply: FastifyReply, logger: Logger, err: unknown) {
   const e = asStrataError(err);
   const status = ADMIN_HTTP_STATUS[e.kind];
   (status >= 500 ? logger.warn.bind(logger) : logger.debug.bind(logger))({ code: e.code, status }, e.message);
-  return reply.code(status).type('text/plain').send(e.message + '\n');
+  return reply
+    .code(status)
+    .type('text/plain')
+    .send(e.message + '\n');
 }

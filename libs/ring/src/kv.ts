@@ -60,5 +60,3 @@ export async function casJson<T>(kv: RawKv, key: string, update: (current: T | u
 export function parseJson<T>(raw: string | undefined): T | undefined {
   return raw === undefined ? undefined : (JSON.parse(raw) as T);
 }
-
-

@@ -107,7 +107,9 @@ export class PartitionInstanceLifecycler {
     clearTimeout(this.timer);
     await this.loop;
     if (!this.removeOwnerOnShutdown) {
-      this.opts.logger.info(`${this.opts.instanceId} stays registered as owner of partition ${this.opts.partition} (no prepare-shutdown); its heartbeat will age`);
+      this.opts.logger.info(
+        `${this.opts.instanceId} stays registered as owner of partition ${this.opts.partition} (no prepare-shutdown); its heartbeat will age`,
+      );
       return;
     }
     try {
@@ -143,7 +145,9 @@ export class PartitionInstanceLifecycler {
         p.state === 'PENDING' &&
         eligibleOwnersCount(d, partition, now, this.opts.minOwnersDurationMs, this.opts.heartbeatTimeoutMs) >= this.opts.minOwnersCount
       ) {
-        this.opts.logger.info(`partition ${partition} has ${this.opts.minOwnersCount}+ owners registered for ${this.opts.minOwnersDurationMs}ms+; switching PENDING → ACTIVE`);
+        this.opts.logger.info(
+          `partition ${partition} has ${this.opts.minOwnersCount}+ owners registered for ${this.opts.minOwnersDurationMs}ms+; switching PENDING → ACTIVE`,
+        );
         changed = setPartitionState(d, partition, 'ACTIVE', now) || changed;
       }
       changed = this.deleteAbandonedPartitions(d, now) || changed;
@@ -181,8 +185,12 @@ export class PartitionInstanceLifecycler {
   setOverLimit(reason: string | undefined): void {
     if (reason === this.overLimit) return;
     this.overLimit = reason;
-    if (reason === undefined) this.opts.logger.info(`${this.opts.instanceId} is back under its instance limits; writes to partition ${this.opts.partition} resume`);
-    else this.opts.logger.warn(`${this.opts.instanceId} is over an instance limit (${reason}); distributors refuse writes to partition ${this.opts.partition} (503) until it is back under`);
+    if (reason === undefined)
+      this.opts.logger.info(`${this.opts.instanceId} is back under its instance limits; writes to partition ${this.opts.partition} resume`);
+    else
+      this.opts.logger.warn(
+        `${this.opts.instanceId} is over an instance limit (${reason}); distributors refuse writes to partition ${this.opts.partition} (503) until it is back under`,
+      );
     if (this.running) this.loop = this.loop.then(() => this.reconcileLogged());
   }
 

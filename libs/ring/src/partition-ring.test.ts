@@ -54,7 +54,8 @@ test('no ACTIVE partition: writes fail with a retriable 503 naming the states', 
   const w = PartitionRing.fromDesc(desc(['PENDING', 'INACTIVE'])).writer();
   assert.throws(
     () => w.partitionFor(1),
-    (err: unknown) => err instanceof NoWritablePartitionError && err.kind === 'unavailable' && err.retriable && /0 ACTIVE, 1 PENDING, 1 INACTIVE/.test(err.message),
+    (err: unknown) =>
+      err instanceof NoWritablePartitionError && err.kind === 'unavailable' && err.retriable && /0 ACTIVE, 1 PENDING, 1 INACTIVE/.test(err.message),
   );
 });
 

@@ -124,7 +124,9 @@ export class PartitionRing {
       refusal: (partition) => refusals.get(partition),
       partitionFor(token: number): number {
         if (partitions.length === 0) {
-          throw new NoWritablePartitionError(`no ACTIVE partition in the ring to write to (${describe()}); retry once an ingester has made its partition ACTIVE`);
+          throw new NoWritablePartitionError(
+            `no ACTIVE partition in the ring to write to (${describe()}); retry once an ingester has made its partition ACTIVE`,
+          );
         }
         if (partitions.length === 1) return partitions[0];
         const start = lowerBound(tokens, token >>> 0);

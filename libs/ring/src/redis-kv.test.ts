@@ -58,7 +58,10 @@ describe('Redis KV (real redis-server)', { timeout: 120_000 }, () => {
     await Promise.all(writes);
     const v = await kvs[0].get<{ n: number; by: number[] }>('counter');
     assert.equal(v!.n, WRITERS, 'no lost update');
-    assert.deepEqual([...v!.by].sort((a, b) => a - b), Array.from({ length: WRITERS }, (_, i) => i));
+    assert.deepEqual(
+      [...v!.by].sort((a, b) => a - b),
+      Array.from({ length: WRITERS }, (_, i) => i),
+    );
   });
 
   test('no change means no write; delete; TTL expiry', async () => {
@@ -73,7 +76,7 @@ describe('Redis KV (real redis-server)', { timeout: 120_000 }, () => {
     assert.equal(await kv.get('ttl'), undefined);
   });
 
-  test('watch sees another client\'s writes', async () => {
+  test("watch sees another client's writes", async () => {
     const [a, b] = await Promise.all([client(), client()]);
     const seen: (number | undefined)[] = [];
     const stop = a.watch<number>('w', (v) => seen.push(v));

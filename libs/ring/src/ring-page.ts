@@ -19,11 +19,27 @@ export function ringPage(snapshot: () => Promise<RingStatusSnapshot>, heartbeatT
         },
         {
           title: 'Partitions',
-          rows: r.partitions.map((p) => ({ partition: p.id, state: p.state, since: p.state_timestamp, ownership: p.ownership, owners: p.owners.map((o) => o.id).join(', ') })),
+          rows: r.partitions.map((p) => ({
+            partition: p.id,
+            state: p.state,
+            since: p.state_timestamp,
+            ownership: p.ownership,
+            owners: p.owners.map((o) => o.id).join(', '),
+          })),
         },
         {
           title: 'Owners',
-          rows: r.partitions.flatMap((p) => p.owners.map((o) => ({ owner: o.id, partition: p.id, zone: o.zone, address: o.addr, healthy: o.healthy, 'heartbeat age (s)': o.heartbeat_age_seconds, registered: o.registered }))),
+          rows: r.partitions.flatMap((p) =>
+            p.owners.map((o) => ({
+              owner: o.id,
+              partition: p.id,
+              zone: o.zone,
+              address: o.addr,
+              healthy: o.healthy,
+              'heartbeat age (s)': o.heartbeat_age_seconds,
+              registered: o.registered,
+            })),
+          ),
         },
       ];
     },

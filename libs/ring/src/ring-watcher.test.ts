@@ -11,7 +11,14 @@ import { PartitionRingWatcher } from './ring-watcher.ts';
 test('strata_partition_ring_owners counts owners by heartbeat health, strata_partition_ring_partitions by state', async () => {
   const kv = new MemoryKv();
   const now = Date.now();
-  const owner = (id: string, partition: number, heartbeatTimestamp: number) => ({ id, partition, zone: id.split('-')[2], addr: '127.0.0.1:9095', registeredTimestamp: now - 3_600_000, heartbeatTimestamp });
+  const owner = (id: string, partition: number, heartbeatTimestamp: number) => ({
+    id,
+    partition,
+    zone: id.split('-')[2],
+    addr: '127.0.0.1:9095',
+    registeredTimestamp: now - 3_600_000,
+    heartbeatTimestamp,
+  });
   const desc: PartitionRingDesc = {
     partitions: { '0': { id: 0, state: 'ACTIVE', stateTimestamp: now }, '1': { id: 1, state: 'PENDING', stateTimestamp: now } },
     owners: {

@@ -79,7 +79,7 @@ export class PartitionRingWatcher {
       });
       new Gauge({
         name: 'strata_partition_ring_stale',
-        help: '1 when the ring in use is not the KV store\'s current one (KV unreachable or empty), else 0.',
+        help: "1 when the ring in use is not the KV store's current one (KV unreachable or empty), else 0.",
         registers,
         collect() {
           this.set(self.st.source === 'kv' ? 0 : 1);

@@ -74,16 +74,29 @@ test('config API: upload, read back, validate, delete; per tenant', async () => 
   assert.match(one.body, /record: job:x:sum/);
   // Another tenant sees nothing.
   assert.equal((await app.inject({ method: 'GET', url: '/prometheus/config/v1/rules', headers: { 'x-scope-orgid': 'team-b' } })).statusCode, 404);
-  const bad = await app.inject({ method: 'POST', url: '/prometheus/config/v1/rules/ns', headers: h, payload: 'name: g\nrules:\n  - record: r\n    expr: sum(x\n' });
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/prometheus/config/v1/rules/ns',
+    headers: h,
+    payload: 'name: g\nrules:\n  - record: r\n    expr: sum(x\n',
+  });
   assert.equal(bad.statusCode, 400);
   assert.match(bad.body, /could not parse expression/);
-  const dup = await app.inject({ method: 'POST', url: '/prometheus/config/v1/rules/ns', headers: h, payload: 'groups:\n  - name: a\n    rules: []\n  - name: a\n    rules: []\n' });
+  const dup = await app.inject({
+    method: 'POST',
+    url: '/prometheus/config/v1/rules/ns',
+    headers: h,
+    payload: 'groups:\n  - name: a\n    rules: []\n  - name: a\n    rules: []\n',
+  });
   assert.equal(dup.statusCode, 400);
   assert.match(dup.body, /groupname must be unique/);
 
   // The ruler loaded the group; the rules API shows it in Prometheus' shape.
   assert.equal(ruler.groups('team-a').length, 1);
-  const rules = (await app.inject({ method: 'GET', url: '/prometheus/api/v1/rules', headers: h })).json<{ status: string; data: { groups: Record<string, unknown>[] } }>();
+  const rules = (await app.inject({ method: 'GET', url: '/prometheus/api/v1/rules', headers: h })).json<{
+    status: string;
+    data: { groups: Record<string, unknown>[] };
+  }>();
   assert.equal(rules.status, 'success');
   const g = rules.data.groups[0];
   assert.equal(g.name, 'g1');
@@ -91,16 +104,41 @@ test('config API: upload, read back, validate, delete; per tenant', async () => 
   assert.equal(g.interval, 3600);
   assert.equal(g.lastEvaluation, '0001-01-01T00:00:00Z');
   const [rec, alert] = g.rules as Record<string, unknown>[];
-  assert.deepEqual(rec, { name: 'job:x:sum', query: 'sum by (job) (x)', health: 'unknown', evaluationTime: 0, lastEvaluation: '0001-01-01T00:00:00Z', type: 'recording' });
-  assert.deepEqual(Object.keys(alert), ['state', 'name', 'query', 'duration', 'keepFiringFor', 'labels', 'annotations', 'alerts', 'health', 'evaluationTime', 'lastEvaluation', 'type']);
+  assert.deepEqual(rec, {
+    name: 'job:x:sum',
+    query: 'sum by (job) (x)',
+    health: 'unknown',
+    evaluationTime: 0,
+    lastEvaluation: '0001-01-01T00:00:00Z',
+    type: 'recording',
+  });
+  assert.deepEqual(Object.keys(alert), [
+    'state',
+    'name',
+    'query',
+    'duration',
+    'keepFiringFor',
+    'labels',
+    'annotations',
+    'alerts',
+    'health',
+    'evaluationTime',
+    'lastEvaluation',
+    'type',
+  ]);
   assert.equal(alert.duration, 60);
-  const filtered = (await app.inject({ method: 'GET', url: '/prometheus/api/v1/rules?type=alert', headers: h })).json<{ data: { groups: { rules: unknown[] }[] } }>();
+  const filtered = (await app.inject({ method: 'GET', url: '/prometheus/api/v1/rules?type=alert', headers: h })).json<{
+    data: { groups: { rules: unknown[] }[] };
+  }>();
   assert.equal(filtered.data.groups[0].rules.length, 1);
   const none = (await app.inject({ method: 'GET', url: '/prometheus/api/v1/rules?rule_group[]=nope', headers: h })).json<{ data: { groups: unknown[] } }>();
   assert.deepEqual(none.data.groups, []);
   assert.equal((await app.inject({ method: 'GET', url: '/prometheus/api/v1/rules?type=x', headers: h })).statusCode, 400);
   assert.deepEqual((await app.inject({ method: 'GET', url: '/api/v1/alerts', headers: h })).json(), { status: 'success', data: { alerts: [] } });
-  assert.deepEqual((await app.inject({ method: 'GET', url: '/api/v1/rules', headers: { 'x-scope-orgid': 'team-b' } })).json(), { status: 'success', data: { groups: [] } });
+  assert.deepEqual((await app.inject({ method: 'GET', url: '/api/v1/rules', headers: { 'x-scope-orgid': 'team-b' } })).json(), {
+    status: 'success',
+    data: { groups: [] },
+  });
 
   const del = await app.inject({ method: 'DELETE', url: '/prometheus/config/v1/rules/ns%2Fone/g1', headers: h });
   assert.equal(del.statusCode, 202);
@@ -126,6 +164,12 @@ test('/api/v1/alerts lists pending and firing alerts with Prometheus fields', as
   assert.deepEqual(a.annotations, { summary: 'h1 high' });
   assert.equal(a.state, 'pending');
   assert.equal(a.value, '1e+01');
-  assert.equal(a.activeAt, new Date(now).toISOString().replace(/\.?0*Z$/, 'Z').replace(/\.Z$/, 'Z'));
+  assert.equal(
+    a.activeAt,
+    new Date(now)
+      .toISOString()
+      .replace(/\.?0*Z$/, 'Z')
+      .replace(/\.Z$/, 'Z'),
+  );
   await ruler.stop();
 });

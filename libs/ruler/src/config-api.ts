@@ -39,12 +39,30 @@ export function registerRulerConfigApi(app: FastifyInstance, opts: RulerConfigAp
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     for (const prefix of opts.prefixes ?? ['/prometheus/config/v1/rules']) {
-      scope.get(prefix, handle((tenant) => api.listRules(tenant)));
-      scope.get(`${prefix}/:namespace`, handle((tenant, p) => api.listRules(tenant, p.namespace!)));
-      scope.get(`${prefix}/:namespace/:group`, handle((tenant, p) => api.getRuleGroup(tenant, p.namespace!, p.group!)));
-      scope.post(`${prefix}/:namespace`, handle((tenant, p, req) => api.setRuleGroups(tenant, p.namespace!, req.body)));
-      scope.delete(`${prefix}/:namespace`, handle((tenant, p) => api.deleteNamespace(tenant, p.namespace!)));
-      scope.delete(`${prefix}/:namespace/:group`, handle((tenant, p) => api.deleteRuleGroup(tenant, p.namespace!, p.group!)));
+      scope.get(
+        prefix,
+        handle((tenant) => api.listRules(tenant)),
+      );
+      scope.get(
+        `${prefix}/:namespace`,
+        handle((tenant, p) => api.listRules(tenant, p.namespace!)),
+      );
+      scope.get(
+        `${prefix}/:namespace/:group`,
+        handle((tenant, p) => api.getRuleGroup(tenant, p.namespace!, p.group!)),
+      );
+      scope.post(
+        `${prefix}/:namespace`,
+        handle((tenant, p, req) => api.setRuleGroups(tenant, p.namespace!, req.body)),
+      );
+      scope.delete(
+        `${prefix}/:namespace`,
+        handle((tenant, p) => api.deleteNamespace(tenant, p.namespace!)),
+      );
+      scope.delete(
+        `${prefix}/:namespace/:group`,
+        handle((tenant, p) => api.deleteRuleGroup(tenant, p.namespace!, p.group!)),
+      );
     }
   });
 }
@@ -64,7 +82,11 @@ class RulerConfigApi {
       tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
       this.opts.auth?.authenticate(tenant, req.headers.authorization);
       const out = await fn(tenant, req.params as Params, req);
-      if (out.yaml !== undefined) return reply.code(out.status).header('content-type', 'application/yaml').send(stringifyYaml(out.yaml, { lineWidth: 0 }));
+      if (out.yaml !== undefined)
+        return reply
+          .code(out.status)
+          .header('content-type', 'application/yaml')
+          .send(stringifyYaml(out.yaml, { lineWidth: 0 }));
       return reply.code(out.status).send(out.json ?? { status: 'success', data: null, errorType: '', error: '' });
     } catch (err) {
       const e = asStrataError(err);

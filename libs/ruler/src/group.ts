@@ -64,13 +64,7 @@ export class EvaluatedGroup {
   readonly intervalMs: number;
   private readonly ctx: GroupContext;
 
-  constructor(
-    tenant: string,
-    namespace: string,
-    desc: RuleGroupDesc,
-    intervalMs: number,
-    ctx: GroupContext,
-  ) {
+  constructor(tenant: string, namespace: string, desc: RuleGroupDesc, intervalMs: number, ctx: GroupContext) {
     this.tenant = tenant;
     this.namespace = namespace;
     this.desc = desc;
@@ -185,7 +179,11 @@ export class EvaluatedGroup {
           }
         }
       } catch (err) {
-        this.ctx.onRuleFailure(this, rule, new RulerError('restore-for-state', 'unavailable', `restoring the "for" state of ${rule.name}: ${(err as Error).message}`));
+        this.ctx.onRuleFailure(
+          this,
+          rule,
+          new RulerError('restore-for-state', 'unavailable', `restoring the "for" state of ${rule.name}: ${(err as Error).message}`),
+        );
       }
       rule.restore(ts, this.ctx.forGracePeriodMs, (labels) => last.get(labelsKey(labels)));
     }
@@ -226,4 +224,3 @@ function readsOutputOf(expr: string, earlier: Rule[]): boolean {
   });
   return reads;
 }
-

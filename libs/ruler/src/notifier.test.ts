@@ -13,7 +13,8 @@ async function alertmanager(): Promise<{ url: string; got: { tenant: string; ale
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       assert.equal(req.url, '/api/v2/alerts');
-      for (const a of JSON.parse(body) as { labels: Record<string, string> }[]) got.push({ tenant: String(req.headers['x-scope-orgid']), alertname: a.labels.alertname });
+      for (const a of JSON.parse(body) as { labels: Record<string, string> }[])
+        got.push({ tenant: String(req.headers['x-scope-orgid']), alertname: a.labels.alertname });
       res.writeHead(200).end();
     });
   });
@@ -25,7 +26,11 @@ test("a tenant's own Alertmanager URLs (ruler_alertmanager_url override) gets it
   const [global, own] = [await alertmanager(), await alertmanager()];
   // What apps/ruler passes: the tenant's ruler_alertmanager_url from the runtime overrides, split on commas.
   const perTenant: Record<string, string> = { 'team-a': ` ${own.url} ` };
-  const split = (s: string) => s.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const split = (s: string) =>
+    s
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== '');
   const notifier = new AlertmanagerNotifier({
     urls: [global.url],
     urlsFor: (tenant) => {

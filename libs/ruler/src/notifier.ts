@@ -34,9 +34,23 @@ export class AlertmanagerNotifier implements AlertSender {
 
   constructor(opts: AlertmanagerNotifierOptions) {
     this.opts = opts;
-    this.sent = new Counter({ name: 'strata_ruler_notifications_sent_total', help: 'Alerts sent to Alertmanager, by Alertmanager.', labelNames: ['alertmanager'], registers: [opts.registry] });
-    this.errors = new Counter({ name: 'strata_ruler_notifications_errors_total', help: 'Alerts whose sending to Alertmanager failed, by Alertmanager.', labelNames: ['alertmanager'], registers: [opts.registry] });
-    this.dropped = new Counter({ name: 'strata_ruler_notifications_dropped_total', help: 'Alerts dropped because the notification queue was full.', registers: [opts.registry] });
+    this.sent = new Counter({
+      name: 'strata_ruler_notifications_sent_total',
+      help: 'Alerts sent to Alertmanager, by Alertmanager.',
+      labelNames: ['alertmanager'],
+      registers: [opts.registry],
+    });
+    this.errors = new Counter({
+      name: 'strata_ruler_notifications_errors_total',
+      help: 'Alerts whose sending to Alertmanager failed, by Alertmanager.',
+      labelNames: ['alertmanager'],
+      registers: [opts.registry],
+    });
+    this.dropped = new Counter({
+      name: 'strata_ruler_notifications_dropped_total',
+      help: 'Alerts dropped because the notification queue was full.',
+      registers: [opts.registry],
+    });
   }
 
   send(tenant: string, alerts: NotifiedAlert[]): void {

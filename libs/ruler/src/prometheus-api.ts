@@ -36,7 +36,10 @@ export function registerRulesApi(app: FastifyInstance, opts: RulesApiOptions): v
     }
   };
   for (const prefix of opts.prefixes ?? ['/api/v1', '/prometheus/api/v1']) {
-    app.get(`${prefix}/rules`, run((tenant, p) => rulesData(opts.groups(tenant), p)));
+    app.get(
+      `${prefix}/rules`,
+      run((tenant, p) => rulesData(opts.groups(tenant), p)),
+    );
     app.get(
       `${prefix}/alerts`,
       run((tenant) => ({

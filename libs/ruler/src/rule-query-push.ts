@@ -31,7 +31,11 @@ export function remoteWritePusher(push: PushFn): RulePusher {
       const body = compressBody(encodeWriteRequest({ timeseries: series }));
       const res = await push(tenant, body, 'application/x-protobuf');
       if (res.status < 200 || res.status >= 300) {
-        throw new RulerError('rule-write-failed', res.status >= 500 || res.status === 429 ? 'unavailable' : 'bad-input', `writing rule output failed (${res.status}): ${res.message ?? ''}`);
+        throw new RulerError(
+          'rule-write-failed',
+          res.status >= 500 || res.status === 429 ? 'unavailable' : 'bad-input',
+          `writing rule output failed (${res.status}): ${res.message ?? ''}`,
+        );
       }
     },
   };

@@ -26,7 +26,11 @@ export class RuleStore {
 
   async tenants(): Promise<string[]> {
     const entries = await this.bucket.list(ROOT);
-    return entries.filter((e) => e.endsWith('/')).map((e) => e.slice(ROOT.length, -1)).filter((t) => t !== '').sort();
+    return entries
+      .filter((e) => e.endsWith('/'))
+      .map((e) => e.slice(ROOT.length, -1))
+      .filter((t) => t !== '')
+      .sort();
   }
 
   /** The tenant's groups, by namespace then group name; optionally one namespace only. */

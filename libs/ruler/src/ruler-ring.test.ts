@@ -23,7 +23,8 @@ const logger = createLogger('test', 'silent');
 
 test('groups are split across healthy rulers and taken over from a dead one', async () => {
   const store = new RuleStore(new FilesystemBucket(dir));
-  for (let i = 0; i < 40; i++) await store.put(`t${i % 3}`, 'ns', parseRuleGroups(`name: g${i}\ninterval: 1h\nrules:\n  - record: r\n    expr: vector(1)\n`)[0]);
+  for (let i = 0; i < 40; i++)
+    await store.put(`t${i % 3}`, 'ns', parseRuleGroups(`name: g${i}\ninterval: 1h\nrules:\n  - record: r\n    expr: vector(1)\n`)[0]);
   const kv = new MemoryKv();
   const engine = new Engine({ querier: new MemoryQuerier() });
   const make = (id: string) => {
@@ -58,7 +59,11 @@ test('groups are split across healthy rulers and taken over from a dead one', as
   const ga = owned(a.ruler);
   const gb = owned(b.ruler);
   assert.equal(ga.length + gb.length, 40, 'every group has one owner');
-  assert.deepEqual(ga.filter((g) => gb.includes(g)), [], 'no group has two');
+  assert.deepEqual(
+    ga.filter((g) => gb.includes(g)),
+    [],
+    'no group has two',
+  );
   assert.ok(ga.length > 5 && gb.length > 5, `both rulers own groups (${ga.length}/${gb.length})`);
 
   // b dies without leaving the ring: a owns everything once b's heartbeat is older than the timeout.

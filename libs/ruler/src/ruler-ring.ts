@@ -52,7 +52,11 @@ export class RulerRing {
 
   async start(): Promise<void> {
     await this.heartbeat();
-    this.unwatch = this.opts.kv.watch<RulerRingDesc>(RULER_RING_KEY, (v) => this.update(v), (err) => this.opts.logger.warn({ err: err.message }, 'reading the ruler ring failed'));
+    this.unwatch = this.opts.kv.watch<RulerRingDesc>(
+      RULER_RING_KEY,
+      (v) => this.update(v),
+      (err) => this.opts.logger.warn({ err: err.message }, 'reading the ruler ring failed'),
+    );
     this.timer = setInterval(() => {
       this.heartbeat().catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'ruler ring heartbeat failed'));
       // Health expires without the key changing: look again every period.

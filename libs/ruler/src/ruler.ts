@@ -81,7 +81,7 @@ export class Ruler {
     });
     this.lag = new Histogram({
       name: 'strata_ruler_group_evaluation_lag_seconds',
-      help: 'Time between a group evaluation\'s scheduled time and its start (timer and event-loop delay; missed iterations are counted apart).',
+      help: "Time between a group evaluation's scheduled time and its start (timer and event-loop delay; missed iterations are counted apart).",
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [opts.registry],
     });
@@ -109,7 +109,10 @@ export class Ruler {
 
   async start(): Promise<void> {
     await this.sync();
-    this.pollTimer = setInterval(() => void this.sync().catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'loading rule groups failed')), this.opts.pollIntervalMs);
+    this.pollTimer = setInterval(
+      () => void this.sync().catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'loading rule groups failed')),
+      this.opts.pollIntervalMs,
+    );
     this.pollTimer.unref();
   }
 
@@ -134,10 +137,12 @@ export class Ruler {
     const queued = this.queuedSync;
     if (queued && (queued.tenant === undefined || queued.tenant === tenant)) return queued.done;
     const entry: { tenant?: string; done: Promise<void> } = { tenant, done: Promise.resolve() };
-    entry.done = this.syncing.catch(() => undefined).then(() => {
-      if (this.queuedSync === entry) this.queuedSync = undefined;
-      return this.load(tenant);
-    });
+    entry.done = this.syncing
+      .catch(() => undefined)
+      .then(() => {
+        if (this.queuedSync === entry) this.queuedSync = undefined;
+        return this.load(tenant);
+      });
     this.queuedSync = entry;
     this.syncing = entry.done;
     return entry.done;
@@ -198,17 +203,25 @@ export class Ruler {
     if (!markStale) return;
     // A removed group's series go stale at once, as in Prometheus, after its last evaluation.
     const done = (s.running ?? Promise.resolve()).then(() => s.group.markStale(Date.now()));
-    done.catch((err: unknown) => this.opts.logger.warn({ tenant: s.group.tenant, group: s.group.name, err: (err as Error).message }, 'writing stale markers of a removed rule group failed'));
+    done.catch((err: unknown) =>
+      this.opts.logger.warn(
+        { tenant: s.group.tenant, group: s.group.name, err: (err as Error).message },
+        'writing stale markers of a removed rule group failed',
+      ),
+    );
   }
 
   private schedule(s: Scheduled): void {
     if (s.stopped) return;
-    s.timer = setTimeout(() => {
-      s.running = this.tick(s).finally(() => {
-        s.running = undefined;
-        this.schedule(s);
-      });
-    }, Math.max(0, s.nextEval - Date.now()));
+    s.timer = setTimeout(
+      () => {
+        s.running = this.tick(s).finally(() => {
+          s.running = undefined;
+          this.schedule(s);
+        });
+      },
+      Math.max(0, s.nextEval - Date.now()),
+    );
   }
 
   private async tick(s: Scheduled): Promise<void> {

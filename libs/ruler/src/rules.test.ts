@@ -46,7 +46,8 @@ function setup(yaml: string, opts: Partial<GroupContext> = {}) {
   };
   const [desc] = parseRuleGroups(yaml);
   const group = new EvaluatedGroup('t1', 'ns', desc, desc.interval ?? 15_000, ctx);
-  const gauge = (name: string, labels: Record<string, string>, t: number, v: number) => store.append('t1', labelsFromRecord({ __name__: name, ...labels }), [t], [v]);
+  const gauge = (name: string, labels: Record<string, string>, t: number, v: number) =>
+    store.append('t1', labelsFromRecord({ __name__: name, ...labels }), [t], [v]);
   return { store, engine, group, ctx, pushed, sent, strongCalls, failures, gauge };
 }
 
@@ -120,7 +121,10 @@ rules:
   // The first evaluation restores `for` state (nothing to restore with for < grace period) and writes no ALERTS yet.
   assert.deepEqual(last(pushed, 'ALERTS'), []);
   await group.evaluate(T0 + 10_000);
-  assert.deepEqual(last(pushed, 'ALERTS').map((a) => a.labels.alertstate), ['pending']);
+  assert.deepEqual(
+    last(pushed, 'ALERTS').map((a) => a.labels.alertstate),
+    ['pending'],
+  );
   const forState = last(pushed, 'ALERTS_FOR_STATE');
   assert.equal(forState[0].value, Math.floor(T0 / 1000));
   await group.evaluate(T0 + 20_000);
@@ -177,7 +181,10 @@ rules:
   gauge('x', {}, T0 - 90_000, 1);
   gauge('x', {}, T0 - 30_000, 2);
   await group.evaluate(T0);
-  assert.deepEqual(last(pushed, 'r').map((s) => [s.value, s.timestamp]), [[1, T0 - 60_000]]);
+  assert.deepEqual(
+    last(pushed, 'r').map((s) => [s.value, s.timestamp]),
+    [[1, T0 - 60_000]],
+  );
 });
 
 test('after a restart, `for` state comes back from ALERTS_FOR_STATE (Prometheus RestoreForState)', async () => {

@@ -96,7 +96,8 @@ export class RecordingRule extends RuleBase {
       }
       const labels = labelsFromRecord(rec);
       const key = labelsKey(labels);
-      if (seen.has(key)) throw new RulerError('rule-duplicate-labelset', 'unprocessable', 'vector contains metrics with the same labelset after applying rule labels');
+      if (seen.has(key))
+        throw new RulerError('rule-duplicate-labelset', 'unprocessable', 'vector contains metrics with the same labelset after applying rule labels');
       seen.add(key);
       out.push({ labels, value: s.f });
     }
@@ -114,10 +115,7 @@ export class AlertingRule extends RuleBase {
 
   private readonly tmpl: TemplateContext;
 
-  constructor(
-    desc: RuleDesc,
-    tmpl: TemplateContext,
-  ) {
+  constructor(desc: RuleDesc, tmpl: TemplateContext) {
     super(desc);
     this.tmpl = tmpl;
   }
@@ -163,7 +161,8 @@ export class AlertingRule extends RuleBase {
       for (const [k, v] of Object.entries(this.annotations)) annotations[k] = expandTemplate(this.name, v, data);
       const labels = labelsFromRecord(rec);
       const key = labelsKey(labels);
-      if (found.has(key)) throw new RulerError('rule-duplicate-labelset', 'unprocessable', 'vector contains metrics with the same labelset after applying alert labels');
+      if (found.has(key))
+        throw new RulerError('rule-duplicate-labelset', 'unprocessable', 'vector contains metrics with the same labelset after applying alert labels');
       found.set(key, { labels, annotations, value: s.f });
     }
     for (const [key, f] of found) {

@@ -14,7 +14,13 @@ export interface TemplateData {
 type Node = { text: string } | { pipeline: Pipeline };
 type Pipeline = Command[];
 type Command = Arg[];
-type Arg = { kind: 'var'; name: string; fields: string[] } | { kind: 'dot'; fields: string[] } | { kind: 'str'; value: string } | { kind: 'num'; value: number } | { kind: 'ident'; name: string } | { kind: 'group'; pipeline: Pipeline };
+type Arg =
+  | { kind: 'var'; name: string; fields: string[] }
+  | { kind: 'dot'; fields: string[] }
+  | { kind: 'str'; value: string }
+  | { kind: 'num'; value: number }
+  | { kind: 'ident'; name: string }
+  | { kind: 'group'; pipeline: Pipeline };
 
 type Value = string | number | boolean | Record<string, string> | TemplateData | undefined;
 
@@ -234,7 +240,10 @@ function printValue(v: Value): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean') return String(v);
   const rec = v as Record<string, unknown>;
-  return `map[${Object.keys(rec).sort().map((k) => `${k}:${String(rec[k])}`).join(' ')}]`;
+  return `map[${Object.keys(rec)
+    .sort()
+    .map((k) => `${k}:${String(rec[k])}`)
+    .join(' ')}]`;
 }
 
 function toFloat(v: Value, fn: string): number {

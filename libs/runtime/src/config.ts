@@ -69,5 +69,7 @@ export type StrataConfig = z.infer<z.ZodObject<typeof strataConfigShape>>;
 
 /** Every flag's place in -config.file (Mimir's YAML path, declared beside the flag); -config.* themselves are flags only. */
 export const YAML_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
-  (Object.entries(strataConfigShape) as [string, z.ZodType][]).filter(([flag]) => !(flag in configFileShape)).map(([flag, schema]) => [flag, flagYamlPath(flag, schema)]),
+  (Object.entries(strataConfigShape) as [string, z.ZodType][])
+    .filter(([flag]) => !(flag in configFileShape))
+    .map(([flag, schema]) => [flag, flagYamlPath(flag, schema)]),
 );

@@ -81,16 +81,21 @@ export class Strata {
       component: this.targets.join(','),
       ...(alone === 'ingester' ? { instance_id: this.config['ingester.ring.instance-id'] } : {}),
     });
-    new Gauge({ name: 'strata_memory_budget_bytes', help: 'The memory this process may use (-server.memory-limit, else its cgroup limit or 75% of the machine).', registers: [this.registry] }).set(
-      this.budget.bytes,
-    );
+    new Gauge({
+      name: 'strata_memory_budget_bytes',
+      help: 'The memory this process may use (-server.memory-limit, else its cgroup limit or 75% of the machine).',
+      registers: [this.registry],
+    }).set(this.budget.bytes);
     this.tracing = new Tracing({
       serviceName: name === this.config['ingester.ring.instance-id'] ? 'ingester' : name,
       config: this.config,
       instanceId: this.runs('ingester') ? this.config['ingester.ring.instance-id'] : undefined,
       logger: this.logger,
     });
-    this.brokers = this.config['ingest-storage.kafka.address'].split(',').map((b) => b.trim()).filter((b) => b !== '');
+    this.brokers = this.config['ingest-storage.kafka.address']
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b !== '');
     this.http = createHttpServer({
       logger: this.logger,
       registry: this.registry,

@@ -28,12 +28,31 @@ const file = tokensFileSchema.parse({
 
 test('bearer token and basic auth per tenant; unlisted tenants pass by default', () => {
   const auth = new TokensAuthenticator(file);
-  assert.equal(status(() => auth.authenticate('team-a', 'Bearer s3cret-a')), 'ok');
-  assert.equal(status(() => auth.authenticate('team-a', 'bearer   s3cret-a ')), 'ok', 'scheme is case-insensitive');
-  assert.equal(status(() => auth.authenticate('team-b', basic('prom', 'pw-b'))), 'ok');
-  assert.equal(status(() => auth.authenticate('team-c', 'Bearer tok-c')), 'ok');
-  assert.equal(status(() => auth.authenticate('team-c', basic('u', 'p:with:colons'))), 'ok');
-  assert.equal(status(() => auth.authenticate('someone-else', undefined)), 'ok');
+  assert.equal(
+    status(() => auth.authenticate('team-a', 'Bearer s3cret-a')),
+    'ok',
+  );
+  assert.equal(
+    status(() => auth.authenticate('team-a', 'bearer   s3cret-a ')),
+    'ok',
+    'scheme is case-insensitive',
+  );
+  assert.equal(
+    status(() => auth.authenticate('team-b', basic('prom', 'pw-b'))),
+    'ok',
+  );
+  assert.equal(
+    status(() => auth.authenticate('team-c', 'Bearer tok-c')),
+    'ok',
+  );
+  assert.equal(
+    status(() => auth.authenticate('team-c', basic('u', 'p:with:colons'))),
+    'ok',
+  );
+  assert.equal(
+    status(() => auth.authenticate('someone-else', undefined)),
+    'ok',
+  );
 });
 
 test('missing, wrong or misplaced credentials are a 401 with a one-line reason and a challenge', () => {
@@ -66,7 +85,10 @@ test('unlisted_tenants: deny makes every tenant without an entry a 401', () => {
   const auth = new TokensAuthenticator(tokensFileSchema.parse({ unlisted_tenants: 'deny', tenants: { a: { bearer_token: 'x' } } }));
   const r = status(() => auth.authenticate('b', 'Bearer x'));
   assert.ok(r !== 'ok' && r.kind === 'unauthorized' && /unlisted tenants are denied/.test(r.message));
-  assert.equal(status(() => auth.authenticate('a', 'Bearer x')), 'ok');
+  assert.equal(
+    status(() => auth.authenticate('a', 'Bearer x')),
+    'ok',
+  );
 });
 
 test('the tokens file is validated: unknown keys, empty entries and invalid tenant ids are refused', () => {
@@ -84,14 +106,27 @@ test('the tokens file reloads at runtime; a broken file keeps the last good cred
     writeFileSync(path, 'tenants:\n  t:\n    bearer_token: one\n');
     const auth = new TokensFileAuthenticator({ path, reloadPeriodMs: 0, logger: createLogger('test', 'silent'), registry: new Registry() });
     await auth.start();
-    assert.equal(status(() => auth.authenticate('t', 'Bearer one')), 'ok');
+    assert.equal(
+      status(() => auth.authenticate('t', 'Bearer one')),
+      'ok',
+    );
     writeFileSync(path, 'tenants:\n  t:\n    bearer_token: two\n');
     assert.equal(await auth.reload(), undefined);
-    assert.notEqual(status(() => auth.authenticate('t', 'Bearer one')), 'ok', 'a rotated token is refused at once');
-    assert.equal(status(() => auth.authenticate('t', 'Bearer two')), 'ok');
+    assert.notEqual(
+      status(() => auth.authenticate('t', 'Bearer one')),
+      'ok',
+      'a rotated token is refused at once',
+    );
+    assert.equal(
+      status(() => auth.authenticate('t', 'Bearer two')),
+      'ok',
+    );
     writeFileSync(path, 'tenants:\n  t:\n    bearer_token: [\n');
     assert.match((await auth.reload()) ?? '', /not valid YAML/);
-    assert.equal(status(() => auth.authenticate('t', 'Bearer two')), 'ok');
+    assert.equal(
+      status(() => auth.authenticate('t', 'Bearer two')),
+      'ok',
+    );
     await auth.stop();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -101,6 +136,10 @@ test('the tokens file reloads at runtime; a broken file keeps the last good cred
 test("tenant ids follow Mimir's rules", () => {
   for (const ok of ['team-a', 'a', "A1!-_.*'()", 'x'.repeat(150), '...']) assert.doesNotThrow(() => validateTenantId(ok), ok);
   for (const bad of ['.', '..', 'x'.repeat(151), 'a/b', 'a b', 'a|b', 'a:b', 'tenänt', '__mimir_cluster']) {
-    assert.throws(() => validateTenantId(bad), (err: unknown) => err instanceof TenantError && err.kind === 'bad-input', bad);
+    assert.throws(
+      () => validateTenantId(bad),
+      (err: unknown) => err instanceof TenantError && err.kind === 'bad-input',
+      bad,
+    );
   }
 });

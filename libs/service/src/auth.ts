@@ -12,8 +12,13 @@ import { ReloadingYamlFile } from './reloading-file.ts';
 import { TenantError, validateTenantId } from './tenant.ts';
 
 export const authConfigShape = {
-  'auth.multitenancy-enabled': boolFlag(true).describe('Tenant from the X-Scope-OrgID header; false: every request is tenant "anonymous".').meta({ yaml: 'multitenancy_enabled' }),
-  'auth.tokens-file': z.string().default('').describe('YAML tenants: { <tenant>: { bearer_token, basic_auth: { username, password } } }, re-read live; empty: no auth.'),
+  'auth.multitenancy-enabled': boolFlag(true)
+    .describe('Tenant from the X-Scope-OrgID header; false: every request is tenant "anonymous".')
+    .meta({ yaml: 'multitenancy_enabled' }),
+  'auth.tokens-file': z
+    .string()
+    .default('')
+    .describe('YAML tenants: { <tenant>: { bearer_token, basic_auth: { username, password } } }, re-read live; empty: no auth.'),
   'auth.tokens-reload-period': duration('10s').describe('How often the tokens file is re-read.'),
 };
 
@@ -22,7 +27,10 @@ export type AuthConfig = z.infer<z.ZodObject<typeof authConfigShape>>;
 const tenantCredentialsSchema = z
   .object({
     bearer_token: z.string().min(1).optional(),
-    basic_auth: z.object({ username: z.string().min(1), password: z.string().min(1) }).strict().optional(),
+    basic_auth: z
+      .object({ username: z.string().min(1), password: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((c) => c.bearer_token !== undefined || c.basic_auth !== undefined, 'give bearer_token, basic_auth or both');
@@ -117,7 +125,9 @@ export class TokensAuthenticator implements Authenticator {
       throw unauthorized(`unsupported Authorization scheme ${JSON.stringify(scheme.slice(0, 20))} for tenant ${JSON.stringify(tenant)}; use Bearer or Basic`);
     }
     if (!ok) {
-      throw unauthorized(`wrong credentials for tenant ${JSON.stringify(tenant)}; check the bearer token or the basic auth username and password the sender uses`);
+      throw unauthorized(
+        `wrong credentials for tenant ${JSON.stringify(tenant)}; check the bearer token or the basic auth username and password the sender uses`,
+      );
     }
   }
 }

@@ -14,7 +14,11 @@ export function readBuildInfo(repoRoot: string): { version: string; revision: st
   }
   const git = (...args: string[]) => {
     try {
-      return execFileSync('git', args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).toString().trim() || 'unknown';
+      return (
+        execFileSync('git', args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+          .toString()
+          .trim() || 'unknown'
+      );
     } catch {
       return 'unknown';
     }

@@ -11,7 +11,8 @@ const yamlPaths = {
 };
 
 test("Mimir's YAML layout becomes flag values; lists join with commas", () => {
-  const text = 'server:\n  http_listen_port: 9009\nlimits:\n  ingestion_rate: 5e4\nblocks_storage:\n  tsdb:\n    block_ranges_period: [2h]\nmultitenancy_enabled: false\n';
+  const text =
+    'server:\n  http_listen_port: 9009\nlimits:\n  ingestion_rate: 5e4\nblocks_storage:\n  tsdb:\n    block_ranges_period: [2h]\nmultitenancy_enabled: false\n';
   assert.deepEqual(parseConfigYaml(text, 'c.yaml', { yamlPaths, expandEnv: false }), {
     'server.http-listen-port': '9009',
     'distributor.ingestion-rate-limit': '50000',
@@ -24,7 +25,10 @@ test("Mimir's YAML layout becomes flag values; lists join with commas", () => {
 
 test('an unknown key, a section given a value and a value given a section are one-line errors naming the key', () => {
   const parse = (text: string) => () => parseConfigYaml(text, 'c.yaml', { yamlPaths, expandEnv: false });
-  assert.throws(parse('limits:\n  ingestion_rat: 1\n'), /^StrataError: -config.file=c.yaml: unknown key "limits.ingestion_rat"; did you mean limits.ingestion_rate\?$/);
+  assert.throws(
+    parse('limits:\n  ingestion_rat: 1\n'),
+    /^StrataError: -config.file=c.yaml: unknown key "limits.ingestion_rat"; did you mean limits.ingestion_rate\?$/,
+  );
   assert.throws(parse('nonsense: 1\n'), /unknown key "nonsense"/);
   assert.throws(parse('server: 1\n'), /key "server" is a section/);
   assert.throws(parse('server:\n  http_listen_port: { a: 1 }\n'), /key "server.http_listen_port" takes a value/);

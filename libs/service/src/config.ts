@@ -21,7 +21,11 @@ const LOG_FORMATS = ['json', 'logfmt'] as const;
 
 export const logConfigShape = {
   // 'silent' is for tests (STRATA_LOG_LEVEL=silent); -help shows the four levels a user picks from.
-  'log.level': z.enum([...LOG_LEVELS, 'silent']).default('info').describe('Lowest level logged: debug, info, warn or error (also STRATA_LOG_LEVEL).').meta({ yaml: 'server.log_level' }),
+  'log.level': z
+    .enum([...LOG_LEVELS, 'silent'])
+    .default('info')
+    .describe('Lowest level logged: debug, info, warn or error (also STRATA_LOG_LEVEL).')
+    .meta({ yaml: 'server.log_level' }),
   // JSON stays the default (Mimir's is logfmt): log shippers and the e2e tests read it as is.
   'log.format': z.enum(LOG_FORMATS).default('json').describe('Log line format.').meta({ yaml: 'server.log_format' }),
 };

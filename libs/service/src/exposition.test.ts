@@ -23,7 +23,14 @@ test('both renderings of one registry; exemplars only in OpenMetrics; escaping',
   assert.equal(exemplarsEnabled(registry), true);
   const c = new Counter({ name: 'x_requests_total', help: 'Requests "quoted"\nsecond line \\ slash.', labelNames: ['path'], registers: [registry] });
   c.inc({ path: 'a"b\\c\nd' }, 3);
-  const h = new Histogram({ name: 'x_latency_seconds', help: 'Latency.', labelNames: ['status'], buckets: [0.1, 1], enableExemplars: true, registers: [registry] });
+  const h = new Histogram({
+    name: 'x_latency_seconds',
+    help: 'Latency.',
+    labelNames: ['status'],
+    buckets: [0.1, 1],
+    enableExemplars: true,
+    registers: [registry],
+  });
   const exemplar: Record<string, string> = { trace_id: 'abc123' };
   h.observe({ labels: { status: '200' }, value: 0.5, exemplarLabels: exemplar });
   h.observe({ labels: { status: '200' }, value: 5 });

@@ -31,8 +31,14 @@ test('unknown and invalid flags are errors that name the flag', () => {
     () => flagsToConfig(shape, parseFlags(['-ingest-storage.kafka.write-timeout=ten'], {})),
     /invalid value "ten" for -ingest-storage.kafka.write-timeout: invalid duration/,
   );
-  assert.throws(() => flagsToConfig(shape, parseFlags([], { STRATA_SERVER_HTTP_LISTEN_PORT: 'x' })), /invalid value "x" for -server.http-listen-port \(from STRATA_SERVER_HTTP_LISTEN_PORT\)/);
-  assert.throws(() => flagsToConfig(shape, { args: {}, env: {}, file: { 'auth.multitenancy-enabled': 'maybe' } }), /-auth.multitenancy-enabled \(from -config.file\)/);
+  assert.throws(
+    () => flagsToConfig(shape, parseFlags([], { STRATA_SERVER_HTTP_LISTEN_PORT: 'x' })),
+    /invalid value "x" for -server.http-listen-port \(from STRATA_SERVER_HTTP_LISTEN_PORT\)/,
+  );
+  assert.throws(
+    () => flagsToConfig(shape, { args: {}, env: {}, file: { 'auth.multitenancy-enabled': 'maybe' } }),
+    /-auth.multitenancy-enabled \(from -config.file\)/,
+  );
 });
 
 test('the command line beats the environment, which beats the config file', () => {

@@ -55,13 +55,22 @@ export function flagsToConfig<S extends z.ZodRawShape>(shape: S, values: FlagVal
   const unknown = Object.keys(values.args).filter((k) => !(k in shape));
   if (unknown.length > 0) {
     const near = closest(unknown[0], Object.keys(shape));
-    throw new StrataError('unknown-flag', 'bad-input', `unknown flag -${unknown[0]}${near === undefined ? '' : `; did you mean -${near}?`} (-help lists every flag)`);
+    throw new StrataError(
+      'unknown-flag',
+      'bad-input',
+      `unknown flag -${unknown[0]}${near === undefined ? '' : `; did you mean -${near}?`} (-help lists every flag)`,
+    );
   }
   const parsed = z.object(shape).safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0]);
-    const where = values.args[name] !== undefined ? '' : values.env[name.replace(/[.-]/g, '_')] !== undefined ? ` (from STRATA_${name.replace(/[.-]/g, '_').toUpperCase()})` : ' (from -config.file)';
+    const where =
+      values.args[name] !== undefined
+        ? ''
+        : values.env[name.replace(/[.-]/g, '_')] !== undefined
+          ? ` (from STRATA_${name.replace(/[.-]/g, '_').toUpperCase()})`
+          : ' (from -config.file)';
     // One line whatever zod says: the value given, the flag, what is wrong with it.
     const message = issue.message.replace(/\s*\n\s*/g, ' ');
     throw new StrataError('invalid-flag', 'bad-input', `invalid value ${JSON.stringify(raw[name])} for -${name}${where}: ${message}`);

@@ -5,7 +5,11 @@ import { createHttpServer } from './http.ts';
 import { createLogger } from './logger.ts';
 
 test('/healthz answers 200 while /ready says not ready: liveness never depends on what readiness waits for', async () => {
-  const app = createHttpServer({ logger: createLogger('http-test', 'silent'), registry: new Registry(), readiness: { notReadyReason: () => 'replaying partition 0' } });
+  const app = createHttpServer({
+    logger: createLogger('http-test', 'silent'),
+    registry: new Registry(),
+    readiness: { notReadyReason: () => 'replaying partition 0' },
+  });
   try {
     const ready = await app.inject({ method: 'GET', url: '/ready' });
     assert.equal(ready.statusCode, 503);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import pino from 'pino';
 import { ServiceManager, type Service } from './lifecycle.ts';
 
-test('snapshot: each service\'s state in start order; a failed start fails it, stops the started ones, leaves the rest new', async () => {
+test("snapshot: each service's state in start order; a failed start fails it, stops the started ones, leaves the rest new", async () => {
   let releaseB!: () => void;
   const bStarted = new Promise<void>((r) => (releaseB = r));
   let manager!: ServiceManager;
@@ -23,13 +23,30 @@ test('snapshot: each service\'s state in start order; a failed start fails it, s
   ];
   const before = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
   manager = new ServiceManager(services, pino({ level: 'silent' }));
-  assert.deepEqual(manager.snapshot().map((s) => s.state), ['new', 'new', 'new']);
+  assert.deepEqual(
+    manager.snapshot().map((s) => s.state),
+    ['new', 'new', 'new'],
+  );
   const code = await manager.run();
   await bStarted;
   assert.equal(code, 1);
-  assert.deepEqual(duringB.map((s) => [s.name, s.state]), [['a', 'running'], ['b', 'starting'], ['c', 'new']]);
+  assert.deepEqual(
+    duringB.map((s) => [s.name, s.state]),
+    [
+      ['a', 'running'],
+      ['b', 'starting'],
+      ['c', 'new'],
+    ],
+  );
   const after = manager.snapshot();
-  assert.deepEqual(after.map((s) => [s.name, s.state]), [['a', 'terminated'], ['b', 'failed'], ['c', 'new']]);
+  assert.deepEqual(
+    after.map((s) => [s.name, s.state]),
+    [
+      ['a', 'terminated'],
+      ['b', 'failed'],
+      ['c', 'new'],
+    ],
+  );
   assert.equal(after[1].failure, 'no disk');
   for (const sig of ['SIGTERM', 'SIGINT'] as const) for (const l of process.listeners(sig)) if (!before[sig].includes(l)) process.off(sig, l);
 });

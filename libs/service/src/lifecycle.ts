@@ -43,10 +43,7 @@ export class ServiceManager implements Readiness {
   private readonly services: readonly Service[];
   private readonly logger: Logger;
 
-  constructor(
-    services: readonly Service[],
-    logger: Logger,
-  ) {
+  constructor(services: readonly Service[], logger: Logger) {
     this.services = services;
     this.logger = logger;
     for (const s of services) this.set(s, 'new');

@@ -4,7 +4,9 @@ import { createLogger, toLogfmt } from './index.ts';
 
 test('logfmt lines: time, level name and msg first, quoting where needed, nested values as JSON', () => {
   assert.equal(
-    toLogfmt('{"level":30,"time":"2026-01-01T00:00:00.000Z","component":"strata","msg":"listening on x","port":8080,"ok":true,"targets":["all"],"q":"a=\\"b\\""}\n'),
+    toLogfmt(
+      '{"level":30,"time":"2026-01-01T00:00:00.000Z","component":"strata","msg":"listening on x","port":8080,"ok":true,"targets":["all"],"q":"a=\\"b\\""}\n',
+    ),
     'time=2026-01-01T00:00:00.000Z level=info msg="listening on x" component=strata port=8080 ok=true targets="[\\"all\\"]" q="a=\\"b\\""\n',
   );
   assert.equal(toLogfmt('{"level":50,"msg":""}'), 'level=error msg=""\n');

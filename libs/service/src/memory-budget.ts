@@ -25,7 +25,24 @@ const NO_LIMIT = 2 ** 60;
 /** Set on the re-executed process: its heap was sized from the budget here, not by the operator. */
 const SIZED_ENV = 'STRATA_HEAP_SIZED_FROM_BUDGET';
 
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, ki: 2 ** 10, kib: 2 ** 10, mi: 2 ** 20, mib: 2 ** 20, gi: 2 ** 30, gib: 2 ** 30, ti: 2 ** 40, tib: 2 ** 40 };
+const BYTE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  ki: 2 ** 10,
+  kib: 2 ** 10,
+  mi: 2 ** 20,
+  mib: 2 ** 20,
+  gi: 2 ** 30,
+  gib: 2 ** 30,
+  ti: 2 ** 40,
+  tib: 2 ** 40,
+};
 
 /** Parses a byte size: a number of bytes, or with a unit as Kubernetes and Mimir write them (512Mi, 4GiB, 2G). */
 export function parseByteSize(text: string): number {
@@ -59,7 +76,12 @@ export function cgroupMemoryLimit(read: (path: string) => string = (p) => readFi
   for (const line of own.split('\n')) {
     const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
     if (path === undefined) continue;
-    const file = controllers === '' ? (dir: string) => `/sys/fs/cgroup${dir}/memory.max` : controllers.split(',').includes('memory') ? (dir: string) => `/sys/fs/cgroup/memory${dir}/memory.limit_in_bytes` : undefined;
+    const file =
+      controllers === ''
+        ? (dir: string) => `/sys/fs/cgroup${dir}/memory.max`
+        : controllers.split(',').includes('memory')
+          ? (dir: string) => `/sys/fs/cgroup/memory${dir}/memory.limit_in_bytes`
+          : undefined;
     if (file === undefined) continue;
     for (let dir = path.replace(/\/$/, ''); ; dir = dir.slice(0, dir.lastIndexOf('/'))) {
       const n = readLimit(read, file(dir));
@@ -80,7 +102,10 @@ function readLimit(read: (path: string) => string, path: string): number | undef
 }
 
 /** The budget: the flag when set (non-zero), else the cgroup's limit, else a share of the machine; never above the machine. */
-export function memoryBudget(flagBytes: number, host: { cgroupLimit?: number; machineBytes: number } = { cgroupLimit: cgroupMemoryLimit(), machineBytes: totalmem() }): MemoryBudget {
+export function memoryBudget(
+  flagBytes: number,
+  host: { cgroupLimit?: number; machineBytes: number } = { cgroupLimit: cgroupMemoryLimit(), machineBytes: totalmem() },
+): MemoryBudget {
   if (flagBytes > 0) return { bytes: flagBytes, source: 'flag' };
   if (host.cgroupLimit !== undefined && host.cgroupLimit < host.machineBytes) return { bytes: host.cgroupLimit, source: 'cgroup' };
   return { bytes: Math.floor(host.machineBytes * MACHINE_SHARE), source: 'machine' };
@@ -119,7 +144,8 @@ export function sizeHeapFromBudget(budget: MemoryBudget, proc: NodeJS.Process = 
   // The processes this one starts size their own.
   delete proc.env[SIZED_ENV];
   const heap = formatBytes(getHeapStatistics().heap_size_limit);
-  if (operator !== undefined && !sizedHere) return `memory budget ${describeBudget(budget)}; V8 heap ${heap}, as set by --max-old-space-size=${operator} on the node command line`;
+  if (operator !== undefined && !sizedHere)
+    return `memory budget ${describeBudget(budget)}; V8 heap ${heap}, as set by --max-old-space-size=${operator} on the node command line`;
   if (sizedHere) return `memory budget ${describeBudget(budget)}; V8 heap ${heap} (--max-old-space-size=${want}, ${HEAP_SHARE * 100}% of the budget)`;
   const argv = [proc.execPath, ...proc.execArgv, `--max-old-space-size=${want}`, ...proc.argv.slice(1)];
   proc.execve!(proc.execPath, argv, { ...proc.env, [SIZED_ENV]: String(want) });

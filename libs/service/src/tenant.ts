@@ -40,10 +40,9 @@ export function tenantFromHeader(header: string | string[] | undefined, multiten
 }
 
 export function validateTenantId(id: string): void {
-  const invalid = (why: string) =>
-    new TenantError('invalid-tenant-id', 'bad-input', `tenant id ${JSON.stringify(id.slice(0, 160))} is invalid: ${why}`);
+  const invalid = (why: string) => new TenantError('invalid-tenant-id', 'bad-input', `tenant id ${JSON.stringify(id.slice(0, 160))} is invalid: ${why}`);
   if (id.length > MAX_TENANT_ID_LENGTH) throw invalid(`longer than ${MAX_TENANT_ID_LENGTH} characters`);
   if (id === '.' || id === '..') throw invalid('may not be "." or ".."');
-  if (!TENANT_ID.test(id)) throw invalid("may contain only letters, digits and !-_.*'() (query federation with \"|\" is not supported)");
+  if (!TENANT_ID.test(id)) throw invalid('may contain only letters, digits and !-_.*\'() (query federation with "|" is not supported)');
   if (RESERVED_TENANT_IDS.has(id)) throw invalid('reserved for internal use');
 }

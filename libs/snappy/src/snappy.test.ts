@@ -28,7 +28,10 @@ function inputs(): Buffer[] {
     out.push(b);
   }
   // Remote-write-like: the same label names and values over and over, short runs between.
-  const labels = Array.from({ length: 3000 }, (_, i) => `\n\x08__name__\x12node_cpu_seconds_total{cpu="${i % 8}",mode="idle",instance="host-${i % 97}:9100",job="node"}`).join('');
+  const labels = Array.from(
+    { length: 3000 },
+    (_, i) => `\n\x08__name__\x12node_cpu_seconds_total{cpu="${i % 8}",mode="idle",instance="host-${i % 97}:9100",job="node"}`,
+  ).join('');
   out.push(Buffer.from(labels));
   return out;
 }
@@ -73,22 +76,23 @@ for (const [name, decoder] of Object.entries(DECODERS)) {
   });
 }
 
-for (const [name, decoder] of Object.entries(DECODERS)) test(`a corrupt element is refused with what was wrong (${name} decoder)`, () => {
-  const reason = (bytes: number[]) => {
-    const src = new Uint8Array(bytes);
-    const h = uncompressedLength(src)!;
-    return decoder(src, h.start, new Uint8Array(h.length), h.length);
-  };
-  assert.match(reason([0x0a, 0x01 | (2 << 2), 0x05]) ?? '', /copy offset out of range/);
-  assert.match(reason([0x0a, 0x00, 0x61, 0x01, 0x00]) ?? '', /copy offset out of range/);
-  assert.match(reason([0x0a, 9 << 2, 0x61]) ?? '', /literal past the end/);
-  assert.match(reason([0x02, 2 << 2, 0x61, 0x62, 0x63]) ?? '', /longer than its declared length/);
-  assert.match(reason([0x0a, 0x00, 0x61]) ?? '', /1 bytes decoded, 10 declared/);
-  assert.match(reason([0x0a, 0x00, 0x61, 0x02, 0x01]) ?? '', /truncated copy/);
-  assert.match(reason([0x0a, 61 << 2, 0x01]) ?? '', /truncated literal length/);
-  // A literal claiming 2^32 bytes (4 length bytes of 0xff), and copies reaching back past the start.
-  assert.match(reason([0x0a, 63 << 2, 0xff, 0xff, 0xff, 0xff, 0x61]) ?? '', /literal past the end|longer than its declared length/);
-  assert.match(reason([0x0a, 0x00, 0x61, 0x03, 0xff, 0xff, 0xff, 0xff]) ?? '', /copy offset out of range/);
-  assert.equal(uncompressedLength(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])), undefined);
-  assert.equal(uncompressedLength(new Uint8Array(0)), undefined);
-});
+for (const [name, decoder] of Object.entries(DECODERS))
+  test(`a corrupt element is refused with what was wrong (${name} decoder)`, () => {
+    const reason = (bytes: number[]) => {
+      const src = new Uint8Array(bytes);
+      const h = uncompressedLength(src)!;
+      return decoder(src, h.start, new Uint8Array(h.length), h.length);
+    };
+    assert.match(reason([0x0a, 0x01 | (2 << 2), 0x05]) ?? '', /copy offset out of range/);
+    assert.match(reason([0x0a, 0x00, 0x61, 0x01, 0x00]) ?? '', /copy offset out of range/);
+    assert.match(reason([0x0a, 9 << 2, 0x61]) ?? '', /literal past the end/);
+    assert.match(reason([0x02, 2 << 2, 0x61, 0x62, 0x63]) ?? '', /longer than its declared length/);
+    assert.match(reason([0x0a, 0x00, 0x61]) ?? '', /1 bytes decoded, 10 declared/);
+    assert.match(reason([0x0a, 0x00, 0x61, 0x02, 0x01]) ?? '', /truncated copy/);
+    assert.match(reason([0x0a, 61 << 2, 0x01]) ?? '', /truncated literal length/);
+    // A literal claiming 2^32 bytes (4 length bytes of 0xff), and copies reaching back past the start.
+    assert.match(reason([0x0a, 63 << 2, 0xff, 0xff, 0xff, 0xff, 0x61]) ?? '', /literal past the end|longer than its declared length/);
+    assert.match(reason([0x0a, 0x00, 0x61, 0x03, 0xff, 0xff, 0xff, 0xff]) ?? '', /copy offset out of range/);
+    assert.equal(uncompressedLength(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])), undefined);
+    assert.equal(uncompressedLength(new Uint8Array(0)), undefined);
+  });

@@ -67,12 +67,29 @@ const failIf = (code: number) => [IF, VOID, ...i32(code), RETURN, END];
 
 /** Copies LEN bytes from FROM to DST, 8 a step (it may write up to 7 bytes past DST + LEN; the caller leaves room). */
 const copy8 = [
-  ...i32(0), ...set(I),
-  LOOP, VOID,
-  ...get(DST), ...get(I), I32_ADD,
-  ...get(FROM), ...get(I), I32_ADD, I64_LOAD, ...mem(0),
-  I64_STORE, ...mem(0),
-  ...get(I), ...i32(8), I32_ADD, LOCAL_TEE, I, ...get(LEN), I32_LT_U, BR_IF, 0,
+  ...i32(0),
+  ...set(I),
+  LOOP,
+  VOID,
+  ...get(DST),
+  ...get(I),
+  I32_ADD,
+  ...get(FROM),
+  ...get(I),
+  I32_ADD,
+  I64_LOAD,
+  ...mem(0),
+  I64_STORE,
+  ...mem(0),
+  ...get(I),
+  ...i32(8),
+  I32_ADD,
+  LOCAL_TEE,
+  I,
+  ...get(LEN),
+  I32_LT_U,
+  BR_IF,
+  0,
   END,
 ];
 
@@ -156,7 +173,14 @@ function moduleBytes(): Uint8Array {
   const section = (id: number, content: number[]) => [id, ...uleb(content.length), ...content];
   const name = (s: string) => [...uleb(s.length), ...Buffer.from(s, 'latin1')];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [1, 0x60, 4, I32, I32, I32, I32, 1, I32]), // type 0: (i32 x4) -> i32
     ...section(3, [1, 0]), // function 0 has type 0
     ...section(5, [1, 0x00, 1]), // memory 0: at least 1 page, no maximum

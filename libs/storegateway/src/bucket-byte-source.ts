@@ -10,11 +10,7 @@ export class BucketByteSource implements ByteSource {
   readonly key: string;
   private readonly bytes: number;
 
-  constructor(
-    bucket: Bucket,
-    key: string,
-    bytes: number,
-  ) {
+  constructor(bucket: Bucket, key: string, bytes: number) {
     this.bucket = bucket;
     this.key = key;
     this.bytes = bytes;

@@ -129,7 +129,12 @@ export interface BuildIndexOptions {
 }
 
 /** Builds a tenant's index from the bucket. */
-export async function buildBucketIndex(bucket: Bucket, tenant: string, nowMs: number, opts: BuildIndexOptions = {}): Promise<{ index: BucketIndex; scan: TenantBlocksScan }> {
+export async function buildBucketIndex(
+  bucket: Bucket,
+  tenant: string,
+  nowMs: number,
+  opts: BuildIndexOptions = {},
+): Promise<{ index: BucketIndex; scan: TenantBlocksScan }> {
   const scan = await scanTenantBlocks(bucket, tenant, opts.metaCache);
   if (opts.metaCache) for (const [id, m] of scan.metas) opts.metaCache.set(id, m);
   const previous = opts.previous;

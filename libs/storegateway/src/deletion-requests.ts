@@ -159,10 +159,7 @@ export class DeletionFilterQuerier implements Querier, ExemplarQuerier, Metadata
   private readonly inner: Querier & Partial<ExemplarQuerier & MetadataQuerier>;
   private readonly deletions: Deletions;
 
-  constructor(
-    inner: Querier & Partial<ExemplarQuerier & MetadataQuerier>,
-    deletions: Deletions,
-  ) {
+  constructor(inner: Querier & Partial<ExemplarQuerier & MetadataQuerier>, deletions: Deletions) {
     this.inner = inner;
     this.deletions = deletions;
   }

@@ -13,9 +13,15 @@ import { z } from 'zod';
 test('the OTLP endpoint: flag, then OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as-is, then OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces', () => {
   const none = { 'tracing.otlp-endpoint': '' };
   assert.equal(otlpTracesUrl(none, {}), undefined);
-  assert.equal(otlpTracesUrl({ 'tracing.otlp-endpoint': 'http://collector:4318' }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318' }), 'http://collector:4318/v1/traces');
+  assert.equal(
+    otlpTracesUrl({ 'tracing.otlp-endpoint': 'http://collector:4318' }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318' }),
+    'http://collector:4318/v1/traces',
+  );
   assert.equal(otlpTracesUrl({ 'tracing.otlp-endpoint': 'http://collector:4318/v1/traces/' }, {}), 'http://collector:4318/v1/traces');
-  assert.equal(otlpTracesUrl(none, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://o:4318' }), 'http://t:4318/custom');
+  assert.equal(
+    otlpTracesUrl(none, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://o:4318' }),
+    'http://t:4318/custom',
+  );
   assert.equal(otlpTracesUrl(none, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://o:4318/' }), 'http://o:4318/v1/traces');
   const schema = z.object(tracingConfigShape);
   assert.equal(schema.safeParse({ 'tracing.otlp-endpoint': 'collector:4318' }).success, false, 'a URL without scheme is refused');
@@ -28,7 +34,7 @@ test('without an endpoint spans are not recorded, but ids and propagation still 
   assert.equal(tracing.exporting, false);
   await inSpan(tracing.tracer, 'push', {}, extractTraceContext({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }), async (span) => {
     assert.equal(span.isRecording(), false);
-    assert.equal(span.spanContext().traceId, '0af7651916cd43dd8448eb211c80319c', 'the caller\'s trace id is kept');
+    assert.equal(span.spanContext().traceId, '0af7651916cd43dd8448eb211c80319c', "the caller's trace id is kept");
     assert.match(traceContextHeaders().traceparent, /^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-00$/);
     assert.deepEqual(exemplarLabels(), {}, 'no exemplar for a trace that is not kept');
   });
@@ -81,6 +87,9 @@ test('a failing export is logged through the logger it was given, not swallowed'
   // The batch processor exports on its own schedule (every 5s); its failure goes to the logger.
   const deadline = Date.now() + 15_000;
   while (!lines.some((l) => l.level === 'error' && /ECONNREFUSED/.test(l.msg)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  assert.ok(lines.some((l) => l.level === 'error' && /^tracing: .*ECONNREFUSED/.test(l.msg)), JSON.stringify(lines));
+  assert.ok(
+    lines.some((l) => l.level === 'error' && /^tracing: .*ECONNREFUSED/.test(l.msg)),
+    JSON.stringify(lines),
+  );
   await tracing.stop().catch(() => undefined);
 });

@@ -29,7 +29,10 @@ const T0 = Math.floor(1_732_950_000_000 / 7_200_000) * 7_200_000;
 
 function labelsFor(i: number): Labels {
   return [
-    { name: '__name__', value: i % 4 === 0 ? 'node_cpu_seconds_total' : i % 4 === 1 ? 'http_requests_total' : i % 4 === 2 ? 'process_resident_memory_bytes' : 'up' },
+    {
+      name: '__name__',
+      value: i % 4 === 0 ? 'node_cpu_seconds_total' : i % 4 === 1 ? 'http_requests_total' : i % 4 === 2 ? 'process_resident_memory_bytes' : 'up',
+    },
     { name: 'cluster', value: `prod-${i % 3}` },
     { name: 'instance', value: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:9100` },
     { name: 'job', value: ['node', 'api', 'edge', 'db'][(i >> 2) % 4] },
@@ -198,7 +201,13 @@ function blockBench(n: number, samples: number): void {
     ingest(head, all, 0, samples, emptyAppendStats());
     const lines: string[] = [];
     for (let i = 0; i < n; i++) {
-      const sel = '{' + all[i].filter((l) => l.name !== '__name__').map((l) => `${l.name}="${l.value}"`).join(',') + '}';
+      const sel =
+        '{' +
+        all[i]
+          .filter((l) => l.name !== '__name__')
+          .map((l) => `${l.name}="${l.value}"`)
+          .join(',') +
+        '}';
       for (let k = 0; k < samples; k++) lines.push(`${all[i][0].value}${sel} ${value(i, k)} ${((T0 + k * INTERVAL) / 1000).toFixed(3)}`);
     }
     lines.push('# EOF', '');
@@ -234,6 +243,9 @@ function sizes(block: string): { chunks: number; index: number } {
   return { chunks, index: statSync(join(block, 'index')).size };
 }
 
-const counts = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
+const counts = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('--'))
+  .map(Number);
 for (const n of counts.length > 0 ? counts : [100_000]) headBench(n);
 blockBench(5_000, 240);

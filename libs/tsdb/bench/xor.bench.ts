@@ -16,7 +16,7 @@ function data(kind: 'counter' | 'gauge' | 'random'): { ts: Float64Array; vs: Flo
   let t = 1732950000000;
   let v = 0;
   let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
   for (let i = 0; i < N; i++) {
     t += 15000 + (rnd() < 0.2 ? Math.floor(rnd() * 40) - 20 : 0);
     ts[i] = t;

@@ -34,13 +34,21 @@ test('query shards split the head and a block alike: disjoint and complete', asy
         for (let index = 0; index < count; index++) {
           const matchers = [any, queryShardMatcher({ index, count })];
           const h = keys(head.select(matchers, 0, 10_000)).sort();
-          assert.deepEqual(keys(await block.select({ matchers, mint: 0, maxt: 10_000 })).sort(), h, `shard ${index + 1} of ${count}: the block's series are the head's`);
+          assert.deepEqual(
+            keys(await block.select({ matchers, mint: 0, maxt: 10_000 })).sort(),
+            h,
+            `shard ${index + 1} of ${count}: the block's series are the head's`,
+          );
           fromHead.push(h);
         }
         const union = fromHead.flat();
         assert.equal(new Set(union).size, union.length, 'disjoint');
         assert.deepEqual(union.sort(), [...whole].sort(), 'complete');
-        if (count === 8) assert.ok(fromHead.every((h) => h.length > 0 && h.length < SERIES / 2), 'spread over the shards');
+        if (count === 8)
+          assert.ok(
+            fromHead.every((h) => h.length > 0 && h.length < SERIES / 2),
+            'spread over the shards',
+          );
       }
     } finally {
       await block.close();

@@ -75,7 +75,11 @@ function install(name: ClientName): Installed {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `bench-${name}`, private: true }));
     log(`installing ${p.pkg}@${p.version} into ${dir} (${p.note})`);
     const t0 = Date.now();
-    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', `${p.pkg}@${p.version}`, ...(p.extra ?? [])], { cwd: dir, stdio: 'inherit', env: { ...process.env, ...p.env } });
+    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', `${p.pkg}@${p.version}`, ...(p.extra ?? [])], {
+      cwd: dir,
+      stdio: 'inherit',
+      env: { ...process.env, ...p.env },
+    });
     installSeconds = (Date.now() - t0) / 1000;
     if (r.status !== 0) throw new Error(`npm install ${p.pkg} failed (exit ${r.status}) after ${installSeconds.toFixed(0)} s`);
   }
@@ -88,7 +92,9 @@ interface ChildResult {
 
 function runChild(inst: Installed, client: ClientName, mode: string, opts: object, onReady?: () => void): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(inst.node, [join(import.meta.dirname, 'child.mjs'), client, mode, JSON.stringify({ ...opts, modulesDir: inst.modulesDir })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(inst.node, [join(import.meta.dirname, 'child.mjs'), client, mode, JSON.stringify({ ...opts, modulesDir: inst.modulesDir })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -121,7 +127,12 @@ async function leaderOf(kafka: LocalKafka, topic: string, avoid?: number): Promi
 }
 
 /** Node ids are index + 1 in broker order (libs/local-kafka's layout). */
-async function failover(kafka: LocalKafka, inst: Installed, client: ClientName, topic: string): Promise<{ electionMs: number; longestMs: number; errors: string[]; sends: number }> {
+async function failover(
+  kafka: LocalKafka,
+  inst: Installed,
+  client: ClientName,
+  topic: string,
+): Promise<{ electionMs: number; longestMs: number; errors: string[]; sends: number }> {
   let electionMs = NaN;
   let killedAt = 0;
   let killed = -1;
@@ -145,7 +156,12 @@ async function failover(kafka: LocalKafka, inst: Installed, client: ClientName, 
   await killer;
   const sends = result.sends as { at: number; ms: number; error?: string }[];
   if (killed >= 0) await kafka.startBroker(killed);
-  return { electionMs, longestMs: Math.max(...sends.map((s) => s.ms)), errors: [...new Set(sends.filter((s) => s.error).map((s) => s.error!))], sends: sends.length };
+  return {
+    electionMs,
+    longestMs: Math.max(...sends.map((s) => s.ms)),
+    errors: [...new Set(sends.filter((s) => s.error).map((s) => s.error!))],
+    sends: sends.length,
+  };
 }
 
 async function main(): Promise<void> {
@@ -181,8 +197,12 @@ async function main(): Promise<void> {
 
     const fmt = (xs: number[], d = 0) => xs.map((x) => x.toFixed(d)).join(' / ');
     const num = (rs: ChildResult[], k: string) => rs.map((x) => Number(x[k]));
-    console.log(`\nKafka clients on Strata's write pattern: ${RECORDS} × ${SIZE} B records, ${CONCURRENCY} in flight, acks=all, 3 brokers RF 3 min ISR 2; per round (${ROUNDS})\n`);
-    console.log('| client | version (Node) | install | produce records/s | produce records per CPU-s | p50 / p99 ms | consume records per CPU-s | leader SIGKILL: election / longest send | errors seen during failover |');
+    console.log(
+      `\nKafka clients on Strata's write pattern: ${RECORDS} × ${SIZE} B records, ${CONCURRENCY} in flight, acks=all, 3 brokers RF 3 min ISR 2; per round (${ROUNDS})\n`,
+    );
+    console.log(
+      '| client | version (Node) | install | produce records/s | produce records per CPU-s | p50 / p99 ms | consume records per CPU-s | leader SIGKILL: election / longest send | errors seen during failover |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const c of CLIENTS) {
       const row = rows.get(c)!;

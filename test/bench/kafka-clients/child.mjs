@@ -85,9 +85,21 @@ async function open() {
     const { Producer, Consumer, ProduceAcks, MessagesStreamModes } = await import(require.resolve('@platformatic/kafka'));
     // acks on every send: 2.12.1's send() ignores the producer's `acks` option and defaults to acks=1
     // unless idempotent (so issue 15's first runs measured platformatic at acks=1).
-    const producer = new Producer({ clientId: 'bench', bootstrapBrokers: o.brokers, idempotent: false, autocreateTopics: false, timeout: 10_000, retries: 10, retryDelay: 50 });
+    const producer = new Producer({
+      clientId: 'bench',
+      bootstrapBrokers: o.brokers,
+      idempotent: false,
+      autocreateTopics: false,
+      timeout: 10_000,
+      retries: 10,
+      retryDelay: 50,
+    });
     return {
-      send: (m) => producer.send({ acks: ProduceAcks.ALL, messages: [{ topic: o.topic, partition: 0, key: m.key, value: m.value, headers: new Map([[Buffer.from('v'), Buffer.from('2')]]) }] }),
+      send: (m) =>
+        producer.send({
+          acks: ProduceAcks.ALL,
+          messages: [{ topic: o.topic, partition: 0, key: m.key, value: m.value, headers: new Map([[Buffer.from('v'), Buffer.from('2')]]) }],
+        }),
       async consumeAll(n, onRecord) {
         const consumer = new Consumer({ groupId: `bench-${process.pid}`, clientId: 'bench-consumer', bootstrapBrokers: o.brokers, maxBytes: 50 << 20 });
         const stream = await consumer.consume({ topics: [o.topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });

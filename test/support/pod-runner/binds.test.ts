@@ -24,7 +24,10 @@ test('a bind under a path a pod volume mounts over is refused, naming the bind a
 });
 
 test('a bind at a volume mountPath itself is refused', () => {
-  assert.throws(() => refuseHiddenBinds(WHERE, [{ host: '/srv/blocks', path: '/data' }], MOUNTS), /binds \/srv\/blocks at \/data, which volume data \(mountPath \/data\)/);
+  assert.throws(
+    () => refuseHiddenBinds(WHERE, [{ host: '/srv/blocks', path: '/data' }], MOUNTS),
+    /binds \/srv\/blocks at \/data, which volume data \(mountPath \/data\)/,
+  );
 });
 
 test('a bind elsewhere is accepted, also beside a mountPath it shares a prefix with', () => {

@@ -50,12 +50,7 @@ export class Images {
   private readonly kafkaDist: string;
   private readonly strata: StrataImage;
 
-  private constructor(
-    repoRoot: string,
-    kafkaDir: string,
-    kafkaDist: string,
-    strata: StrataImage,
-  ) {
+  private constructor(repoRoot: string, kafkaDir: string, kafkaDist: string, strata: StrataImage) {
     this.repoRoot = repoRoot;
     this.kafkaDir = kafkaDir;
     this.kafkaDist = kafkaDist;
@@ -206,7 +201,11 @@ function strataImage(repoRoot: string, dir: string): StrataImage {
     stages.at(-1)?.push(l);
   }
   if (stages.length < 2) throw new Error('Dockerfile: expected a build stage and a final stage');
-  const arg = (stage: string[], op: string): string | undefined => stage.filter((l) => l.startsWith(`${op} `)).at(-1)?.slice(op.length + 1);
+  const arg = (stage: string[], op: string): string | undefined =>
+    stage
+      .filter((l) => l.startsWith(`${op} `))
+      .at(-1)
+      ?.slice(op.length + 1);
   const final = stages.at(-1) ?? [];
   const entrypoint = JSON.parse(arg(final, 'ENTRYPOINT') ?? '[]') as string[];
   const workdir = arg(final, 'WORKDIR') ?? '/';
@@ -246,7 +245,14 @@ function globToRegExp(pattern: string): RegExp {
   const body = pattern
     .replace(/\/$/, '')
     .split('/')
-    .map((part) => (part === '**' ? '(?:.+/)?' : `${part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}/`))
+    .map((part) =>
+      part === '**'
+        ? '(?:.+/)?'
+        : `${part
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]')}/`,
+    )
     .join('');
   return new RegExp(`^${body.replace(/\/$/, '')}(?:/.*)?$`);
 }

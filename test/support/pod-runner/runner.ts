@@ -9,7 +9,20 @@
 // through forward() (kubectl port-forward: a loopback port relayed into the pod network).
 // Everything is torn down by pid and by namespace name in stop().
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join, posix } from 'node:path';
 import { parseByteSize } from '@strata/service';
@@ -337,7 +350,11 @@ export class Pod {
     const env: Record<string, string> = { ...image.env, HOSTNAME: this.hostname };
     if (this.spec.enableServiceLinks !== false) Object.assign(env, this.runner.serviceLinks());
     for (const f of c.envFrom ?? []) {
-      const data = f.secretRef ? this.runner.configData('Secret', f.secretRef.name) : f.configMapRef ? this.runner.configData('ConfigMap', f.configMapRef.name) : {};
+      const data = f.secretRef
+        ? this.runner.configData('Secret', f.secretRef.name)
+        : f.configMapRef
+          ? this.runner.configData('ConfigMap', f.configMapRef.name)
+          : {};
       for (const [k, v] of Object.entries(data)) env[`${f.prefix ?? ''}${k}`] = v;
     }
     for (const e of c.env ?? []) env[e.name] = this.envValue(e, env, c);
@@ -444,10 +461,14 @@ export class Pod {
     const fd = openSync(logFile, 'a');
     let child: ChildProcess;
     try {
-      child = spawn('/usr/bin/nsenter', [`--net=/run/netns/${this.netns}`, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', script.join('\n'), 'sh', ...envArgs, ...argv], {
-        stdio: ['ignore', fd, fd],
-        env: {},
-      });
+      child = spawn(
+        '/usr/bin/nsenter',
+        [`--net=/run/netns/${this.netns}`, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', script.join('\n'), 'sh', ...envArgs, ...argv],
+        {
+          stdio: ['ignore', fd, fd],
+          env: {},
+        },
+      );
     } finally {
       closeSync(fd);
     }
@@ -475,7 +496,23 @@ export class Pod {
     const envArgs = Object.entries(this.env(c.spec, image)).map(([k, v]) => `${k}=${v}`);
     const child = spawn(
       '/usr/bin/nsenter',
-      ['-t', String(pid), '-m', '-u', '-n', '-r', '-w', 'setpriv', `--reuid=${sec.uid}`, `--regid=${sec.gid}`, '--clear-groups', 'env', '-i', ...envArgs, ...command],
+      [
+        '-t',
+        String(pid),
+        '-m',
+        '-u',
+        '-n',
+        '-r',
+        '-w',
+        'setpriv',
+        `--reuid=${sec.uid}`,
+        `--regid=${sec.gid}`,
+        '--clear-groups',
+        'env',
+        '-i',
+        ...envArgs,
+        ...command,
+      ],
       { stdio: 'ignore', env: {} },
     );
     this.runner.track(child);
@@ -549,7 +586,9 @@ function shellQuote(s: string): string {
 
 /** The kubelet's $(VAR) expansion in env values, command and args ($$ escapes). */
 function expand(s: string, env: Record<string, string>): string {
-  return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, name: string | undefined) => (m === '$$' ? '$' : name !== undefined && name in env ? env[name] : m));
+  return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, name: string | undefined) =>
+    m === '$$' ? '$' : name !== undefined && name in env ? env[name] : m,
+  );
 }
 
 // ------------------------------------------------------------------ workloads
@@ -563,11 +602,7 @@ class Workload {
   readonly name: string;
   readonly spec: WorkloadSpec;
 
-  constructor(
-    kind: 'StatefulSet' | 'Deployment' | 'Job',
-    name: string,
-    spec: WorkloadSpec,
-  ) {
+  constructor(kind: 'StatefulSet' | 'Deployment' | 'Job', name: string, spec: WorkloadSpec) {
     this.kind = kind;
     this.name = name;
     this.spec = spec;
@@ -774,10 +809,23 @@ export class PodRunner {
     this.gatewaySocket = join(this.dir, 'gateway.sock');
     const logFd = openSync(join(this.dir, 'logs', 'gateway.log'), 'a');
     // Dies with this process (PR_SET_PDEATHSIG), as every container does.
-    const child = spawn('/usr/bin/nsenter', [`--net=/run/netns/${this.network.nodeNs}`, 'setpriv', '--pdeathsig=KILL', process.execPath, '--import', 'tsx', join(this.opts.repoRoot, 'test/support/pod-runner/gateway.ts'), this.gatewaySocket], {
-      cwd: this.opts.repoRoot,
-      stdio: ['ignore', 'pipe', logFd],
-    });
+    const child = spawn(
+      '/usr/bin/nsenter',
+      [
+        `--net=/run/netns/${this.network.nodeNs}`,
+        'setpriv',
+        '--pdeathsig=KILL',
+        process.execPath,
+        '--import',
+        'tsx',
+        join(this.opts.repoRoot, 'test/support/pod-runner/gateway.ts'),
+        this.gatewaySocket,
+      ],
+      {
+        cwd: this.opts.repoRoot,
+        stdio: ['ignore', 'pipe', logFd],
+      },
+    );
     closeSync(logFd);
     this.gateway = child;
     this.track(child);
@@ -928,7 +976,12 @@ export class PodRunner {
 
   pod(name: string): Pod {
     const p = this.allPods().find((x) => x.name === name);
-    if (!p) throw new Error(`no pod ${name} (pods: ${this.allPods().map((x) => x.name).join(', ')})`);
+    if (!p)
+      throw new Error(
+        `no pod ${name} (pods: ${this.allPods()
+          .map((x) => x.name)
+          .join(', ')})`,
+      );
     return p;
   }
 
@@ -945,7 +998,9 @@ export class PodRunner {
     for (;;) {
       const pending = this.workloads
         .filter((w) => workloads === undefined || workloads.includes(w.name))
-        .flatMap((w) => [...w.pods.values()].filter((p) => (w.kind === 'Job' ? p.phase !== 'Succeeded' : !p.ready) || w.pods.size < w.desired).map((p) => p.name));
+        .flatMap((w) =>
+          [...w.pods.values()].filter((p) => (w.kind === 'Job' ? p.phase !== 'Succeeded' : !p.ready) || w.pods.size < w.desired).map((p) => p.name),
+        );
       if (pending.length === 0) return;
       const failed = this.allPods().filter((p) => p.phase === 'Failed');
       if (failed.length > 0) throw new Error(`pods failed: ${failed.map((p) => p.name).join(', ')} (logs in ${this.dir}/logs)`);
@@ -982,7 +1037,9 @@ export class PodRunner {
       const allowed = healthy - desiredHealthy;
       // A ready pod's eviction uses up one disruption; an unready one may go while the budget holds.
       if (allowed < (pod.ready ? 1 : 0)) {
-        throw new EvictionRefused(`Cannot evict pod ${name}: it would violate PodDisruptionBudget ${pdb.metadata.name} (${healthy} healthy, ${desiredHealthy} needed)`);
+        throw new EvictionRefused(
+          `Cannot evict pod ${name}: it would violate PodDisruptionBudget ${pdb.metadata.name} (${healthy} healthy, ${desiredHealthy} needed)`,
+        );
       }
     }
     return this.deletePod(name);

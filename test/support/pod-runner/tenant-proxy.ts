@@ -14,7 +14,13 @@ const tenant = flag('tenant');
 
 createServer((req, res) => {
   const up = request(
-    { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host, 'x-scope-orgid': tenant } },
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: upstream.host, 'x-scope-orgid': tenant },
+    },
     (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);

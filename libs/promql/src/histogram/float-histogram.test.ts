@@ -26,9 +26,25 @@ describe('native histogram buckets', () => {
       { index: 1, count: 3 },
       { index: 2, count: 7 },
     ]);
-    const c = compactBuckets([{ offset: 0, length: 3 }, { offset: 0, length: 2 }], [0, 1, 0, 0, 2], 0);
-    assert.deepEqual(c, { spans: [{ offset: 1, length: 1 }, { offset: 2, length: 1 }], buckets: [1, 2] });
-    assert.deepEqual(expandBuckets(c.spans, c.buckets), [{ index: 1, count: 1 }, { index: 4, count: 2 }]);
+    const c = compactBuckets(
+      [
+        { offset: 0, length: 3 },
+        { offset: 0, length: 2 },
+      ],
+      [0, 1, 0, 0, 2],
+      0,
+    );
+    assert.deepEqual(c, {
+      spans: [
+        { offset: 1, length: 1 },
+        { offset: 2, length: 1 },
+      ],
+      buckets: [1, 2],
+    });
+    assert.deepEqual(expandBuckets(c.spans, c.buckets), [
+      { index: 1, count: 1 },
+      { index: 4, count: 2 },
+    ]);
   });
 });
 
@@ -40,7 +56,14 @@ describe('FloatHistogram', () => {
     assert.equal(x.toString(), '{count:4, sum:5, [-1,-0.7071067811865476):1, [-0.001,0.001]:1, (1,1.4142135623730951]:1, (1.4142135623730951,2]:2}');
     const nhcb = h('{{schema:-53 sum:5 count:4 custom_values:[5 10] buckets:[1 2 1]}}');
     assert.ok(nhcb.usesCustomBuckets());
-    assert.deepEqual(nhcb.allBuckets().map((b) => [b.lower, b.upper, b.count]), [[-Infinity, 5, 1], [5, 10, 2], [10, Infinity, 1]]);
+    assert.deepEqual(
+      nhcb.allBuckets().map((b) => [b.lower, b.upper, b.count]),
+      [
+        [-Infinity, 5, 1],
+        [5, 10, 2],
+        [10, Infinity, 1],
+      ],
+    );
   });
 
   it('adds across schemas by reducing the finer one, and subtracts', () => {
@@ -82,7 +105,10 @@ describe('FloatHistogram', () => {
   it('compares bitwise, whatever the span shape', () => {
     const a = FloatHistogram.from(h('{{sum:3 count:3 buckets:[1 2]}}'));
     const b = h('{{sum:3 count:3 buckets:[1 2]}}');
-    b.positiveSpans = [{ offset: 0, length: 1 }, { offset: 0, length: 1 }];
+    b.positiveSpans = [
+      { offset: 0, length: 1 },
+      { offset: 0, length: 1 },
+    ];
     assert.ok(a.equals(b));
     assert.ok(!a.equals(h('{{sum:3 count:3 buckets:[2 1]}}')));
   });

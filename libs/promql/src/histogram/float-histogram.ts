@@ -38,7 +38,11 @@ export interface Bucket {
 /** Adding an exponential to a custom-buckets histogram (or the reverse) is not defined; callers turn it into an annotation. */
 export class IncompatibleSchemaError extends PromQLError {
   constructor() {
-    super('promql-incompatible-histogram-schemas', 'unprocessable', 'cannot apply this operation to histograms with a mix of exponential and custom bucket schemas');
+    super(
+      'promql-incompatible-histogram-schemas',
+      'unprocessable',
+      'cannot apply this operation to histograms with a mix of exponential and custom bucket schemas',
+    );
   }
 }
 
@@ -318,8 +322,12 @@ export class FloatHistogram implements NativeHistogram {
 
   /** Drops the buckets now inside the zero bucket (their counts already are in the zero count). */
   trimBucketsInZeroBucket(): void {
-    this.setPositive(expandBuckets(this.positiveSpans, this.positiveBuckets).filter((b) => bucketBound(b.index - 1, this.schema, undefined) >= this.zeroThreshold));
-    this.setNegative(expandBuckets(this.negativeSpans, this.negativeBuckets).filter((b) => bucketBound(b.index - 1, this.schema, undefined) >= this.zeroThreshold));
+    this.setPositive(
+      expandBuckets(this.positiveSpans, this.positiveBuckets).filter((b) => bucketBound(b.index - 1, this.schema, undefined) >= this.zeroThreshold),
+    );
+    this.setNegative(
+      expandBuckets(this.negativeSpans, this.negativeBuckets).filter((b) => bucketBound(b.index - 1, this.schema, undefined) >= this.zeroThreshold),
+    );
     this.compact(0);
   }
 
@@ -468,7 +476,10 @@ export class FloatHistogram implements NativeHistogram {
   /** Prometheus' FloatHistogram.String(), e.g. what count_values puts into its label. */
   toString(): string {
     const parts = [`{count:${formatGoG(this.count)}, sum:${formatGoG(this.sum)}`];
-    for (const b of this.negativeBucketList().filter((x) => x.count !== 0).reverse()) parts.push(bucketString(b));
+    for (const b of this.negativeBucketList()
+      .filter((x) => x.count !== 0)
+      .reverse())
+      parts.push(bucketString(b));
     if (this.zeroCount !== 0) parts.push(bucketString(this.zeroBucket()));
     for (const b of this.positiveBucketList()) if (b.count !== 0) parts.push(bucketString(b));
     return parts.join(', ') + '}';
@@ -568,5 +579,3 @@ function bucketsMatch(a: number[], b: number[]): boolean {
 function bucketString(b: Bucket): string {
   return `${b.lowerInclusive ? '[' : '('}${formatGoG(b.lower)},${formatGoG(b.upper)}${b.upperInclusive ? ']' : ')'}:${formatGoG(b.count)}`;
 }
-
-

@@ -44,7 +44,9 @@ export function parseHistogramNotation(text: string): FloatHistogram {
     return v;
   };
   for (const key of fields.keys()) {
-    if (!['schema', 'sum', 'count', 'z_bucket', 'z_bucket_w', 'buckets', 'offset', 'n_buckets', 'n_offset', 'custom_values', 'counter_reset_hint'].includes(key)) {
+    if (
+      !['schema', 'sum', 'count', 'z_bucket', 'z_bucket_w', 'buckets', 'offset', 'n_buckets', 'n_offset', 'custom_values', 'counter_reset_hint'].includes(key)
+    ) {
       throw new Error(`unknown key "${key}" in histogram ${text}`);
     }
   }

@@ -60,12 +60,7 @@ export class BlockBuilder {
   private readonly parent: string;
   private readonly tmpDir: string;
 
-  private constructor(
-    ulid: string,
-    parent: string,
-    tmpDir: string,
-    segmentSize: number,
-  ) {
+  private constructor(ulid: string, parent: string, tmpDir: string, segmentSize: number) {
     this.ulid = ulid;
     this.parent = parent;
     this.tmpDir = tmpDir;

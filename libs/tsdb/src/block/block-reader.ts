@@ -37,11 +37,7 @@ export class BlockReader implements BlockQuerier {
   private readonly chunks: ChunksReader;
   readonly meta: BlockMeta | undefined;
 
-  private constructor(
-    index: IndexReader,
-    chunks: ChunksReader,
-    meta: BlockMeta | undefined,
-  ) {
+  private constructor(index: IndexReader, chunks: ChunksReader, meta: BlockMeta | undefined) {
     this.index = index;
     this.chunks = chunks;
     this.meta = meta;
@@ -120,7 +116,12 @@ export class BlockReader implements BlockQuerier {
         if (c.encoding === XOR_ENCODING) total += xorChunkNumSamples(c.data);
         else if (c.encoding === HISTOGRAM_ENCODING || c.encoding === FLOAT_HISTOGRAM_ENCODING) {
           hist ??= [];
-          decodeHistogramSamples([{ minTime: w.metas[k - w.first].minTime, maxTime: w.metas[k - w.first].maxTime, data: c.data, encoding: c.encoding }], mint, maxt, hist);
+          decodeHistogramSamples(
+            [{ minTime: w.metas[k - w.first].minTime, maxTime: w.metas[k - w.first].maxTime, data: c.data, encoding: c.encoding }],
+            mint,
+            maxt,
+            hist,
+          );
         } else throw new BlockUnsupportedError(`chunk encoding ${c.encoding} is not supported`);
       }
       const timestamps = new Float64Array(total);

@@ -117,7 +117,10 @@ test('block round trip: every sample comes back bit-exact, clipped to the block 
     const numSamples = all.reduce((n, s) => n + s.timestamps.length, 0);
     assert.equal(meta.stats.numSeries, all.length);
     assert.equal(meta.stats.numSamples, numSamples);
-    assert.equal(meta.stats.numChunks, all.reduce((n, s) => n + Math.ceil(s.timestamps.length / 120), 0));
+    assert.equal(
+      meta.stats.numChunks,
+      all.reduce((n, s) => n + Math.ceil(s.timestamps.length / 120), 0),
+    );
     assert.equal(meta.minTime, Math.min(...all.map((s) => s.timestamps[0])));
     assert.equal(meta.maxTime, Math.max(...all.map((s) => s.timestamps[s.timestamps.length - 1])) + 1);
     const onDisk = parseBlockMeta(await readFile(join(written.dir, 'meta.json'), 'utf8'));
@@ -136,7 +139,13 @@ test('block round trip: every sample comes back bit-exact, clipped to the block 
         [[{ type: '=', name: 'job', value: 'api' }], (l) => get(l, 'job') === 'api'],
         [[{ type: '!=', name: 'job', value: 'api' }], (l) => get(l, 'job') !== 'api'],
         [[{ type: '=~', name: 'instance', value: 'host-1.*' }], (l) => /^host-1.*$/.test(get(l, 'instance'))],
-        [[{ type: '!~', name: 'instance', value: 'host-[0-5]' }, { type: '=', name: '__name__', value: 'up' }], (l) => !/^host-[0-5]$/.test(get(l, 'instance')) && get(l, '__name__') === 'up'],
+        [
+          [
+            { type: '!~', name: 'instance', value: 'host-[0-5]' },
+            { type: '=', name: '__name__', value: 'up' },
+          ],
+          (l) => !/^host-[0-5]$/.test(get(l, 'instance')) && get(l, '__name__') === 'up',
+        ],
         // Matchers that match "" also select series without the label.
         [[{ type: '=', name: 'zone', value: '' }], (l) => get(l, 'zone') === ''],
         [[{ type: '!=', name: 'zone', value: 'eu' }], (l) => get(l, 'zone') !== 'eu'],
@@ -155,9 +164,16 @@ test('block round trip: every sample comes back bit-exact, clipped to the block 
 
       assert.deepEqual(await r.labelNames({ matchers: [], mint: -Infinity, maxt: Infinity }), ['__name__', 'instance', 'job', 'path', 'zone']);
       assert.deepEqual(await r.labelValues({ name: 'job', matchers: [], mint: -Infinity, maxt: Infinity }), ['api', 'cache', 'db']);
-      assert.deepEqual(await r.labelValues({ name: 'zone', matchers: [{ type: '=', name: 'job', value: 'api' }], mint: -Infinity, maxt: Infinity }), ['us', 'eu'].filter((z) =>
-        all.some((s) => get(s.labels, 'job') === 'api' && get(s.labels, 'zone') === z)).sort());
-      assert.deepEqual(await r.labelNames({ matchers: [{ type: '=', name: 'instance', value: 'host-7' }], mint: -Infinity, maxt: Infinity }), ['__name__', 'instance', 'job', 'path']);
+      assert.deepEqual(
+        await r.labelValues({ name: 'zone', matchers: [{ type: '=', name: 'job', value: 'api' }], mint: -Infinity, maxt: Infinity }),
+        ['us', 'eu'].filter((z) => all.some((s) => get(s.labels, 'job') === 'api' && get(s.labels, 'zone') === z)).sort(),
+      );
+      assert.deepEqual(await r.labelNames({ matchers: [{ type: '=', name: 'instance', value: 'host-7' }], mint: -Infinity, maxt: Infinity }), [
+        '__name__',
+        'instance',
+        'job',
+        'path',
+      ]);
     } finally {
       await r.close();
     }
@@ -175,7 +191,10 @@ test('block spanning several chunk segments, read through in-memory byte sources
       index: new MemoryByteSource(await readFile(join(written.dir, 'index'))),
       chunkSegments: await Promise.all(segs.map(async (s) => new MemoryByteSource(await readFile(join(written.dir, 'chunks', s))))),
     });
-    assertSameSeries(await r.select({ matchers: [], mint: -Infinity, maxt: Infinity }), expected(series, () => true, -Infinity, Infinity, -Infinity, Infinity));
+    assertSameSeries(
+      await r.select({ matchers: [], mint: -Infinity, maxt: Infinity }),
+      expected(series, () => true, -Infinity, Infinity, -Infinity, Infinity),
+    );
   }));
 
 test('reads are coalesced: a select over every series costs a handful of range reads', () =>

@@ -15,11 +15,7 @@ export class BufferedFileWriter {
   private readonly fh: FileHandle;
   readonly path: string;
 
-  private constructor(
-    fh: FileHandle,
-    path: string,
-    bufferSize: number,
-  ) {
+  private constructor(fh: FileHandle, path: string, bufferSize: number) {
     this.fh = fh;
     this.path = path;
     this.buf = new Uint8Array(bufferSize);

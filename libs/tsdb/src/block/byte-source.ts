@@ -16,11 +16,7 @@ export class FileByteSource implements ByteSource {
   private readonly bytes: number;
   readonly path: string;
 
-  private constructor(
-    fh: FileHandle,
-    bytes: number,
-    path: string,
-  ) {
+  private constructor(fh: FileHandle, bytes: number, path: string) {
     this.fh = fh;
     this.bytes = bytes;
     this.path = path;

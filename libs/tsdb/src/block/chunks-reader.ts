@@ -21,10 +21,7 @@ export class ChunksReader {
 
   private readonly segments: ByteSource[];
 
-  private constructor(
-    segments: ByteSource[],
-    sizes: number[],
-  ) {
+  private constructor(segments: ByteSource[], sizes: number[]) {
     this.segments = segments;
     this.sizes = sizes;
   }

@@ -32,10 +32,7 @@ export class ChunksWriter {
   private readonly dir: string;
   private readonly segmentSize: number;
 
-  constructor(
-    dir: string,
-    segmentSize = DEFAULT_SEGMENT_SIZE,
-  ) {
+  constructor(dir: string, segmentSize = DEFAULT_SEGMENT_SIZE) {
     this.dir = dir;
     this.segmentSize = segmentSize;
   }

@@ -161,7 +161,9 @@ function withoutDeleted(labels: Labels, all: EncodedChunk[], tombstones: Tombsto
     stats.deletedSamples += samples.length - kept.length;
     histOut = encodeHistogramChunks(kept, perChunk);
   }
-  return withoutDeletedFloats(labels, chunks, tombstones, perChunk, stats).concat(histOut).sort((a, b) => a.minTime - b.minTime);
+  return withoutDeletedFloats(labels, chunks, tombstones, perChunk, stats)
+    .concat(histOut)
+    .sort((a, b) => a.minTime - b.minTime);
 }
 
 function withoutDeletedFloats(labels: Labels, chunks: EncodedChunk[], tombstones: Tombstone[], perChunk: number, stats: CompactStats): EncodedChunk[] {

@@ -239,7 +239,10 @@ test('our reader returns exactly what Prometheus wrote (promtool create-blocks-f
     // Same as the input file, and the same as promtool's own dump of those blocks.
     await mkdir(join(out, 'wal'), { recursive: true });
     const dumped = parseDump(await promtool('tsdb', 'dump', `--min-time=${T0 - 1}`, `--max-time=${T0 + 100_000_000}`, out));
-    for (const [name, reference] of [['input', series], ['promtool dump', dumped]] as const) {
+    for (const [name, reference] of [
+      ['input', series],
+      ['promtool dump', dumped],
+    ] as const) {
       assert.deepEqual([...ours.keys()].sort(), [...reference.keys()].sort(), `series differ from ${name}`);
       for (const [key, want] of reference) {
         const got = (ours.get(key) as [number, number][]).slice().sort((a, b) => a[0] - b[0]);

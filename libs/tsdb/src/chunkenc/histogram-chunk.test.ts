@@ -5,7 +5,19 @@ import { BitReader, BitWriter } from './bit-stream.ts';
 import { FLOAT_HISTOGRAM_ENCODING, HISTOGRAM_ENCODING } from './chunk-encoding.ts';
 import { HistogramChunkEncoder, decodeHistogramChunk, histogramChunkHeader, histogramChunkNumSamples } from './histogram-chunk.ts';
 import { HEADER_GAUGE, HEADER_RESET, HEADER_UNKNOWN, sameHistogram, spansFromIndices } from './histogram-layout.ts';
-import { STALE_NAN, floatFromBits, floatHi, floatLo, isStaleNaN, putVarbitInt, putVarbitUint, putZeroThreshold, readVarbitInt, readVarbitUint, readZeroThreshold } from './varbit.ts';
+import {
+  STALE_NAN,
+  floatFromBits,
+  floatHi,
+  floatLo,
+  isStaleNaN,
+  putVarbitInt,
+  putVarbitUint,
+  putZeroThreshold,
+  readVarbitInt,
+  readVarbitUint,
+  readZeroThreshold,
+} from './varbit.ts';
 
 const T0 = 1_732_950_000_000;
 
@@ -17,7 +29,10 @@ function hist(over: Partial<NativeHistogram>): NativeHistogram {
     zeroCount: 1,
     count: 10,
     sum: 12.5,
-    positiveSpans: [{ offset: -1, length: 2 }, { offset: 2, length: 1 }],
+    positiveSpans: [
+      { offset: -1, length: 2 },
+      { offset: 2, length: 1 },
+    ],
     negativeSpans: [{ offset: 0, length: 1 }],
     positiveBuckets: [1, 2, 3],
     negativeBuckets: [3],
@@ -27,11 +42,38 @@ function hist(over: Partial<NativeHistogram>): NativeHistogram {
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
 }
 
 test('varbit ints and uints round-trip across every bucket width, including the edges', () => {
-  const ints = [0, 1, -1, 4, -3, 5, -4, 32, -31, 33, 256, -255, 257, 2048, -2047, 2049, 131072, -131071, 16777216, -16777215, 16777217, 2 ** 40, -(2 ** 40), 2 ** 53 - 1, -(2 ** 53 - 1), 1_732_950_000_000];
+  const ints = [
+    0,
+    1,
+    -1,
+    4,
+    -3,
+    5,
+    -4,
+    32,
+    -31,
+    33,
+    256,
+    -255,
+    257,
+    2048,
+    -2047,
+    2049,
+    131072,
+    -131071,
+    16777216,
+    -16777215,
+    16777217,
+    2 ** 40,
+    -(2 ** 40),
+    2 ** 53 - 1,
+    -(2 ** 53 - 1),
+    1_732_950_000_000,
+  ];
   const w = new BitWriter();
   for (const x of ints) putVarbitInt(w, x);
   const uints = [0, 7, 8, 63, 64, 511, 512, 4095, 4096, 262143, 262144, 33554431, 33554432, 2 ** 53 - 1];
@@ -73,7 +115,10 @@ for (const encoding of [HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING] as const) 
     const bytes = enc.bytes().slice();
     assert.equal(histogramChunkNumSamples(bytes), 120);
     const got = decodeHistogramChunk(bytes, encoding);
-    assert.deepEqual(got.timestamps, want.map((w) => w.t));
+    assert.deepEqual(
+      got.timestamps,
+      want.map((w) => w.t),
+    );
     got.histograms.forEach((h, i) => {
       assert.ok(sameHistogram(h, want[i].h), `sample ${i}: ${JSON.stringify(h)} vs ${JSON.stringify(want[i].h)}`);
       assert.deepEqual(h.positiveBuckets, want[i].h.positiveBuckets);
@@ -83,7 +128,10 @@ for (const encoding of [HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING] as const) 
     });
     // A range cut decodes only the samples inside.
     const part = decodeHistogramChunk(bytes, encoding, want[10].t, want[19].t);
-    assert.deepEqual(part.timestamps, want.slice(10, 20).map((w) => w.t));
+    assert.deepEqual(
+      part.timestamps,
+      want.slice(10, 20).map((w) => w.t),
+    );
   });
 
   test(`encoding ${encoding}: stale markers are a stale NaN sum with no buckets, also as the first sample`, () => {
@@ -129,10 +177,10 @@ for (const encoding of [HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING] as const) 
     assert.deepEqual(enc.tryAppend(T0 + 1, hist({ count: 12, schema: 2 })), { ok: false, header: HEADER_UNKNOWN });
     assert.deepEqual(enc.tryAppend(T0 + 1, hist({ count: 12, zeroThreshold: 0.001 })), { ok: false, header: HEADER_UNKNOWN });
     // A bucket in use disappearing is a reset; an empty one may go.
-    assert.deepEqual(
-      enc.tryAppend(T0 + 1, hist({ count: 12, positiveSpans: [{ offset: -1, length: 2 }], positiveBuckets: [5, 5] })),
-      { ok: false, header: HEADER_RESET },
-    );
+    assert.deepEqual(enc.tryAppend(T0 + 1, hist({ count: 12, positiveSpans: [{ offset: -1, length: 2 }], positiveBuckets: [5, 5] })), {
+      ok: false,
+      header: HEADER_RESET,
+    });
     assert.deepEqual(enc.tryAppend(T0 + 1, hist({ counterResetHint: 'gauge' })), { ok: false, header: HEADER_GAUGE });
     assert.equal(enc.numSamples, 1);
     const reset = new HistogramChunkEncoder(encoding, HEADER_RESET);
@@ -168,15 +216,30 @@ for (const encoding of [HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING] as const) 
   test(`encoding ${encoding}: gauge histograms go down without new chunks; custom bounds (schema -53) round-trip`, () => {
     const enc = new HistogramChunkEncoder(encoding, HEADER_GAUGE);
     enc.append(T0, hist({ counterResetHint: 'gauge' }));
-    assert.deepEqual(enc.tryAppend(T0 + 1, hist({ counterResetHint: 'gauge', count: 2, zeroCount: 0, positiveBuckets: [0, 1, 1], negativeBuckets: [0] })), { ok: true });
+    assert.deepEqual(enc.tryAppend(T0 + 1, hist({ counterResetHint: 'gauge', count: 2, zeroCount: 0, positiveBuckets: [0, 1, 1], negativeBuckets: [0] })), {
+      ok: true,
+    });
     assert.deepEqual(enc.tryAppend(T0 + 2, hist({ count: 3 })), { ok: false, header: HEADER_UNKNOWN });
     const got = decodeHistogramChunk(enc.bytes(), encoding);
-    assert.deepEqual(got.histograms.map((h) => h.counterResetHint), ['gauge', 'gauge']);
+    assert.deepEqual(
+      got.histograms.map((h) => h.counterResetHint),
+      ['gauge', 'gauge'],
+    );
     assert.deepEqual(got.histograms[1].positiveBuckets, [0, 1, 1]);
 
     const cv = [0.005, 0.25, 1, 2.5, 1e9, -3, 0.1234567];
     const custom = new HistogramChunkEncoder(encoding);
-    const h = hist({ schema: -53, zeroThreshold: 0, zeroCount: 0, count: 6, customValues: cv, negativeSpans: [], negativeBuckets: [], positiveSpans: [{ offset: 0, length: 3 }], positiveBuckets: [1, 2, 3] });
+    const h = hist({
+      schema: -53,
+      zeroThreshold: 0,
+      zeroCount: 0,
+      count: 6,
+      customValues: cv,
+      negativeSpans: [],
+      negativeBuckets: [],
+      positiveSpans: [{ offset: 0, length: 3 }],
+      positiveBuckets: [1, 2, 3],
+    });
     custom.append(T0, h);
     assert.deepEqual(custom.tryAppend(T0 + 1, { ...h, customValues: [1, 2] }), { ok: false, header: HEADER_RESET });
     const back = decodeHistogramChunk(custom.bytes(), encoding);

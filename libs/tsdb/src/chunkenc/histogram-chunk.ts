@@ -9,15 +9,7 @@
 
 import type { HistogramSpan, NativeHistogram } from '@strata/model';
 import { BitReader, BitWriter } from './bit-stream.ts';
-import {
-  HEADER_GAUGE,
-  HEADER_UNKNOWN,
-  appendability,
-  layoutIndices,
-  onLayout,
-  type Appendability,
-  type LayoutIndices,
-} from './histogram-layout.ts';
+import { HEADER_GAUGE, HEADER_UNKNOWN, appendability, layoutIndices, onLayout, type Appendability, type LayoutIndices } from './histogram-layout.ts';
 import {
   STALE_NAN,
   STALE_NAN_HI,
@@ -533,4 +525,3 @@ function cumulative(deltas: readonly number[]): number[] {
   for (let i = 0; i < deltas.length; i++) out[i] = c += deltas[i];
   return out;
 }
-

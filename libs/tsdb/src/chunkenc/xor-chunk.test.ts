@@ -1,14 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  HI_WORD,
-  LO_WORD,
-  XorChunkEncoder,
-  XorChunkIterator,
-  decodeXorChunk,
-  decodeXorChunkInto,
-  xorChunkNumSamples,
-} from './xor-chunk.ts';
+import { HI_WORD, LO_WORD, XorChunkEncoder, XorChunkIterator, decodeXorChunk, decodeXorChunkInto, xorChunkNumSamples } from './xor-chunk.ts';
 import { crc32c } from '../encoding/crc32c.ts';
 
 /** Deterministic PRNG so failures reproduce. */
@@ -59,8 +51,10 @@ test('round-trips random data with irregular intervals, special values and NaN p
       else if (kind < 0.5) vs[i] = (r() - 0.5) * 1e300;
       else if (kind < 0.55) vs[i] = Infinity;
       else if (kind < 0.6) vs[i] = -Infinity;
-      else if (kind < 0.65) setBits(vs, i, 0x7ff00000, 0x00000002); // stale marker
-      else if (kind < 0.7) setBits(vs, i, 0xfff80000 | (r() * 0x7ffff), (r() * 2 ** 32) >>> 0); // NaN payloads
+      else if (kind < 0.65)
+        setBits(vs, i, 0x7ff00000, 0x00000002); // stale marker
+      else if (kind < 0.7)
+        setBits(vs, i, 0xfff80000 | (r() * 0x7ffff), (r() * 2 ** 32) >>> 0); // NaN payloads
       else if (kind < 0.75) vs[i] = -0;
       else if (kind < 0.8) vs[i] = Number.MIN_VALUE * Math.floor(r() * 1000);
       else if (kind < 0.9 && i > 0) vs[i] = vs[i - 1];
@@ -113,10 +107,7 @@ test('matches the bytes Prometheus writes for a known chunk', () => {
   const enc = new XorChunkEncoder();
   enc.append(1000, 1);
   enc.append(2000, 1);
-  assert.deepEqual(
-    Array.from(enc.bytes()),
-    [0x00, 0x02, 0xd0, 0x0f, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xe8, 0x07, 0x00],
-  );
+  assert.deepEqual(Array.from(enc.bytes()), [0x00, 0x02, 0xd0, 0x0f, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xe8, 0x07, 0x00]);
   // Go's bstream leaves an empty byte after a byte-aligned writeByte; so do we.
   const one = new XorChunkEncoder();
   one.append(1000, 1);

@@ -55,7 +55,10 @@ test('a slab whose space was all given back is reused for the next allocations',
     'an allocation after the current slab filled up reuses the emptied slab instead of a new one',
   );
   for (const r of first.filter((x) => x.slab !== firstSlab)) {
-    assert.ok(r.slab.subarray(r.off, r.off + r.n).every((b) => b === r.fill), 'ranges still held are untouched');
+    assert.ok(
+      r.slab.subarray(r.off, r.off + r.n).every((b) => b === r.fill),
+      'ranges still held are untouched',
+    );
   }
 });
 

@@ -44,7 +44,10 @@ test('reads through the decoded-samples cache equal plain decoding, bit for bit,
           const want = [];
           for (let i = 0; i < 500; i++) if (1000 * (i + 1) >= mint && 1000 * (i + 1) <= maxt) want.push(1000 * (i + 1));
           assert.deepEqual([...a[7].timestamps], want);
-          assert.equal(a[7].values[want.length - 1], want.length === 0 || want[want.length - 1] === 201_000 ? a[7].values[want.length - 1] : 7000 + (want[want.length - 1] / 1000 - 1) * 0.5);
+          assert.equal(
+            a[7].values[want.length - 1],
+            want.length === 0 || want[want.length - 1] === 201_000 ? a[7].values[want.length - 1] : 7000 + (want[want.length - 1] / 1000 - 1) * 0.5,
+          );
         }
         a.forEach((s, i) => {
           assert.deepEqual([...b[i].timestamps], [...s.timestamps], `timestamps in [${mint}, ${maxt}]`);
@@ -113,6 +116,13 @@ test('a cached timeline grows with appends, merges out-of-order samples, and vie
   same(0, 1e9);
   push(400, 410);
   same(0, 1e9);
-  assert.deepEqual(early.map((s) => [...s.values]), earlyCopy, 'the first read still holds what it read');
-  assert.deepEqual([...early[0].timestamps], Array.from({ length: 49 }, (_, i) => 1000 * (i + 1)));
+  assert.deepEqual(
+    early.map((s) => [...s.values]),
+    earlyCopy,
+    'the first read still holds what it read',
+  );
+  assert.deepEqual(
+    [...early[0].timestamps],
+    Array.from({ length: 49 }, (_, i) => 1000 * (i + 1)),
+  );
 });

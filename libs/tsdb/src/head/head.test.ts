@@ -30,11 +30,23 @@ function names(head: Head, matchers: Matcher[], mint = 0, maxt = 10_000): string
 test('matchers select like Prometheus, regexes fully anchored', () => {
   const head = headWith(data);
   assert.equal(names(head, [{ type: '=', name: '__name__', value: 'up' }]).length, 3);
-  assert.equal(names(head, [{ type: '=', name: '__name__', value: 'up' }, { type: '!=', name: 'job', value: 'api' }]).length, 1);
+  assert.equal(
+    names(head, [
+      { type: '=', name: '__name__', value: 'up' },
+      { type: '!=', name: 'job', value: 'api' },
+    ]).length,
+    1,
+  );
   assert.equal(names(head, [{ type: '=~', name: 'job', value: 'ap' }]).length, 0, 'regex must be anchored');
   assert.equal(names(head, [{ type: '=~', name: 'job', value: 'ap.*' }]).length, 4);
   assert.equal(names(head, [{ type: '!~', name: 'job', value: 'api|db' }]).length, 0);
-  assert.equal(names(head, [{ type: '=~', name: '__name__', value: '.+' }, { type: '!~', name: 'instance', value: 'a' }]).length, 2);
+  assert.equal(
+    names(head, [
+      { type: '=~', name: '__name__', value: '.+' },
+      { type: '!~', name: 'instance', value: 'a' },
+    ]).length,
+    2,
+  );
   // code="" selects series without a code label.
   assert.equal(names(head, [{ type: '=', name: 'code', value: '' }]).length, 3);
   assert.equal(names(head, [{ type: '=~', name: 'code', value: '5..' }]).length, 1);
@@ -159,7 +171,10 @@ test('a cut sets the lower bound; truncation drops old chunks and empty series',
   head.append(labelsFromRecord({ __name__: 'old' }), new Float64Array([10, 20]), new Float64Array([1, 2]), stats);
   head.append(labelsFromRecord({ __name__: 'both' }), new Float64Array([30, 120, 160]), new Float64Array([1, 2, 3]), stats);
   const cut = head.snapshotForBlock(0, 100);
-  assert.deepEqual(cut.map((s) => s.labels[0].value), ['both', 'old']);
+  assert.deepEqual(
+    cut.map((s) => s.labels[0].value),
+    ['both', 'old'],
+  );
   head.append(labelsFromRecord({ __name__: 'late' }), new Float64Array([90, 170]), new Float64Array([1, 2]), stats);
   assert.equal(stats.outOfBounds, 1, 'below the cut: rejected, not silently lost');
   assert.equal(head.numSeries, 3);
@@ -184,7 +199,11 @@ test('exemplars: ring buffer per tenant, out-of-order rejected, replay idempoten
   assert.equal(stats.exemplarsRejected, 1);
   head.append(labelsFromRecord({ __name__: 'b' }), new Float64Array([]), new Float64Array([]), stats, [ex(30, 'b1'), ex(40, 'b2')]);
   const got = head.exemplars([{ type: '=', name: '__name__', value: 'a' }], 0, 100);
-  assert.deepEqual(got.map((s) => s.exemplars.map((e) => e.labels[0].value)), [['y']], 'x was overwritten by the ring');
+  assert.deepEqual(
+    got.map((s) => s.exemplars.map((e) => e.labels[0].value)),
+    [['y']],
+    'x was overwritten by the ring',
+  );
   assert.equal(head.exemplars([], 35, 100)[0].exemplars[0].timestamp, 40);
 });
 
@@ -286,7 +305,9 @@ test('label fields equal byte for byte find their series; a hash collision of eq
   assert.equal(e.decodes, 0);
   assert.equal(head.numSeries, 3);
   assert.equal(stats.appended, 11);
-  const got = Object.fromEntries(head.select([{ type: '=', name: '__name__', value: 'up' }], 0, 10_000).map((s) => [labelsToRecord(s.labels).job, [...s.values]]));
+  const got = Object.fromEntries(
+    head.select([{ type: '=', name: '__name__', value: 'up' }], 0, 10_000).map((s) => [labelsToRecord(s.labels).job, [...s.values]]),
+  );
   assert.deepEqual(got, { [pair[0]]: [1, 2000, 3000, 4000], [pair[1]]: [2, -2000, -3000, -4000], c: [7, 8, 9] });
 });
 
@@ -324,11 +345,26 @@ test('series idle at a cut, or switched to histograms and back, append floats ag
   };
   for (let i = 0; i < n; i++) push(i, H2 - 30 * 15_000, 30);
   head.snapshotForBlock(0, H2); // every series is idle at the cut: its open chunk is closed
-  const hist = { counterResetHint: 'unknown' as const, schema: 0, zeroThreshold: 0, zeroCount: 1, count: 1, sum: 1, positiveSpans: [], negativeSpans: [], positiveBuckets: [], negativeBuckets: [] };
+  const hist = {
+    counterResetHint: 'unknown' as const,
+    schema: 0,
+    zeroThreshold: 0,
+    zeroCount: 1,
+    count: 1,
+    sum: 1,
+    positiveSpans: [],
+    negativeSpans: [],
+    positiveBuckets: [],
+    negativeBuckets: [],
+  };
   for (let i = 0; i < n; i += 3) head.appendHistograms(name(i), [{ timestamp: H2 + 1000, histogram: hist, float: false }], stats);
   for (let round = 0; round < 4; round++) for (let i = 0; i < n; i++) push(i, H2 + 15_000 + round * 200 * 15_000, 200);
   for (let i = 0; i < n; i++) {
     const [s] = head.select([{ type: '=', name: 'i', value: String(i) }], 0, 1e12);
-    assert.deepEqual(Array.from(s.timestamps, (t, k) => [t, s.values[k]]), want[i], `series ${i}`);
+    assert.deepEqual(
+      Array.from(s.timestamps, (t, k) => [t, s.values[k]]),
+      want[i],
+      `series ${i}`,
+    );
   }
 });

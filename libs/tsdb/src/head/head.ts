@@ -4,7 +4,21 @@
 // metadata. It never accepts two values for one timestamp and never takes a
 // sample below what has been cut into blocks.
 
-import { SERIES_HASH_SEED, compareLabels, compareUtf8, foldHash, hashLabels, seriesKey, inQueryShard, splitQueryShard, stringHash, type EncodedLabels, type Labels, type Matcher, type Series } from '@strata/model';
+import {
+  SERIES_HASH_SEED,
+  compareLabels,
+  compareUtf8,
+  foldHash,
+  hashLabels,
+  seriesKey,
+  inQueryShard,
+  splitQueryShard,
+  stringHash,
+  type EncodedLabels,
+  type Labels,
+  type Matcher,
+  type Series,
+} from '@strata/model';
 import { ChunkArena, ReusingArena } from './chunk-arena.ts';
 import { HeadChunks } from './head-chunks.ts';
 import { sameHistogram } from '../chunkenc/histogram-layout.ts';
@@ -112,7 +126,13 @@ export class Head {
 
   constructor(opts: HeadOptions = {}) {
     this.chunkRange = opts.chunkRangeMs ?? 0;
-    this.ctx = { openArena: new ReusingArena(), closed: opts.chunksDir === undefined ? new ChunkArena() : new HeadChunks(opts.chunksDir), samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK, chunkRange: this.chunkRange, decoded: opts.decodedSamples ?? null };
+    this.ctx = {
+      openArena: new ReusingArena(),
+      closed: opts.chunksDir === undefined ? new ChunkArena() : new HeadChunks(opts.chunksDir),
+      samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK,
+      chunkRange: this.chunkRange,
+      decoded: opts.decodedSamples ?? null,
+    };
     this.oooWindow = opts.outOfOrderTimeWindowMs ?? NO_OOO;
     this.maxExemplars = opts.maxExemplars ?? 100_000;
     this.metadataStore = new MetricMetadataStore(opts.maxMetadataMetrics);
@@ -500,7 +520,13 @@ export class Head {
    */
   private sameEncoded(s: MemorySeries, l: EncodedLabels): boolean {
     const slab = s.rawSlab;
-    if (slab !== null && l.rawStart >= 0 && s.rawLen === l.rawEnd - l.rawStart && slab.compare(l.bytes, l.rawStart, l.rawEnd, s.rawOff, s.rawOff + s.rawLen) === 0) return true;
+    if (
+      slab !== null &&
+      l.rawStart >= 0 &&
+      s.rawLen === l.rawEnd - l.rawStart &&
+      slab.compare(l.bytes, l.rawStart, l.rawEnd, s.rawOff, s.rawOff + s.rawLen) === 0
+    )
+      return true;
     if (!flatEqualsBytes(s.lbls, l)) return false;
     if (slab === null) this.keepRaw(s, l);
     return true;

@@ -16,7 +16,10 @@ import { STALE_NAN, isStaleNaN } from '../chunkenc/varbit.ts';
 
 const T0 = 1_732_950_000_000;
 const H2 = 2 * 3600_000;
-const labels: Labels = [{ name: '__name__', value: 'latency' }, { name: 'job', value: 'api' }];
+const labels: Labels = [
+  { name: '__name__', value: 'latency' },
+  { name: 'job', value: 'api' },
+];
 
 function hist(n: number, over: Partial<NativeHistogram> = {}): NativeHistogram {
   return {
@@ -72,17 +75,34 @@ test('head: a series switching between floats and histograms cuts a chunk at eac
     const head = new Head({ chunkRangeMs: H2 });
     const st = emptyAppendStats();
     head.append(labels, Float64Array.of(T0, T0 + 1000), Float64Array.of(1, 2), st);
-    head.appendHistograms(labels, [{ timestamp: T0 + 2000, histogram: hist(1), float: false }, { timestamp: T0 + 3000, histogram: hist(2), float: false }], st);
+    head.appendHistograms(
+      labels,
+      [
+        { timestamp: T0 + 2000, histogram: hist(1), float: false },
+        { timestamp: T0 + 3000, histogram: hist(2), float: false },
+      ],
+      st,
+    );
     head.append(labels, Float64Array.of(T0 + 4000), Float64Array.of(3), st);
     head.appendHistograms(labels, [{ timestamp: T0 + 5000, histogram: hist(3.5), float: true }], st);
     // A counter reset inside the histograms: a new chunk with the reset bits.
-    head.appendHistograms(labels, [{ timestamp: T0 + 6000, histogram: hist(4.5), float: true }, { timestamp: T0 + 7000, histogram: hist(1), float: true }], st);
+    head.appendHistograms(
+      labels,
+      [
+        { timestamp: T0 + 6000, histogram: hist(4.5), float: true },
+        { timestamp: T0 + 7000, histogram: hist(1), float: true },
+      ],
+      st,
+    );
     assert.equal(st.appended, 8);
 
     const start = Math.floor(T0 / H2) * H2;
     const series = head.snapshotForBlock(start, start + H2);
     const chunks = series[0].chunks;
-    assert.deepEqual(chunks.map((c) => c.encoding ?? XOR_ENCODING), [XOR_ENCODING, HISTOGRAM_ENCODING, XOR_ENCODING, FLOAT_HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING]);
+    assert.deepEqual(
+      chunks.map((c) => c.encoding ?? XOR_ENCODING),
+      [XOR_ENCODING, HISTOGRAM_ENCODING, XOR_ENCODING, FLOAT_HISTOGRAM_ENCODING, FLOAT_HISTOGRAM_ENCODING],
+    );
     assert.equal(histogramChunkHeader(chunks[4].data), HEADER_RESET);
     assert.equal(histogramChunkHeader(chunks[1].data), HEADER_UNKNOWN);
 
@@ -94,7 +114,10 @@ test('head: a series switching between floats and histograms cuts a chunk at eac
       const [s] = await reader.select({ matchers: [], mint: T0, maxt: T0 + 10_000 });
       assert.deepEqual(Array.from(s.timestamps), [T0, T0 + 1000, T0 + 4000]);
       assert.deepEqual(Array.from(s.values), [1, 2, 3]);
-      assert.deepEqual(Array.from(s.histograms?.timestamps ?? []), [2000, 3000, 5000, 6000, 7000].map((d) => T0 + d));
+      assert.deepEqual(
+        Array.from(s.histograms?.timestamps ?? []),
+        [2000, 3000, 5000, 6000, 7000].map((d) => T0 + d),
+      );
       const want = [hist(1), hist(2), hist(3.5), hist(4.5), hist(1)];
       s.histograms?.values.forEach((h, i) => assert.ok(sameHistogram(h, want[i]), `histogram ${i}`));
     } finally {
@@ -116,7 +139,10 @@ test('head: histogram chunks hold 120 samples and never cross a block boundary; 
   assert.equal(before[0].chunks.length, 1);
   assert.equal(before[0].chunks[0].maxTime, start - 15_000);
   const after = head.snapshotForBlock(start, start + H2);
-  assert.deepEqual(after[0].chunks.map((c) => (c.data[0] << 8) | c.data[1]), [120, 90]);
+  assert.deepEqual(
+    after[0].chunks.map((c) => (c.data[0] << 8) | c.data[1]),
+    [120, 90],
+  );
   assert.equal(histogramChunkHeader(after[0].chunks[1].data), HEADER_NOT_RESET);
   head.truncate(start);
   const left = head.select([], -Infinity, Infinity);
@@ -145,7 +171,7 @@ test('head: stale histogram markers keep their NaN bits through the head and a b
   }
 });
 
-test('compaction merges two zones\' histogram blocks, identical samples kept once', async () => {
+test("compaction merges two zones' histogram blocks, identical samples kept once", async () => {
   const dir = await tmp();
   try {
     const mk = async (from: number, n: number) => {
@@ -154,7 +180,14 @@ test('compaction merges two zones\' histogram blocks, identical samples kept onc
         dir,
         mint: T0,
         maxt: T0 + H2,
-        series: [{ labels, timestamps: new Float64Array(0), values: new Float64Array(0), histograms: { timestamps: Float64Array.from(hs, (x) => x.timestamp), values: hs.map((x) => x.histogram) } }],
+        series: [
+          {
+            labels,
+            timestamps: new Float64Array(0),
+            values: new Float64Array(0),
+            histograms: { timestamps: Float64Array.from(hs, (x) => x.timestamp), values: hs.map((x) => x.histogram) },
+          },
+        ],
       });
     };
     const a = await mk(0, 200);

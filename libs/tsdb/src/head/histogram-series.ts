@@ -146,10 +146,7 @@ export class HistogramSeries {
 
   private readonly samplesPerChunk: number;
 
-  constructor(
-    samplesPerChunk: number,
-    chunkRange: number,
-  ) {
+  constructor(samplesPerChunk: number, chunkRange: number) {
     this.samplesPerChunk = samplesPerChunk;
     this.chunker = new HistogramChunker(samplesPerChunk, chunkRange, (c) => this.closed.push(c));
   }

@@ -185,7 +185,9 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     const m = this.cmeta;
     for (let k = 0; !found && k < this.numClosedChunks; k++) {
       if ((m as number[])[4 * k] <= t && (m as number[])[4 * k + 1] >= t) {
-        lastDecoded.load((this.cslabs as (Uint8Array | ChunkSegment)[])[k], (m as number[])[4 * k + 2], (m as number[])[4 * k + 3], 0, () => this.closedChunk(k));
+        lastDecoded.load((this.cslabs as (Uint8Array | ChunkSegment)[])[k], (m as number[])[4 * k + 2], (m as number[])[4 * k + 3], 0, () =>
+          this.closedChunk(k),
+        );
         found = true;
       }
     }
@@ -330,7 +332,8 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     return (
       this.numClosedChunks === 0 &&
       this.numSamples === 0 &&
-      (this.ooo === null || this.ooo.length === 0) && (this.hist === null || this.hist.isEmpty()) &&
+      (this.ooo === null || this.ooo.length === 0) &&
+      (this.hist === null || this.hist.isEmpty()) &&
       (this.oooH === null || this.oooH.length === 0)
     );
   }

@@ -16,7 +16,10 @@ import { STALE_NAN, isStaleNaN } from '../chunkenc/varbit.ts';
 const H2 = 2 * 3600_000;
 const T0 = Math.floor(1_732_950_000_000 / H2) * H2 + 600_000;
 const HOUR = 3600_000;
-const labels: Labels = [{ name: '__name__', value: 'latency' }, { name: 'job', value: 'api' }];
+const labels: Labels = [
+  { name: '__name__', value: 'latency' },
+  { name: 'job', value: 'api' },
+];
 
 function hist(n: number, over: Partial<NativeHistogram> = {}): NativeHistogram {
   return {
@@ -66,7 +69,10 @@ test('out-of-order histograms inside the window are kept and read in time order;
   assert.deepEqual(Array.from(s.timestamps), [T0 + 7_000]);
   const hs = s.histograms;
   assert.ok(hs);
-  assert.deepEqual(Array.from(hs.timestamps), [0, 1, 2, 3, 4, 5, 6].map((k) => T0 + k * 15_000));
+  assert.deepEqual(
+    Array.from(hs.timestamps),
+    [0, 1, 2, 3, 4, 5, 6].map((k) => T0 + k * 15_000),
+  );
   hs.values.forEach((h, k) => assert.ok(sameHistogram(h, hist(k + 1)), `sample ${k}`));
   // Where the merge switches between in-order and out-of-order samples nothing is known about a reset.
   assert.deepEqual(
@@ -74,7 +80,10 @@ test('out-of-order histograms inside the window are kept and read in time order;
     ['unknown', 'unknown', 'unknown', 'unknown', 'unknown', 'unknown', 'unknown'],
   );
   // Reads narrower than the store take only what is inside.
-  assert.deepEqual(Array.from(head.select([], T0 + 15_000, T0 + 45_000)[0].histograms?.timestamps ?? []), [1, 2, 3].map((k) => T0 + k * 15_000));
+  assert.deepEqual(
+    Array.from(head.select([], T0 + 15_000, T0 + 45_000)[0].histograms?.timestamps ?? []),
+    [1, 2, 3].map((k) => T0 + k * 15_000),
+  );
 });
 
 test('a block cut from a series with out-of-order floats and histograms: one timeline, a chunk per run of one kind, out-of-order histogram chunks say "unknown"; the block reads back the same', async () => {
@@ -85,7 +94,11 @@ test('a block cut from a series with out-of-order floats and histograms: one tim
     // In order: floats at 0..2, histograms at 3..9. Then out of order: histograms at -3, -2 (before
     // everything), a float histogram inside the float run, floats inside the histogram run.
     head.append(labels, Float64Array.of(T0, T0 + 15_000, T0 + 30_000), Float64Array.of(1, 2, 3), st);
-    head.appendHistograms(labels, [3, 4, 5, 6, 7, 8, 9].map((k) => at(k)), st);
+    head.appendHistograms(
+      labels,
+      [3, 4, 5, 6, 7, 8, 9].map((k) => at(k)),
+      st,
+    );
     head.appendHistograms(labels, [at(-3, 1), at(-2, 2)], st);
     head.appendHistograms(labels, [{ timestamp: T0 + 20_000, histogram: hist(2.5), float: true }], st);
     head.append(labels, Float64Array.of(T0 + 5 * 15_000 + 1, T0 + 5 * 15_000 + 2), Float64Array.of(7, 8), st);
@@ -157,5 +170,8 @@ test('a float series given an out-of-order histogram reads and cuts both', () =>
   assert.deepEqual(Array.from(s.histograms?.timestamps ?? []), [T0 + 15_000]);
   const start = Math.floor(T0 / H2) * H2;
   const chunks = head.snapshotForBlock(start, start + H2)[0].chunks;
-  assert.deepEqual(chunks.map((c) => c.encoding ?? XOR_ENCODING), [XOR_ENCODING, FLOAT_HISTOGRAM_ENCODING, XOR_ENCODING]);
+  assert.deepEqual(
+    chunks.map((c) => c.encoding ?? XOR_ENCODING),
+    [XOR_ENCODING, FLOAT_HISTOGRAM_ENCODING, XOR_ENCODING],
+  );
 });

@@ -14,7 +14,13 @@ function head(): Head {
 test('a range head answers within both its own range and the question', async () => {
   const q = new RangeHead(head(), 1500, 8500);
   const got = await q.select({ matchers: [], mint: 0, maxt: 10_000 });
-  assert.deepEqual(got.map((s) => [s.labels[0].value, [...s.timestamps]]), [['early', [2000]], ['late', [8000]]]);
+  assert.deepEqual(
+    got.map((s) => [s.labels[0].value, [...s.timestamps]]),
+    [
+      ['early', [2000]],
+      ['late', [8000]],
+    ],
+  );
   assert.deepEqual(await q.select({ matchers: [], mint: 8600, maxt: 10_000 }), []);
   assert.deepEqual(await q.labelNames({ matchers: [{ type: '=~', name: '__name__', value: '.+' }], mint: 0, maxt: 5000 }), ['__name__', 'job']);
   assert.deepEqual(await q.labelValues({ name: 'job', matchers: [{ type: '!=', name: 'job', value: '' }], mint: 7000, maxt: 10_000 }), ['b']);
@@ -37,7 +43,8 @@ test('an aborted signal is refused before the head is read', async () => {
 function bigHead(series: number): Head {
   const h = new Head();
   const stats = emptyAppendStats();
-  for (let i = 0; i < series; i++) h.append(labelsFromRecord({ __name__: 'big', i: String(i) }), new Float64Array([1000, 2000]), new Float64Array([1, 2]), stats);
+  for (let i = 0; i < series; i++)
+    h.append(labelsFromRecord({ __name__: 'big', i: String(i) }), new Float64Array([1000, 2000]), new Float64Array([1, 2]), stats);
   return h;
 }
 
@@ -66,7 +73,10 @@ test('the query budget stops a select in the head: too many series, too many sam
     code: 'err-strata-max-samples-per-query',
     message: /limit: 4000 samples.*-querier.max-samples/,
   });
-  assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxSeries: 3000, maxSamples: 6000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length, 3000);
+  assert.equal(
+    (await new RangeHead(h, -Infinity, Infinity, { maxSeries: 3000, maxSamples: 6000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length,
+    3000,
+  );
 });
 
 test('the estimated-memory budget stops a select in the head, naming the limit', async () => {
@@ -76,7 +86,10 @@ test('the estimated-memory budget stops a select in the head, naming the limit',
     kind: 'unprocessable',
     message: /maximum estimated memory per query \(limit: 100000 bytes\).*-querier.max-estimated-memory-per-query/,
   });
-  assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxEstimatedMemoryBytes: 100_000_000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length, 3000);
+  assert.equal(
+    (await new RangeHead(h, -Infinity, Infinity, { maxEstimatedMemoryBytes: 100_000_000 }).select({ matchers: [], mint: 0, maxt: 10_000 })).length,
+    3000,
+  );
 });
 
 test('an instant selector in an instant query reads the newest sample alone, stale markers bit for bit; otherwise every sample', async () => {
@@ -88,14 +101,38 @@ test('an instant selector in an instant query reads the newest sample alone, sta
   new BigUint64Array(goneValues.buffer)[1] = 0x7ff0000000000002n; // Prometheus' stale marker
   h.append(labelsFromRecord({ __name__: 'up', job: 'a' }), ts, values, stats);
   h.append(labelsFromRecord({ __name__: 'up', job: 'gone' }), new Float64Array([1000, 16_000]), goneValues, stats);
-  h.appendHistograms(labelsFromRecord({ __name__: 'h', job: 'a' }), [{ timestamp: 1000, histogram: { counterResetHint: 'unknown', schema: 0, zeroThreshold: 0, zeroCount: 0, count: 1, sum: 1, positiveSpans: [{ offset: 0, length: 1 }], positiveBuckets: [1], negativeSpans: [], negativeBuckets: [] }, float: false }], stats);
+  h.appendHistograms(
+    labelsFromRecord({ __name__: 'h', job: 'a' }),
+    [
+      {
+        timestamp: 1000,
+        histogram: {
+          counterResetHint: 'unknown',
+          schema: 0,
+          zeroThreshold: 0,
+          zeroCount: 0,
+          count: 1,
+          sum: 1,
+          positiveSpans: [{ offset: 0, length: 1 }],
+          positiveBuckets: [1],
+          negativeSpans: [],
+          negativeBuckets: [],
+        },
+        float: false,
+      },
+    ],
+    stats,
+  );
   const q = new RangeHead(h);
   const last = ts[ts.length - 1];
   const instant = (mint: number, maxt: number) =>
     q.select({ matchers: [{ type: '=~', name: '__name__', value: 'up|h' }], mint, maxt, hints: { start: mint, end: maxt, step: 0, range: 0 } });
 
   const got = await instant(last - 300_000, last + 60_000);
-  assert.deepEqual(got.map((s) => [s.labels[1].value, [...s.timestamps], [...s.values]]), [['a', [last], [299]]]);
+  assert.deepEqual(
+    got.map((s) => [s.labels[1].value, [...s.timestamps], [...s.values]]),
+    [['a', [last], [299]]],
+  );
   const gone = await instant(1000, 20_000);
   const g = gone.find((s) => s.labels[1].value === 'gone');
   assert.deepEqual(g && [...g.timestamps], [16_000]);
@@ -106,6 +143,14 @@ test('an instant selector in an instant query reads the newest sample alone, sta
   // Before the newest sample, with a range or a step: the samples in the range, as without hints.
   const before = await instant(ts[100], ts[110]);
   assert.equal(before.find((s) => s.labels[1].value === 'a')?.timestamps.length, 11);
-  const ranged = await q.select({ matchers: [{ type: '=', name: 'job', value: 'a' }, { type: '=', name: '__name__', value: 'up' }], mint: last - 300_000, maxt: last, hints: { start: last - 300_000, end: last, step: 0, range: 300_000, func: 'rate' } });
+  const ranged = await q.select({
+    matchers: [
+      { type: '=', name: 'job', value: 'a' },
+      { type: '=', name: '__name__', value: 'up' },
+    ],
+    mint: last - 300_000,
+    maxt: last,
+    hints: { start: last - 300_000, end: last, step: 0, range: 300_000, func: 'rate' },
+  });
   assert.equal(ranged[0].timestamps.length, 21);
 });

@@ -2,7 +2,17 @@
 // [mint, maxt], asked like any block. Reads only; it never changes the head.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { estimatedSeriesBytes, queryBudgetExceeded, seriesFloatSamples, throwIfAborted, type BlockLabelValuesParams, type BlockQuerier, type BlockSelectParams, type QueryBudget, type Series } from '@strata/model';
+import {
+  estimatedSeriesBytes,
+  queryBudgetExceeded,
+  seriesFloatSamples,
+  throwIfAborted,
+  type BlockLabelValuesParams,
+  type BlockQuerier,
+  type BlockSelectParams,
+  type QueryBudget,
+  type Series,
+} from '@strata/model';
 import type { Head } from './head.ts';
 
 /** Series decoded per turn of the event loop: a large select never holds the process for long. */

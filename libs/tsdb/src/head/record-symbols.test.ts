@@ -93,7 +93,10 @@ test('a sender that changes its order once is relearned in the new order; every 
   for (let round = 0; round < 4; round++) send(all, (t += 1000));
   assert.equal(head.orderRelearnings, 0, 'met in the order the series were created in');
   // Resharded: every record holds other series, in another order.
-  const other = all.map((s, i) => ({ s, k: (i * 7919) % 401 })).sort((x, y) => x.k - y.k).map((x) => x.s);
+  const other = all
+    .map((s, i) => ({ s, k: (i * 7919) % 401 }))
+    .sort((x, y) => x.k - y.k)
+    .map((x) => x.s);
   for (let round = 0; round < 3; round++) send(other, (t += 1000));
   assert.equal(head.orderRelearnings, 1, 'another order: relearned in it');
   for (let round = 0; round < 6; round++) send(other, (t += 1000));
@@ -104,7 +107,10 @@ test('a sender that changes its order once is relearned in the new order; every 
   // The values too: each series got its own position's value in every record.
   const got = head.select([{ type: '=', name: 'cpu', value: 'cpu123' }], 0, 1e6)[0];
   const position = (order: Labels[]) => order.indexOf(all[123]) % 40;
-  assert.deepEqual([...got.values], expected.map((ts, i) => (i < 4 ? position(all) : position(other)) + ts / 1000));
+  assert.deepEqual(
+    [...got.values],
+    expected.map((ts, i) => (i < 4 ? position(all) : position(other)) + ts / 1000),
+  );
 });
 
 test('a guess is taken only when its labels are the record’s: a series of the same length right after the previous one is not', () => {

@@ -39,15 +39,7 @@ export class IndexReader {
   private readonly byName: Map<string, NameEntry>;
   private readonly seriesEnd: number;
 
-  private constructor(
-    src: ByteSource,
-    size: number,
-    version: number,
-    toc: IndexToc,
-    symbols: string[],
-    byName: Map<string, NameEntry>,
-    seriesEnd: number,
-  ) {
+  private constructor(src: ByteSource, size: number, version: number, toc: IndexToc, symbols: string[], byName: Map<string, NameEntry>, seriesEnd: number) {
     this.src = src;
     this.size = size;
     this.version = version;

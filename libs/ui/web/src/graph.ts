@@ -38,7 +38,10 @@ export function drawGraph(holder: HTMLElement, result: RangeSeries[], grid: { st
   const opts: uPlot.Options = {
     width,
     height: 360,
-    series: [{}, ...shown.map((s, i) => ({ label: seriesName(s.metric), stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: false, points: { show: false } }))],
+    series: [
+      {},
+      ...shown.map((s, i) => ({ label: seriesName(s.metric), stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: false, points: { show: false } })),
+    ],
     axes: [{}, { size: 70 }],
     scales: { x: { time: true } },
     legend: { live: true },

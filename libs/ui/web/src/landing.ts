@@ -8,7 +8,13 @@ export function renderLanding(main: HTMLElement, info: UiInfo): void {
   for (const p of info.pages) byModule.set(p.module, [...(byModule.get(p.module) ?? []), p]);
   main.append(
     h('h1', {}, info.title),
-    h('p', { class: 'lead' }, `This process runs -target=${info.targets.join(',')}: modules `, ...info.modules.flatMap((m, i) => [i > 0 ? ', ' : '', h('code', {}, m)]), '.'),
+    h(
+      'p',
+      { class: 'lead' },
+      `This process runs -target=${info.targets.join(',')}: modules `,
+      ...info.modules.flatMap((m, i) => [i > 0 ? ', ' : '', h('code', {}, m)]),
+      '.',
+    ),
     h(
       'div',
       { class: 'cards' },

@@ -21,8 +21,8 @@ async function boot(): Promise<void> {
   nav.append(
     ...[
       h('a', { href: '/', class: 'brand' }, info.title),
-    info.query ? h('a', { href: '/ui/query', class: path === '/ui/query' ? 'active' : undefined }, 'Query') : null,
-    ...info.pages.map((p) => h('a', { href: `/ui/status/${p.id}`, class: path === `/ui/status/${p.id}` ? 'active' : undefined }, p.title)),
+      info.query ? h('a', { href: '/ui/query', class: path === '/ui/query' ? 'active' : undefined }, 'Query') : null,
+      ...info.pages.map((p) => h('a', { href: `/ui/status/${p.id}`, class: path === `/ui/status/${p.id}` ? 'active' : undefined }, p.title)),
       h('span', { class: 'targets' }, `-target=${info.targets.join(',')}`),
     ].filter((n) => n !== null),
   );

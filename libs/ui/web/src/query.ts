@@ -77,10 +77,22 @@ class QueryPage {
   constructor(cfg: QueryConfig) {
     const params = this.params;
     this.cfg = cfg;
-    this.tenant = h('input', { type: 'text', id: 'tenant', placeholder: 'tenant (X-Scope-OrgID)', value: params.get('tenant') ?? localStorage.getItem('strata.tenant') ?? '' });
+    this.tenant = h('input', {
+      type: 'text',
+      id: 'tenant',
+      placeholder: 'tenant (X-Scope-OrgID)',
+      value: params.get('tenant') ?? localStorage.getItem('strata.tenant') ?? '',
+    });
     this.range = h('select', { id: 'range' }, ...RANGES.map((r) => h('option', { value: r, selected: r === (params.get('range') ?? '1h') }, r)));
     this.end = h('input', { type: 'datetime-local', id: 'end', step: '1', title: 'end of the range (empty: now)', value: params.get('end') ?? '' });
-    this.step = h('input', { type: 'text', id: 'step', size: '6', placeholder: 'auto', title: 'resolution step, e.g. 15s (empty: range/250)', value: params.get('step') ?? '' });
+    this.step = h('input', {
+      type: 'text',
+      id: 'step',
+      size: '6',
+      placeholder: 'auto',
+      title: 'resolution step, e.g. 15s (empty: range/250)',
+      value: params.get('step') ?? '',
+    });
     this.tab = params.get('tab') === 'table' ? 'table' : 'graph';
     this.view = this.editor();
   }
@@ -100,7 +112,8 @@ class QueryPage {
           apiPrefix: this.cfg.apiPrefix,
           httpMethod: 'GET',
           lookbackInterval: 12 * 3600 * 1000,
-          fetchFn: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...this.headers() } }),
+          fetchFn: (input: RequestInfo | URL, init?: RequestInit) =>
+            fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...this.headers() } }),
         },
       });
     return new EditorView({
@@ -222,7 +235,10 @@ class QueryPage {
       const shown = this.tab === 'graph' ? await this.graph(q, mine, endS - rangeS, endS, stepS) : await this.table(q, mine, endS);
       if (shown === undefined) return;
       const { answer, count } = shown;
-      const notes = [...(answer.warnings ?? []).map((w) => h('div', { class: 'warning' }, `warning: ${w}`)), ...(answer.infos ?? []).map((i) => h('div', { class: 'info' }, `info: ${i}`))];
+      const notes = [
+        ...(answer.warnings ?? []).map((w) => h('div', { class: 'warning' }, `warning: ${w}`)),
+        ...(answer.infos ?? []).map((i) => h('div', { class: 'info' }, `info: ${i}`)),
+      ];
       output.prepend(...notes);
       status.textContent = `${count} series · ${Math.round(performance.now() - began)} ms`;
     } catch (err) {

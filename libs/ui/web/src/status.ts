@@ -40,7 +40,12 @@ function table(rows: Record<string, StatusValue>[]): HTMLElement {
   return h(
     'div',
     { class: 'table-wrap' },
-    h('table', {}, h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', {}, c)))), h('tbody', {}, ...rows.map((r) => h('tr', {}, ...columns.map((c) => h('td', {}, value(r[c]))))))),
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', {}, c)))),
+      h('tbody', {}, ...rows.map((r) => h('tr', {}, ...columns.map((c) => h('td', {}, value(r[c])))))),
+    ),
   );
 }
 
