@@ -89,7 +89,7 @@ describe('a 512 MiB memory budget', { timeout: 900_000 }, () => {
     assert.ok(cmdline.includes('--max-old-space-size=384'), `node runs with 75% of the budget as its heap: ${cmdline.join(' ')}`);
     const log = readFileSync(sp.strata.opts.logFile, 'utf8');
     assert.match(log, /memory budget 512 MiB \(-server\.memory-limit\); V8 heap \d+ MiB \(--max-old-space-size=384, 75% of the budget\)/);
-    assert.match(log, /memory budget 512 MiB .*131072 series per ingester, 51 MiB and 131072 series per query/);
+    assert.match(log, /memory budget 512 MiB .*131072 series per ingester, 51 MiB, 131072 series and 26 MiB of chunks per query/);
   });
 
   test("a query over more series than the budget allows is a 422 naming the limit; RSS stays within the budget; ingestion and another tenant's queries go on", async () => {

@@ -92,6 +92,7 @@ function newIngester(
       maxSeries: config['querier.max-fetched-series-per-query'],
       maxSamples: config['querier.max-samples'],
       maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
+      maxChunkBytes: config['querier.max-fetched-chunk-bytes-per-query'],
     },
     decodedSamplesCacheBytes: config['ingester.decoded-chunks-cache-size'],
     // Over these the ingester keeps appending what Kafka holds and asks distributors, through its ring entry, to refuse writes.

@@ -157,6 +157,7 @@ function promqlEngine(t: Strata, querier: Querier): Engine {
     maxSamples: config['querier.max-samples'],
     maxFetchedSeries: config['querier.max-fetched-series-per-query'],
     maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
+    maxFetchedChunkBytes: config['querier.max-fetched-chunk-bytes-per-query'],
     timeoutMs: config['querier.timeout'],
     enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
     enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],

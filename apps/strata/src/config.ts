@@ -96,8 +96,9 @@ export function budgetLine(parsed: ParsedConfig): string {
   const derived = parsed.budgetDefaults.length === 0 ? 'every budget-derived limit set by flags' : `from it (unless set): ${parsed.budgetDefaults.join(', ')}`;
   return (
     `memory budget ${describeBudget(parsed.budget)}: pushes in flight ${formatBytes(c['distributor.instance-limits.max-inflight-push-requests-bytes'])}, ` +
-    `${c['ingester.instance-limits.max-series']} series per ingester, ${formatBytes(c['querier.max-estimated-memory-per-query'])} and ` +
-    `${c['querier.max-fetched-series-per-query']} series per query; ${derived}; change with -server.memory-limit`
+    `${c['ingester.instance-limits.max-series']} series per ingester, ${formatBytes(c['querier.max-estimated-memory-per-query'])}, ` +
+    `${c['querier.max-fetched-series-per-query']} series and ${formatBytes(c['querier.max-fetched-chunk-bytes-per-query'])} of chunks per query; ` +
+    `${derived}; change with -server.memory-limit`
   );
 }
 

@@ -3,7 +3,7 @@
 // All I/O of a query happens here, before evaluation starts.
 
 import type { Matcher, Querier, SelectHints, Series } from '@strata/model';
-import { compareLabels, estimatedSeriesBytes, queryBudgetMessage } from '@strata/model';
+import { compareLabels, estimatedSeriesBytes, queryBudgetMessage, seriesChunkBytes } from '@strata/model';
 import type { Call, DurationExpr, Expr, VectorSelector } from './ast.ts';
 import { infoFetchMatchers } from './info.ts';
 import { children, documentedType, exprType, walk } from './ast.ts';
@@ -33,6 +33,8 @@ export interface EngineOptions {
    * series (estimatedSeriesBytes), then EVAL_SAMPLE_BYTES per point the evaluation holds; 0 for no limit.
    */
   maxEstimatedMemoryBytes?: number;
+  /** Most chunk bytes (seriesChunkBytes) a query may fetch over all its selectors (-querier.max-fetched-chunk-bytes-per-query); 0 for no limit. */
+  maxFetchedChunkBytes?: number;
   timeoutMs?: number;
   /**
    * Remove __name__ only when the query finishes (Prometheus'
@@ -105,6 +107,7 @@ export class Engine {
   private readonly maxSamples: number;
   private readonly maxFetchedSeries: number;
   private readonly maxBytes: number;
+  private readonly maxChunkBytes: number;
   private readonly timeoutMs: number;
   private readonly delayedNameRemoval: boolean;
   private readonly parseOptions: ParseOptions;
@@ -117,6 +120,7 @@ export class Engine {
     this.maxSamples = opts.maxSamples ?? 50_000_000;
     this.maxFetchedSeries = opts.maxFetchedSeries ?? 0;
     this.maxBytes = opts.maxEstimatedMemoryBytes ?? 0;
+    this.maxChunkBytes = opts.maxFetchedChunkBytes ?? 0;
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     this.delayedNameRemoval = opts.delayedNameRemoval ?? false;
     this.parseOptions = {
@@ -346,11 +350,16 @@ export class Engine {
     };
   }
 
-  /** The fetched series against the query's series and memory budgets; returns their estimated bytes (0 without a memory budget). */
+  /** The fetched series against the query's series, chunk bytes and memory budgets; returns their estimated bytes (0 without a memory budget). */
   private checkFetchBudget(results: Series[][]): number {
     if (this.maxFetchedSeries > 0) {
       const fetched = results.reduce((n, r) => n + r.length, 0);
       if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(queryBudgetMessage('series', this.maxFetchedSeries));
+    }
+    if (this.maxChunkBytes > 0) {
+      let chunkBytes = 0;
+      for (const r of results) for (const s of r) chunkBytes += seriesChunkBytes(s);
+      if (chunkBytes > this.maxChunkBytes) throw new PromQLExecutionError(queryBudgetMessage('chunk-bytes', this.maxChunkBytes));
     }
     let bytes = 0;
     if (this.maxBytes > 0) {

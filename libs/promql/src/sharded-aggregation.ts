@@ -37,9 +37,9 @@ function perSeriesSelector(e: Expr): VectorSelector | undefined {
   return vs.kind === 'vectorSelector' ? vs : undefined;
 }
 
-/** Whether an error is a query budget refusal (series, samples or estimated memory), from storage or the engine. */
+/** Whether an error is a query budget refusal (series, samples, estimated memory or chunk bytes), from storage or the engine. */
 export function isQueryBudgetError(err: unknown): boolean {
-  return err instanceof Error && /\(err-strata-max-(series|samples|estimated-memory)-per-query\)/.test(err.message);
+  return err instanceof Error && /\(err-strata-max-(series|samples|estimated-memory|chunks-bytes)-per-query\)/.test(err.message);
 }
 
 /**

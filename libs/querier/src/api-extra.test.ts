@@ -117,7 +117,7 @@ test('step as duration or float seconds; annotations ride in the envelope', asyn
   assert.match(r.json().warnings[0], /quantile value should be between 0 and 1/);
 });
 
-test('per-query limits on fetched series, samples and estimated memory fail with 422 and say which flag to raise', async () => {
+test('per-query limits on fetched series, samples, estimated memory and chunk bytes fail with 422 and say which flag to raise', async () => {
   // topk: an aggregation the engine cannot answer shard by shard (sum would be).
   const series = await server({}, { maxFetchedSeries: 2 }).inject({ url: '/api/v1/query?query=topk(1,req_total)&time=60', headers: T1 });
   assert.equal(series.statusCode, 422);
@@ -131,6 +131,10 @@ test('per-query limits on fetched series, samples and estimated memory fail with
   assert.equal(memory.statusCode, 422);
   assert.equal(memory.json().errorType, 'execution');
   assert.match(memory.json().error, /maximum estimated memory per query \(limit: 1000 bytes\).*-querier.max-estimated-memory-per-query/);
+  const chunks = await server({}, { maxFetchedChunkBytes: 10 }).inject({ url: '/api/v1/query_range?query=req_total&start=0&end=60&step=1', headers: T1 });
+  assert.equal(chunks.statusCode, 422);
+  assert.equal(chunks.json().errorType, 'execution');
+  assert.match(chunks.json().error, /aggregated chunks size limit \(limit: 10 bytes\).*-querier.max-fetched-chunk-bytes-per-query/);
 });
 
 test('a query over its timeout answers 503 timeout', async () => {

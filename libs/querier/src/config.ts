@@ -19,6 +19,15 @@ export const querierConfigShape = {
     .default(0)
     .describe('Series one query may fetch over all its selectors; over it 422; 0: no limit. Unset: one per 4 KiB of -server.memory-limit.')
     .meta({ yaml: 'limits.max_fetched_series_per_query' }),
+  'querier.max-fetched-chunk-bytes-per-query': z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'Chunk bytes one query may fetch over all its selectors, counted encoded (samples a head reads decoded at their encoded size), in ingesters too; over it 422; 0: no limit. Unset: 5% of -server.memory-limit.',
+    )
+    .meta({ yaml: 'limits.max_fetched_chunk_bytes_per_query' }),
   'querier.max-estimated-memory-per-query': z.coerce
     .number()
     .int()
@@ -47,6 +56,7 @@ export const querierConfigShape = {
 export const querierBudgetDefaults = {
   'querier.max-fetched-series-per-query': (budget: number) => Math.floor(budget / 4096),
   'querier.max-estimated-memory-per-query': (budget: number) => Math.floor(budget * 0.1),
+  'querier.max-fetched-chunk-bytes-per-query': (budget: number) => Math.floor(budget * 0.05),
 };
 
 /** The results cache (Mimir's query-frontend flags); off unless a Redis endpoint is given. */

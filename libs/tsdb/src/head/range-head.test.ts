@@ -92,6 +92,25 @@ test('the estimated-memory budget stops a select in the head, naming the limit',
   );
 });
 
+test('the chunk-bytes budget stops a select in the head, counting chunks as sent and decoded samples at their encoded size', async () => {
+  const h = bigHead(3000);
+  const all = { matchers: [], mint: 0, maxt: 10_000 };
+  const asChunks = await new RangeHead(h, -Infinity, Infinity).select({ ...all, chunks: true });
+  const sent = asChunks.reduce((n, s) => n + (s.chunks ?? []).reduce((m, c) => m + c.data.byteLength, 0), 0);
+  assert.ok(sent > 0);
+  await assert.rejects(new RangeHead(h, -Infinity, Infinity, { maxChunkBytes: sent - 1 }).select({ ...all, chunks: true }), {
+    code: 'err-strata-max-chunks-bytes-per-query',
+    kind: 'unprocessable',
+    message: /aggregated chunks size limit \(limit: \d+ bytes\).*-querier.max-fetched-chunk-bytes-per-query/,
+  });
+  assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxChunkBytes: sent }).select({ ...all, chunks: true })).length, 3000);
+  const samples = asChunks.reduce((n, s) => n + (s.chunks ?? []).reduce((m, c) => m + c.samples, 0), 0);
+  await assert.rejects(new RangeHead(h, -Infinity, Infinity, { maxChunkBytes: 2 * samples - 1 }).select(all), {
+    code: 'err-strata-max-chunks-bytes-per-query',
+  });
+  assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxChunkBytes: 2 * samples }).select(all)).length, 3000);
+});
+
 test('an instant selector in an instant query reads the newest sample alone, stale markers bit for bit; otherwise every sample', async () => {
   const h = new Head();
   const stats = emptyAppendStats();

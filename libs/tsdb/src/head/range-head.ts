@@ -5,6 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   estimatedSeriesBytes,
   queryBudgetExceeded,
+  seriesChunkBytes,
   seriesFloatSamples,
   throwIfAborted,
   type BlockLabelValuesParams,
@@ -48,27 +49,21 @@ export class RangeHead implements BlockQuerier {
     const r = this.within(p);
     if (!r) return [];
     const ids = this.head.seriesIds(p.matchers);
-    const { maxSeries = 0, maxSamples = 0, maxEstimatedMemoryBytes: maxBytes = 0 } = this.budget;
+    const { maxSeries = 0 } = this.budget;
     if (maxSeries > 0 && ids.length > maxSeries) throw queryBudgetExceeded('series', maxSeries);
     // An instant selector in an instant query (no step, no range) reads one sample per series, the
     // newest at or before its end; that holds only if the range's end is the selector's own.
     const latest = p.hints !== undefined && !p.hints.step && !p.hints.range && p.hints.end === p.maxt && r.maxt === p.maxt;
     const read = latest ? 'latest' : p.chunks === true ? 'chunks' : 'samples';
     const out: Series[] = [];
-    let samples = 0;
-    let bytes = 0;
+    const spent = new SelectSpending(this.budget, r.mint, r.maxt);
     for (let from = 0; from < ids.length; from += SERIES_PER_SLICE) {
       if (from > 0) {
         await nextTurn();
         throwIfAborted(p.signal, 'selecting head series');
       }
       for (const s of this.head.seriesOf(ids, from, Math.min(ids.length, from + SERIES_PER_SLICE), r.mint, r.maxt, read)) {
-        samples += seriesFloatSamples(s, r.mint, r.maxt) + (s.histograms?.timestamps.length ?? 0);
-        if (maxSamples > 0 && samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
-        if (maxBytes > 0) {
-          bytes += estimatedSeriesBytes(s, r.mint, r.maxt);
-          if (bytes > maxBytes) throw queryBudgetExceeded('memory', maxBytes);
-        }
+        spent.add(s);
         out.push(s);
       }
     }
@@ -91,5 +86,36 @@ export class RangeHead implements BlockQuerier {
     const mint = Math.max(p.mint, this.mint);
     const maxt = Math.min(p.maxt, this.maxt);
     return mint <= maxt ? { mint, maxt } : null;
+  }
+}
+
+/** What one select has taken so far against the budget's samples, memory and chunk bytes; add() throws the refusal past one. */
+class SelectSpending {
+  private samples = 0;
+  private bytes = 0;
+  private chunkBytes = 0;
+
+  private readonly budget: QueryBudget;
+  private readonly mint: number;
+  private readonly maxt: number;
+
+  constructor(budget: QueryBudget, mint: number, maxt: number) {
+    this.budget = budget;
+    this.mint = mint;
+    this.maxt = maxt;
+  }
+
+  add(s: Series): void {
+    const { maxSamples = 0, maxEstimatedMemoryBytes: maxBytes = 0, maxChunkBytes = 0 } = this.budget;
+    this.samples += seriesFloatSamples(s, this.mint, this.maxt) + (s.histograms?.timestamps.length ?? 0);
+    if (maxSamples > 0 && this.samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
+    if (maxBytes > 0) {
+      this.bytes += estimatedSeriesBytes(s, this.mint, this.maxt);
+      if (this.bytes > maxBytes) throw queryBudgetExceeded('memory', maxBytes);
+    }
+    if (maxChunkBytes > 0) {
+      this.chunkBytes += seriesChunkBytes(s);
+      if (this.chunkBytes > maxChunkBytes) throw queryBudgetExceeded('chunk-bytes', maxChunkBytes);
+    }
   }
 }
