@@ -159,8 +159,12 @@ for (const backend of backends) {
       });
     }
 
+    function shippedUlids(name: string): string[] {
+      return [...readFileSync(cluster.process(name).opts.logFile, 'utf8').matchAll(/shipped block (\w+)/g)].map((m) => m[1]);
+    }
+
     function shippedBy(name: string): number {
-      return (readFileSync(cluster.process(name).opts.logFile, 'utf8').match(/shipped block/g) ?? []).length;
+      return shippedUlids(name).length;
     }
 
     test('both zones cut blocks with a short block range and ship them', async () => {
@@ -169,7 +173,8 @@ for (const backend of backends) {
         shippedBy('ingester-zone-a-0') >= 2 && shippedBy('ingester-zone-b-0') >= 2 ? true : undefined,
       );
       const blocks = (await bucket.list(`${TENANT}/`)).filter((k) => /[0-9A-Z]{26}\/$/.test(k));
-      assert.ok(blocks.length >= 4, `blocks in the bucket: ${blocks.length}`);
+      const shipped = ['ingester-zone-a-0', 'ingester-zone-b-0'].map((n) => `${n}: ${shippedUlids(n).join(' ')}`).join('; ');
+      assert.ok(blocks.length >= 4, `blocks in the bucket: ${blocks.join(' ')}; shipped: ${shipped}`);
       await assertReadsEverything(cluster.querierUrl, 'head + blocks');
     });
 
