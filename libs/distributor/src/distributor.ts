@@ -28,7 +28,15 @@ import {
   type ParsedWriteRequestV2,
   type RemoteWriteVersion,
 } from '@strata/remote-write';
-import { countExportRequestSeries, countRequestSeries, decodeContentEncoding, decodeExportRequestBody, otlpFormat, translateMetrics } from '@strata/otlp';
+import {
+  countExportRequestSeries,
+  countRequestSeries,
+  decodeContentEncoding,
+  decodeExportRequestBody,
+  otlpFormat,
+  translateMetrics,
+  type TranslateOptions,
+} from '@strata/otlp';
 import { DEFAULT_MAX_RECORD_SIZE_BYTES, KafkaUnavailableError, type PartitionRecord } from '@strata/kafka';
 import { LocalRateLimiter, Overrides, DEFAULT_LIMITS, type TenantLimits } from '@strata/limits';
 import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, type Logger } from '@strata/service';
@@ -248,9 +256,10 @@ export class Distributor {
 
   /**
    * OTLP metrics over HTTP (an ExportMetricsServiceRequest, protobuf or JSON,
-   * gzip or not), converted to 1.0 series and routed like remote write.
-   * Cumulative exponential histograms become native histograms. Metrics that
-   * cannot be converted (delta temporality) are dropped and answered with 400 after the rest was written, as Mimir does.
+   * gzip, zstd or neither), converted to 1.0 series per the tenant's `otel_*` limits and
+   * routed like remote write. Exponential histograms become native histograms. Metrics that
+   * cannot be converted (delta temporality without otel_native_delta_ingestion) are dropped
+   * and answered with 400 after the rest was written, as Mimir does.
    */
   async pushOtlp(req: PushRequest): Promise<PushResult> {
     const format = otlpFormat(req.contentType);
@@ -263,7 +272,7 @@ export class Distributor {
     if (format === 'protobuf') this.checkSeriesCount(countExportRequestSeries(body), 'series-producing OTLP data points, buckets and quantiles');
     const decoded = decodeExportRequestBody(body, format);
     if (format === 'json') this.checkSeriesCount(countRequestSeries(decoded), 'series-producing OTLP data points, buckets and quantiles');
-    const t = translateMetrics(decoded, { strategy: this.limits.forTenant(req.tenant).otelTranslationStrategy });
+    const t = translateMetrics(decoded, otlpOptions(this.limits.forTenant(req.tenant)));
     if (t.droppedPoints > 0) this.discarded.inc({ tenant: req.tenant, reason: 'err-strata-otlp-unsupported-metric' }, t.droppedPoints);
     const parsed = parseWriteRequest(encodeWriteRequest({ timeseries: t.timeseries, metadata: t.metadata }));
     const o = await this.route(req.tenant, parsed.series, {
@@ -533,4 +542,18 @@ export function producedWritesObserver(registry: Registry): (writes: number) => 
     registers: [registry],
   });
   return (writes) => h.observe(writes);
+}
+
+/** The tenant's OTLP translation settings, read per request so a reloaded runtime config applies to the next push. */
+function otlpOptions(l: Readonly<TenantLimits>): TranslateOptions {
+  return {
+    strategy: l.otelTranslationStrategy,
+    allowDelta: l.otelNativeDeltaIngestion,
+    promoteResourceAttributes: l.promoteOtelResourceAttributes,
+    promoteAllResourceAttributes: l.promoteAllResourceAttributes,
+    ignoreResourceAttributes: l.ignoreResourceAttributes,
+    keepIdentifyingResourceAttributes: l.otelKeepIdentifyingResourceAttributes,
+    promoteScopeMetadata: l.otelPromoteScopeMetadata,
+    convertHistogramsToNhcb: l.otelConvertHistogramsToNhcb,
+  };
 }

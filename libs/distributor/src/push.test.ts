@@ -20,6 +20,7 @@ import {
 } from '@strata/remote-write';
 import { encodeExportRequest, encodeExportRequestJson, type ExportRequestInput } from '@strata/otlp';
 import { KafkaUnavailableError, type PartitionRecord } from '@strata/kafka';
+import { DEFAULT_LIMITS, Overrides, type RuntimeConfig } from '@strata/limits';
 import { createHttpServer, createLogger } from '@strata/service';
 import { Distributor, registerPushRoutes, type RecordWriter } from './index.ts';
 
@@ -462,4 +463,74 @@ test('OTLP failures: 415 for content type or encoding, 400 for a bad body, 401 w
   const ok = await app.inject({ method: 'POST', url: '/otlp/v1/metrics', headers: { ...tenant, 'content-type': 'application/x-protobuf' }, payload: body });
   assert.equal(ok.statusCode, 200);
   assert.ok(writer.records.every((r) => r.tenant === 'team-a'));
+});
+
+test("OTLP per tenant: native delta ingestion, resource and scope promotion and NHCB follow the tenant's runtime overrides, read per push", async () => {
+  const writer = new FakeWriter();
+  let runtimeConfig: RuntimeConfig = {
+    overrides: {
+      otel: {
+        otel_native_delta_ingestion: true,
+        otel_convert_histograms_to_nhcb: true,
+        otel_promote_scope_metadata: true,
+        promote_otel_resource_attributes: ['deployment.environment'],
+      },
+    },
+  };
+  const limits = new Overrides({ defaults: DEFAULT_LIMITS, runtimeConfig: () => runtimeConfig });
+  const distributor = new Distributor({ writer, maxRecvMsgSize: 1 << 20, logger: createLogger('test', 'silent'), registry: new Registry(), limits });
+  const body = encodeExportRequest({
+    resourceMetrics: [
+      {
+        resource: { 'service.name': 'api', 'deployment.environment': 'prod' },
+        scopeMetrics: [
+          {
+            scope: { name: 'meter', version: '2' },
+            metrics: [
+              { name: 'jobs.done', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: NS, value: 2 }] } },
+              {
+                name: 'latency',
+                histogram: {
+                  aggregationTemporality: 2,
+                  dataPoints: [{ timeUnixNano: NS, count: 3, sum: 1.5, bucketCounts: [1, 2, 0], explicitBounds: [0.25, 1] }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  const push = (tenant: string) => distributor.pushOtlp({ tenant, body, contentType: 'application/x-protobuf' });
+  assert.equal((await push('otel')).status, 200);
+  const byName = new Map(writer.series().map((s) => [s.labels.find((x) => x.name === '__name__')!.value, s]));
+  assert.deepEqual([...byName.keys()].sort(), ['jobs_done_total', 'latency', 'target_info']);
+  assert.deepEqual(byName.get('jobs_done_total')!.labels, [
+    l('__name__', 'jobs_done_total'),
+    l('deployment_environment', 'prod'),
+    l('job', 'api'),
+    l('otel_scope_name', 'meter'),
+    l('otel_scope_version', '2'),
+  ]);
+  assert.deepEqual([...byName.get('jobs_done_total')!.values, ...byName.get('jobs_done_total')!.timestamps], [2, T]);
+  const { histogram: h } = byName.get('latency')!.histogramSamples[0];
+  assert.deepEqual([h.schema, h.customValues, h.count], [-53, [0.25, 1], 3]);
+  const metadata = writer.decoded().flatMap((d) => d.metadata);
+  assert.equal(metadata.find((m) => m.metricFamilyName === 'jobs_done_total')?.type, 'unknown', 'a delta sum is recorded as unknown');
+
+  const before = writer.series().length;
+  const other = await push('other');
+  assert.equal(other.status, 400, 'a tenant without the overrides still has its deltas refused');
+  assert.match(other.message!, /"jobs\.done" is a sum with delta aggregation temporality/);
+  assert.deepEqual(
+    writer
+      .series()
+      .slice(before)
+      .map((s) => s.labels.find((x) => x.name === '__name__')!.value)
+      .sort(),
+    ['latency_bucket', 'latency_bucket', 'latency_bucket', 'latency_count', 'latency_sum', 'target_info'],
+  );
+
+  runtimeConfig = { overrides: {} };
+  assert.equal((await push('otel')).status, 400, 'a reloaded runtime config applies to the next push');
 });

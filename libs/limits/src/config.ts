@@ -77,6 +77,29 @@ export const limitsConfigShape = {
     .enum(OTEL_TRANSLATION_STRATEGIES)
     .default('UnderscoreEscapingWithSuffixes')
     .describe('Per-tenant OTLP name translation, as Prometheus names them; NoUTF8EscapingWithSuffixes and NoTranslation keep dots and need the utf8 scheme.'),
+  'distributor.otel-native-delta-ingestion': boolFlag(false)
+    .describe('Per-tenant: OTLP delta sums and histograms are stored as sent (query with sum_over_time); false: refused (400).')
+    .meta({ yaml: 'limits.otel_native_delta_ingestion' }),
+  'distributor.otel-promote-resource-attributes': z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== ''),
+    )
+    .describe('Per-tenant comma-separated OTLP resource attributes copied onto every series of the resource as labels.')
+    .meta({ yaml: 'limits.promote_otel_resource_attributes' }),
+  'distributor.otel-keep-identifying-resource-attributes': boolFlag(false)
+    .describe('Per-tenant: target_info keeps service.name, service.namespace and service.instance.id besides job and instance.')
+    .meta({ yaml: 'limits.otel_keep_identifying_resource_attributes' }),
+  'distributor.otel-convert-histograms-to-nhcb': boolFlag(false)
+    .describe('Per-tenant: OTLP explicit-bucket histograms become native histograms with custom buckets instead of _bucket series.')
+    .meta({ yaml: 'limits.otel_convert_histograms_to_nhcb' }),
+  'distributor.otel-promote-scope-metadata': boolFlag(false)
+    .describe('Per-tenant: the OTLP scope name, version, schema URL and attributes become otel_scope_* labels.')
+    .meta({ yaml: 'limits.otel_promote_scope_metadata' }),
   'validation.max-native-histogram-buckets': count(0).describe(
     'Per-tenant buckets one native histogram may have; more: its resolution is lowered until it fits; 0: no limit.',
   ),
@@ -114,6 +137,14 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     maxNativeHistogramBuckets: c['validation.max-native-histogram-buckets'],
     nameValidationScheme: c['validation.name-validation-scheme'],
     otelTranslationStrategy: c['distributor.otel-translation-strategy'],
+    otelNativeDeltaIngestion: c['distributor.otel-native-delta-ingestion'],
+    promoteOtelResourceAttributes: c['distributor.otel-promote-resource-attributes'],
+    // Prometheus' otlp block settings, which Mimir has no flag for: per tenant in the runtime config only.
+    promoteAllResourceAttributes: false,
+    ignoreResourceAttributes: [],
+    otelKeepIdentifyingResourceAttributes: c['distributor.otel-keep-identifying-resource-attributes'],
+    otelPromoteScopeMetadata: c['distributor.otel-promote-scope-metadata'],
+    otelConvertHistogramsToNhcb: c['distributor.otel-convert-histograms-to-nhcb'],
     // The ruler's own flag (-ruler.alertmanager-url) applies where a tenant sets none.
     rulerAlertmanagerUrl: '',
     // Per tenant in the runtime config only, as in Mimir.

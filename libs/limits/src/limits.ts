@@ -47,6 +47,19 @@ export interface TenantLimits {
   nameValidationScheme: (typeof NAME_VALIDATION_SCHEMES)[number];
   /** How OTLP metric and attribute names become Prometheus names. */
   otelTranslationStrategy: (typeof OTEL_TRANSLATION_STRATEGIES)[number];
+  /** OTLP delta sums and histograms are stored as sent (metadata type unknown) instead of refused. */
+  otelNativeDeltaIngestion: boolean;
+  /** OTLP resource attributes copied onto every series of the resource as labels. */
+  promoteOtelResourceAttributes: readonly string[];
+  /** Every OTLP resource attribute but `ignoreResourceAttributes` becomes a label (Prometheus' otlp.promote_all_resource_attributes). */
+  promoteAllResourceAttributes: boolean;
+  ignoreResourceAttributes: readonly string[];
+  /** target_info keeps service.name, service.namespace and service.instance.id besides job and instance. */
+  otelKeepIdentifyingResourceAttributes: boolean;
+  /** The instrumentation scope's name, version, schema URL and attributes become `otel_scope_*` labels. */
+  otelPromoteScopeMetadata: boolean;
+  /** OTLP explicit-bucket histograms become native histograms with custom buckets (schema -53) instead of `_bucket` series. */
+  otelConvertHistogramsToNhcb: boolean;
   /** The ruler's Alertmanager URL(s) for this tenant's alerts, comma-separated; empty: -ruler.alertmanager-url. */
   rulerAlertmanagerUrl: string;
   /** Prometheus relabel rules the distributor applies to each series before it is validated and routed. */
@@ -66,6 +79,10 @@ const yamlDuration = z.union([z.string(), z.number()]).transform((v, ctx) => {
 });
 const count = z.number().int().nonnegative();
 const positiveCount = z.number().int().positive();
+/** A list of names, as a YAML list or as Mimir's comma-separated string (flagext.StringSliceCSV). */
+const nameList = z
+  .union([z.array(z.string()), z.string()])
+  .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter((s) => s !== ''));
 
 /** YAML key (Mimir's) → its schema and the TenantLimits field it sets. */
 const FIELDS = {
@@ -88,6 +105,14 @@ const FIELDS = {
   max_native_histogram_buckets: [count, 'maxNativeHistogramBuckets'],
   name_validation_scheme: [z.enum(NAME_VALIDATION_SCHEMES), 'nameValidationScheme'],
   otel_translation_strategy: [z.enum(OTEL_TRANSLATION_STRATEGIES), 'otelTranslationStrategy'],
+  otel_native_delta_ingestion: [z.boolean(), 'otelNativeDeltaIngestion'],
+  promote_otel_resource_attributes: [nameList, 'promoteOtelResourceAttributes'],
+  // Prometheus' otlp block names: Mimir has no promote-all.
+  promote_all_resource_attributes: [z.boolean(), 'promoteAllResourceAttributes'],
+  ignore_resource_attributes: [nameList, 'ignoreResourceAttributes'],
+  otel_keep_identifying_resource_attributes: [z.boolean(), 'otelKeepIdentifyingResourceAttributes'],
+  otel_promote_scope_metadata: [z.boolean(), 'otelPromoteScopeMetadata'],
+  otel_convert_histograms_to_nhcb: [z.boolean(), 'otelConvertHistogramsToNhcb'],
   ruler_alertmanager_url: [z.string(), 'rulerAlertmanagerUrl'],
   metric_relabel_configs: [relabelConfigsSchema, 'metricRelabelConfigs'],
   drop_labels: [z.array(z.string().min(1)), 'dropLabels'],
@@ -99,7 +124,26 @@ const tenantOverridesShape = Object.fromEntries(Object.entries(FIELDS).map(([k, 
   [K in YamlKey]: z.ZodOptional<(typeof FIELDS)[K][0]>;
 };
 
-export const tenantOverridesSchema = z.object(tenantOverridesShape).strict();
+/** Prometheus refuses these combinations in its otlp block; a tenant's overrides are refused the same way. */
+export const tenantOverridesSchema = z
+  .object(tenantOverridesShape)
+  .strict()
+  .superRefine((o, ctx) => {
+    if (o.promote_all_resource_attributes === true && (o.promote_otel_resource_attributes?.length ?? 0) > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['promote_otel_resource_attributes'],
+        message: 'promote_all_resource_attributes and promote_otel_resource_attributes cannot both be set; list exceptions in ignore_resource_attributes',
+      });
+    }
+    if (o.promote_all_resource_attributes !== true && (o.ignore_resource_attributes?.length ?? 0) > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ignore_resource_attributes'],
+        message: 'ignore_resource_attributes needs promote_all_resource_attributes: true',
+      });
+    }
+  });
 export type TenantOverrides = z.infer<typeof tenantOverridesSchema>;
 
 export const runtimeConfigSchema = z

@@ -173,3 +173,35 @@ test('ruler_alertmanager_url: a tenant names its own Alertmanager; others keep t
   assert.ok(runtimeConfigSchema.safeParse({ overrides: { 'team-a': { ruler_alertmanager_url: 'http://am:9093' } } }).success);
   assert.ok(!runtimeConfigSchema.safeParse({ overrides: { 'team-a': { ruler_alertmanager_url: 9093 } } }).success);
 });
+
+test("OTLP overrides: Mimir's otel_* keys, the promotion list as a YAML list or Mimir's comma-separated string, Prometheus' conflicts refused", () => {
+  const parse = (o: unknown) => runtimeConfigSchema.safeParse({ overrides: { 'team-a': o } });
+  const ok = parse({
+    otel_native_delta_ingestion: true,
+    promote_otel_resource_attributes: 'k8s.namespace.name, service.version',
+    otel_promote_scope_metadata: true,
+    otel_convert_histograms_to_nhcb: true,
+    otel_keep_identifying_resource_attributes: true,
+  });
+  assert.ok(ok.success);
+  const o = new Overrides({ defaults: DEFAULT_LIMITS, runtimeConfig: () => ok.data });
+  const l = o.forTenant('team-a');
+  assert.deepEqual(l.promoteOtelResourceAttributes, ['k8s.namespace.name', 'service.version']);
+  assert.equal(l.otelNativeDeltaIngestion, true);
+  assert.equal(l.otelPromoteScopeMetadata, true);
+  assert.equal(l.otelConvertHistogramsToNhcb, true);
+  assert.equal(l.otelKeepIdentifyingResourceAttributes, true);
+  const d = o.forTenant('team-b');
+  assert.deepEqual([d.otelNativeDeltaIngestion, d.promoteOtelResourceAttributes, d.promoteAllResourceAttributes], [false, [], false], 'off by default');
+
+  const all = parse({ promote_all_resource_attributes: true, ignore_resource_attributes: ['host.name'] });
+  assert.ok(all.success);
+  assert.deepEqual(new Overrides({ defaults: DEFAULT_LIMITS, runtimeConfig: () => all.data }).forTenant('team-a').ignoreResourceAttributes, ['host.name']);
+
+  const both = parse({ promote_all_resource_attributes: true, promote_otel_resource_attributes: ['a'] });
+  assert.ok(!both.success);
+  assert.match(both.error.message, /cannot both be set/);
+  const ignoreAlone = parse({ ignore_resource_attributes: ['a'] });
+  assert.ok(!ignoreAlone.success);
+  assert.match(ignoreAlone.error.message, /needs promote_all_resource_attributes: true/);
+});

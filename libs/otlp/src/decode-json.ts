@@ -43,7 +43,8 @@ function resourceMetrics(o: Obj, path: string): ResourceMetrics {
       const scope = field(s, 'scope');
       const so = scope === undefined || scope === null ? {} : obj(scope, `${p}.scope`);
       return {
-        scope: { name: str(so, 'name', p), version: str(so, 'version', p) },
+        scope: { name: str(so, 'name', p), version: str(so, 'version', p), attributes: attributes(so, 'attributes', `${p}.scope`) },
+        schemaUrl: str(s, 'schemaUrl', p),
         metrics: list(s, 'metrics', p).map((m, j) => metric(obj(m, `${p}.metrics[${j}]`), `${p}.metrics[${j}]`)),
       };
     }),

@@ -76,8 +76,9 @@ function readResourceMetrics(r: ProtoReader, end: number): ResourceMetrics {
 }
 
 function readScopeMetrics(r: ProtoReader, end: number): ScopeMetrics {
-  const scope = { name: '', version: '' };
+  const scope = { name: '', version: '', attributes: [] as KeyValue[] };
   const metrics: OtlpMetric[] = [];
+  let schemaUrl = '';
   while (r.pos < end) {
     const tag = r.tag(end, 'ScopeMetrics');
     if (tag === 0x0a) {
@@ -86,15 +87,18 @@ function readScopeMetrics(r: ProtoReader, end: number): ScopeMetrics {
         const t = r.tag(e, 'InstrumentationScope');
         if (t === 0x0a) scope.name = readString(r, e, 1, 'InstrumentationScope');
         else if (t === 0x12) scope.version = readString(r, e, 2, 'InstrumentationScope');
+        else if (t === 0x1a) scope.attributes.push(readKeyValue(r, r.len(e, 3, 'InstrumentationScope')));
         else r.skip(t, e, 'InstrumentationScope', WT_SCOPE);
       }
     } else if (tag === 0x12) {
       metrics.push(readMetric(r, r.len(end, 2, 'ScopeMetrics')));
+    } else if (tag === 0x1a) {
+      schemaUrl = readString(r, end, 3, 'ScopeMetrics');
     } else {
       r.skip(tag, end, 'ScopeMetrics', WT_SCOPE_METRICS);
     }
   }
-  return { scope, metrics };
+  return { scope, schemaUrl, metrics };
 }
 
 function readMetric(r: ProtoReader, end: number): OtlpMetric {

@@ -79,7 +79,7 @@ export type MetricInput = { name: string; description?: string; unit?: string } 
 export interface ExportRequestInput {
   resourceMetrics: {
     resource?: AttributesInput;
-    scopeMetrics: { scope?: { name: string; version?: string }; metrics: MetricInput[] }[];
+    scopeMetrics: { scope?: { name: string; version?: string; attributes?: AttributesInput }; schemaUrl?: string; metrics: MetricInput[] }[];
   }[];
 }
 
@@ -99,9 +99,11 @@ export function encodeExportRequest(req: ExportRequestInput): Buffer {
         const ss = w.begin(1);
         w.string(1, sm.scope.name);
         if (sm.scope.version !== undefined) w.string(2, sm.scope.version);
+        if (sm.scope.attributes !== undefined) writeAttributes(w, 3, sm.scope.attributes);
         w.end(ss);
       }
       for (const m of sm.metrics) writeMetric(w, m);
+      if (sm.schemaUrl !== undefined) w.string(3, sm.schemaUrl);
       w.end(sms);
     }
     w.end(rms);
@@ -302,7 +304,11 @@ export function encodeExportRequestJson(req: ExportRequestInput): string {
   return JSON.stringify({
     resourceMetrics: req.resourceMetrics.map((rm) => ({
       resource: rm.resource && { attributes: attributesJson(rm.resource) },
-      scopeMetrics: rm.scopeMetrics.map((sm) => ({ scope: sm.scope, metrics: sm.metrics.map(metricJson) })),
+      scopeMetrics: rm.scopeMetrics.map((sm) => ({
+        scope: sm.scope && { ...sm.scope, attributes: sm.scope.attributes && attributesJson(sm.scope.attributes) },
+        schemaUrl: sm.schemaUrl,
+        metrics: sm.metrics.map(metricJson),
+      })),
     })),
   });
 }

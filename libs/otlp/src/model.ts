@@ -17,6 +17,9 @@ export const TEMPORALITY_CUMULATIVE = 2;
 /** DataPointFlags.FLAG_NO_RECORDED_VALUE: the point marks a series gone (a Prometheus stale marker). */
 export const FLAG_NO_RECORDED_VALUE = 1;
 
+/** Prometheus' stale marker NaN (0x7ff0000000000002). */
+export const STALE_NAN = new Float64Array(new BigUint64Array([0x7ff0000000000002n]).buffer)[0];
+
 export interface OtlpExemplar {
   filteredAttributes: KeyValue[];
   timeUnixNano: bigint;
@@ -98,7 +101,9 @@ export interface OtlpMetric {
 }
 
 export interface ScopeMetrics {
-  scope: { name: string; version: string };
+  /** The instrumentation scope; its attributes are kept for scope promotion (`otel_scope_<key>`). */
+  scope: { name: string; version: string; attributes: KeyValue[] };
+  schemaUrl: string;
   metrics: OtlpMetric[];
 }
 

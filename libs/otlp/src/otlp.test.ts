@@ -223,7 +223,10 @@ test('translation: gauges, counters with _total, histograms, summaries, job/inst
   }
   assert.equal(t.droppedPoints, 2);
   assert.equal(t.errors.length, 1);
-  assert.match(t.errors[0], /"delta\.requests" is a sum with delta aggregation temporality: only cumulative temporality is ingested/);
+  assert.match(
+    t.errors[0],
+    /"delta\.requests" is a sum with delta aggregation temporality: deltas are stored only for tenants with otel_native_delta_ingestion/,
+  );
   assert.ok(!series(t).some((s) => s.__name__.startsWith('delta')));
   const exp = find(t, { __name__: 'exp_latency', ...JOB });
   assert.equal(exp.samples.length, 0);

@@ -1,34 +1,53 @@
 // OTLP metrics -> Prometheus series, as Prometheus' OTLP receiver (and Mimir's
-// distributor, which uses it) converts them by default: gauges and sums become
-// samples (monotonic sums with `_total`), explicit-bucket histograms become
-// `_bucket{le}` (cumulative, with `+Inf`), `_sum` and `_count`, summaries become
-// quantile series plus `_sum`/`_count`; `service.namespace`/`service.name` ->
-// `job`, `service.instance.id` -> `instance`, the other resource attributes -> a
-// `target_info` series. What cannot be converted (delta or unspecified temporality,
-// exponential histograms) is dropped and reported, never silently.
+// distributor, which uses it) converts them: gauges and sums become samples
+// (monotonic sums with `_total`), explicit-bucket histograms become `_bucket{le}`
+// (cumulative, with `+Inf`), `_sum` and `_count` (or, with convertHistogramsToNhcb,
+// native histograms with custom buckets), summaries become quantile series plus
+// `_sum`/`_count`; `service.namespace`/`service.name` -> `job`, `service.instance.id`
+// -> `instance`, the other resource attributes -> a `target_info` series (and, when
+// promoted, labels). Delta temporality is stored as sent with allowDelta (Prometheus'
+// otlp-native-delta-ingestion); what cannot be converted (delta otherwise,
+// unspecified temporality) is dropped and reported, never silently.
 
 import type { Label } from '@strata/model';
 import type { HistogramSpan, NativeHistogram } from '@strata/model';
 import { encodeHistogram, type ExemplarInput, type MetricMetadata, type MetricType, type SampleInput, type SeriesInput } from '@strata/remote-write';
 import {
   FLAG_NO_RECORDED_VALUE,
+  STALE_NAN,
   TEMPORALITY_CUMULATIVE,
   TEMPORALITY_DELTA,
   type ExponentialBuckets,
   type ExponentialHistogramDataPoint,
   type ExportMetricsRequest,
   type HistogramDataPoint,
-  type KeyValue,
   type NumberDataPoint,
   type OtlpExemplar,
   type OtlpMetric,
+  type ResourceMetrics,
   type SummaryDataPoint,
 } from './model.ts';
 import { formatFloatF, labelName, metricName, namingOf, prometheusUnit, type Naming, type TranslationStrategy } from './names.ts';
+import { customBucketsHistogram } from './nhcb.ts';
+import { baseLabels, resourceOf, scopeLabels, targetInfoLabels, type Promotion, type Resource } from './resource-labels.ts';
 
+/** Prometheus' `otlp` settings (Mimir's `otel_*` limits) that change the translation; every one off by default. */
 export interface TranslateOptions {
   /** Default `UnderscoreEscapingWithSuffixes`, as Prometheus' receiver. */
   strategy?: TranslationStrategy;
+  /** Delta sums and histograms are stored as sent, metadata type unknown (Prometheus' otlp-native-delta-ingestion). */
+  allowDelta?: boolean;
+  /** Resource attributes copied onto every series of the resource. */
+  promoteResourceAttributes?: readonly string[];
+  /** Every resource attribute but `ignoreResourceAttributes` is promoted. */
+  promoteAllResourceAttributes?: boolean;
+  ignoreResourceAttributes?: readonly string[];
+  /** target_info keeps service.name, service.namespace and service.instance.id. */
+  keepIdentifyingResourceAttributes?: boolean;
+  /** The scope's name, version, schema URL and attributes become `otel_scope_*` labels. */
+  promoteScopeMetadata?: boolean;
+  /** Explicit-bucket histograms become native histograms with custom buckets (schema -53). */
+  convertHistogramsToNhcb?: boolean;
 }
 
 export interface Translation {
@@ -41,84 +60,109 @@ export interface Translation {
   errors: string[];
 }
 
-const SERVICE_NAME = 'service.name';
-const SERVICE_NAMESPACE = 'service.namespace';
-const SERVICE_INSTANCE_ID = 'service.instance.id';
-const IDENTIFYING = new Set([SERVICE_NAME, SERVICE_NAMESPACE, SERVICE_INSTANCE_ID]);
 const TARGET_INFO = 'target_info';
 /** OpenMetrics caps exemplar labels at 128 UTF-8 characters; attributes go only if they fit. */
 const MAX_EXEMPLAR_RUNES = 128;
 
-interface Resource {
-  attributes: KeyValue[];
-  /** Attribute keys are escaped to Prometheus 2's label characters. */
-  escape: boolean;
-  job: string | undefined;
-  instance: string | undefined;
+/** One request's conversion: its options, the series and metadata so far, what was dropped and why. */
+interface Conversion {
+  opts: TranslateOptions;
+  naming: Naming;
+  promotion: Promotion | undefined;
+  out: SeriesSet;
+  metadata: Map<string, MetricMetadata>;
+  errors: string[];
+  droppedPoints: number;
 }
 
 /** Converts a decoded request. Never throws for unsupported content: it is dropped and listed in `errors`. */
 export function translateMetrics(req: ExportMetricsRequest, opts: TranslateOptions = {}): Translation {
-  const naming = namingOf(opts.strategy ?? 'UnderscoreEscapingWithSuffixes');
-  const out = new SeriesSet();
-  const metadata = new Map<string, MetricMetadata>();
-  const errors: string[] = [];
-  let droppedPoints = 0;
-  for (const rm of req.resourceMetrics) {
-    const resource = resourceOf(rm.resource, naming);
-    let latest = 0n;
-    for (const sm of rm.scopeMetrics) {
-      for (const m of sm.metrics) {
-        const problem = unsupported(m);
-        if (problem !== undefined) {
-          errors.push(problem);
-          droppedPoints += pointCount(m);
-          continue;
-        }
-        const name = metricName(m, naming);
-        if (m.kind === 'gauge' || m.kind === 'sum') {
-          for (const p of m.numberPoints) {
-            addNumberPoint(out, resource, name, p);
-            if (p.timeUnixNano > latest) latest = p.timeUnixNano;
-          }
-        } else if (m.kind === 'histogram') {
-          for (const p of m.histogramPoints) {
-            addHistogramPoint(out, resource, name, p);
-            if (p.timeUnixNano > latest) latest = p.timeUnixNano;
-          }
-        } else if (m.kind === 'exponential_histogram') {
-          let bad = 0;
-          for (const p of m.exponentialPoints) {
-            if (p.scale < -4) {
-              bad++;
-              continue;
-            }
-            addExponentialPoint(out, resource, name, p);
-            if (p.timeUnixNano > latest) latest = p.timeUnixNano;
-          }
-          if (bad > 0) {
-            errors.push(`OTLP metric ${JSON.stringify(m.name)} has exponential histogram points with a scale below -4, the lowest native histogram schema`);
-            droppedPoints += bad;
-          }
-        } else {
-          for (const p of m.summaryPoints) {
-            addSummaryPoint(out, resource, name, p);
-            if (p.timeUnixNano > latest) latest = p.timeUnixNano;
-          }
-        }
-        if (!metadata.has(name) && name !== '') {
-          metadata.set(name, { type: metricType(m), metricFamilyName: name, help: m.description, unit: prometheusUnit(m.unit) });
-        }
-      }
-    }
-    if (addTargetInfo(out, resource, latest) && !metadata.has(TARGET_INFO)) {
-      metadata.set(TARGET_INFO, { type: 'gauge', metricFamilyName: TARGET_INFO, help: 'Target metadata', unit: '' });
-    }
-  }
-  return { timeseries: out.series(), metadata: [...metadata.values()], droppedPoints, errors };
+  const c: Conversion = {
+    opts,
+    naming: namingOf(opts.strategy ?? 'UnderscoreEscapingWithSuffixes'),
+    promotion: promotionOf(opts),
+    out: new SeriesSet(),
+    metadata: new Map(),
+    errors: [],
+    droppedPoints: 0,
+  };
+  for (const rm of req.resourceMetrics) addResourceMetrics(c, rm);
+  return { timeseries: c.out.series(), metadata: [...c.metadata.values()], droppedPoints: c.droppedPoints, errors: c.errors };
 }
 
-function unsupported(m: OtlpMetric): string | undefined {
+/** Prometheus' rule: with promote-all the list is what to ignore, else what to promote. */
+function promotionOf(opts: TranslateOptions): Promotion | undefined {
+  const all = opts.promoteAllResourceAttributes === true;
+  const names = all ? opts.ignoreResourceAttributes : opts.promoteResourceAttributes;
+  if (!all && (names === undefined || names.length === 0)) return undefined;
+  return { all, names: new Set(names ?? []) };
+}
+
+function addResourceMetrics(c: Conversion, rm: ResourceMetrics): void {
+  const resource = resourceOf(rm.resource, c.naming, c.promotion);
+  let latest = 0n;
+  for (const sm of rm.scopeMetrics) {
+    resource.scope = c.opts.promoteScopeMetadata === true ? scopeLabels(sm.scope, sm.schemaUrl, c.naming.escape) : undefined;
+    for (const m of sm.metrics) {
+      const t = addMetric(c, resource, m);
+      if (t > latest) latest = t;
+    }
+  }
+  if (addTargetInfo(c.out, resource, latest, c.opts.keepIdentifyingResourceAttributes === true) && !c.metadata.has(TARGET_INFO)) {
+    c.metadata.set(TARGET_INFO, { type: 'gauge', metricFamilyName: TARGET_INFO, help: 'Target metadata', unit: '' });
+  }
+}
+
+/** One metric's points and metadata; returns the latest timestamp added (0n: none). */
+function addMetric(c: Conversion, resource: Resource, m: OtlpMetric): bigint {
+  const problem = unsupported(m, c.opts.allowDelta === true);
+  if (problem !== undefined) {
+    c.errors.push(problem);
+    c.droppedPoints += pointCount(m);
+    return 0n;
+  }
+  const name = metricName(m, c.naming);
+  const latest = addPoints(c, resource, name, m);
+  if (!c.metadata.has(name) && name !== '') {
+    c.metadata.set(name, { type: metricType(m), metricFamilyName: name, help: m.description, unit: prometheusUnit(m.unit) });
+  }
+  return latest;
+}
+
+function addPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetric): bigint {
+  const out = c.out;
+  const delta = m.temporality === TEMPORALITY_DELTA;
+  let latest = 0n;
+  const seen = (t: bigint) => {
+    if (t > latest) latest = t;
+  };
+  switch (m.kind) {
+    case 'gauge':
+    case 'sum':
+      for (const p of m.numberPoints) {
+        addNumberPoint(out, resource, name, p);
+        seen(p.timeUnixNano);
+      }
+      return latest;
+    case 'histogram':
+      for (const p of m.histogramPoints) {
+        if (c.opts.convertHistogramsToNhcb === true) addCustomBucketsPoint(out, resource, name, p, delta);
+        else addHistogramPoint(out, resource, name, p);
+        seen(p.timeUnixNano);
+      }
+      return latest;
+    case 'exponential_histogram':
+      return addExponentialPoints(c, resource, name, m);
+    default:
+      for (const p of m.summaryPoints) {
+        addSummaryPoint(out, resource, name, p);
+        seen(p.timeUnixNano);
+      }
+      return latest;
+  }
+}
+
+function unsupported(m: OtlpMetric, allowDelta: boolean): string | undefined {
   const name = JSON.stringify(m.name);
   switch (m.kind) {
     case 'gauge':
@@ -126,12 +170,17 @@ function unsupported(m: OtlpMetric): string | undefined {
       return undefined;
     case 'sum':
     case 'histogram':
-    case 'exponential_histogram':
-      if (m.temporality === TEMPORALITY_CUMULATIVE) return undefined;
-      return (
-        `OTLP metric ${name} is ${m.kind === 'exponential_histogram' ? 'an exponential histogram' : `a ${m.kind}`} with ${m.temporality === TEMPORALITY_DELTA ? 'delta' : 'unspecified'} aggregation temporality: ` +
-        `only cumulative temporality is ingested (convert it with the collector's deltatocumulative processor)`
-      );
+    case 'exponential_histogram': {
+      if (m.temporality === TEMPORALITY_CUMULATIVE || (allowDelta && m.temporality === TEMPORALITY_DELTA)) return undefined;
+      const what = `OTLP metric ${name} is ${m.kind === 'exponential_histogram' ? 'an exponential histogram' : `a ${m.kind}`}`;
+      if (m.temporality === TEMPORALITY_DELTA) {
+        return (
+          `${what} with delta aggregation temporality: deltas are stored only for tenants with otel_native_delta_ingestion ` +
+          `(or convert them with the collector's deltatocumulative processor)`
+        );
+      }
+      return `${what} with unspecified aggregation temporality: send cumulative (or delta) temporality`;
+    }
     default:
       return `OTLP metric ${name} has no data: none of gauge, sum, histogram, exponential_histogram or summary is set`;
   }
@@ -141,7 +190,9 @@ function pointCount(m: OtlpMetric): number {
   return m.numberPoints.length + m.histogramPoints.length + m.summaryPoints.length + m.exponentialPointCount;
 }
 
+/** Delta sums and histograms are `unknown`: Prometheus has no delta type yet and marks them so. */
 function metricType(m: OtlpMetric): MetricType {
+  if (m.temporality === TEMPORALITY_DELTA && m.kind !== 'gauge' && m.kind !== 'summary') return 'unknown';
   switch (m.kind) {
     case 'sum':
       return m.monotonic ? 'counter' : 'gauge';
@@ -153,37 +204,6 @@ function metricType(m: OtlpMetric): MetricType {
     default:
       return 'gauge';
   }
-}
-
-function resourceOf(attributes: KeyValue[], naming: Naming): Resource {
-  const get = (key: string) => attributes.find((a) => a.key === key)?.value;
-  const name = get(SERVICE_NAME);
-  const namespace = get(SERVICE_NAMESPACE);
-  return {
-    attributes,
-    escape: naming.escape,
-    job: name === undefined ? undefined : namespace === undefined ? name : `${namespace}/${name}`,
-    instance: get(SERVICE_INSTANCE_ID),
-  };
-}
-
-/**
- * Labels from attributes (sorted by key, names escaped unless the strategy keeps them; keys that sanitise to the
- * same name have their values joined with `;`), then `job` and `instance` from the resource.
- */
-function baseLabels(resource: Resource, attributes: readonly KeyValue[], ignore?: ReadonlySet<string>): Map<string, string> {
-  const sorted = (ignore === undefined ? attributes.slice() : attributes.filter((a) => !ignore.has(a.key))).sort((a, b) =>
-    a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
-  );
-  const labels = new Map<string, string>();
-  for (const a of sorted) {
-    const name = labelName(a.key, resource.escape);
-    const prev = labels.get(name);
-    labels.set(name, prev === undefined ? a.value : `${prev};${a.value}`);
-  }
-  if (resource.job !== undefined) labels.set('job', resource.job);
-  if (resource.instance !== undefined) labels.set('instance', resource.instance);
-  return labels;
 }
 
 function addNumberPoint(out: SeriesSet, resource: Resource, name: string, p: NumberDataPoint): void {
@@ -252,13 +272,33 @@ function spansOf(b: ExponentialBuckets, scaleDown: number): { spans: HistogramSp
   return { spans, counts };
 }
 
-function addExponentialPoint(out: SeriesSet, resource: Resource, name: string, p: ExponentialHistogramDataPoint): void {
+/** Points with a scale below Prometheus' lowest schema are dropped and listed; the rest become native histograms. */
+function addExponentialPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetric): bigint {
+  let latest = 0n;
+  let bad = 0;
+  for (const p of m.exponentialPoints) {
+    if (p.scale < -4) {
+      bad++;
+      continue;
+    }
+    addExponentialPoint(c.out, resource, name, p, m.temporality === TEMPORALITY_DELTA);
+    if (p.timeUnixNano > latest) latest = p.timeUnixNano;
+  }
+  if (bad > 0) {
+    c.errors.push(`OTLP metric ${JSON.stringify(m.name)} has exponential histogram points with a scale below -4, the lowest native histogram schema`);
+    c.droppedPoints += bad;
+  }
+  return latest;
+}
+
+/** A delta point is a gauge histogram, Prometheus' hint for native deltas (no counter-reset detection). */
+function addExponentialPoint(out: SeriesSet, resource: Resource, name: string, p: ExponentialHistogramDataPoint, delta: boolean): void {
   const scaleDown = Math.max(0, p.scale - MAX_SCHEMA);
   const pos = spansOf(p.positive, scaleDown);
   const neg = spansOf(p.negative, scaleDown);
   const stale = (p.flags & FLAG_NO_RECORDED_VALUE) !== 0;
   const histogram: NativeHistogram = {
-    counterResetHint: 'unknown',
+    counterResetHint: delta ? 'gauge' : 'unknown',
     schema: p.scale - scaleDown,
     zeroThreshold: p.zeroThreshold,
     zeroCount: p.zeroCount,
@@ -272,8 +312,12 @@ function addExponentialPoint(out: SeriesSet, resource: Resource, name: string, p
   out.addHistogram(withName(baseLabels(resource, p.attributes), name), encodeHistogram({ timestamp: toMillis(p.timeUnixNano), float: false, histogram }));
 }
 
-/** Prometheus' stale marker NaN (0x7ff0000000000002). */
-const STALE_NAN = new Float64Array(new BigUint64Array([0x7ff0000000000002n]).buffer)[0];
+/** An explicit-bucket point as one native histogram with custom buckets, its exemplars on the one series. */
+function addCustomBucketsPoint(out: SeriesSet, resource: Resource, name: string, p: HistogramDataPoint, delta: boolean): void {
+  const h = encodeHistogram({ timestamp: toMillis(p.timeUnixNano), float: false, histogram: customBucketsHistogram(p, delta) });
+  const series = out.addHistogram(withName(baseLabels(resource, p.attributes), name), h);
+  for (const x of p.exemplars) if (x.value <= Infinity) series.exemplars!.push(exemplar(x));
+}
 
 function addSummaryPoint(out: SeriesSet, resource: Resource, name: string, p: SummaryDataPoint): void {
   const base = baseLabels(resource, p.attributes);
@@ -285,11 +329,10 @@ function addSummaryPoint(out: SeriesSet, resource: Resource, name: string, p: Su
 }
 
 /** `target_info{job, instance, <other resource attributes>} 1` at the resource's latest timestamp. */
-function addTargetInfo(out: SeriesSet, resource: Resource, latest: bigint): boolean {
+function addTargetInfo(out: SeriesSet, resource: Resource, latest: bigint, keepIdentifying: boolean): boolean {
   if (latest === 0n) return false;
-  if (!resource.attributes.some((a) => !IDENTIFYING.has(a.key))) return false;
-  const labels = baseLabels(resource, resource.attributes, IDENTIFYING);
-  if (!labels.has('job') && !labels.has('instance')) return false;
+  const labels = targetInfoLabels(resource, keepIdentifying);
+  if (labels === undefined) return false;
   out.add(withName(labels, TARGET_INFO), { value: 1, timestamp: toMillis(latest) });
   return true;
 }
@@ -346,7 +389,6 @@ function hex(id: Uint8Array): string {
 /** Series by label set, in first-seen order; data points of the same labels share one series. */
 class SeriesSet {
   private readonly byKey = new Map<string, SeriesInput>();
-
   add(labels: Label[], s: SampleInput): SeriesInput {
     let key = '';
     for (const l of labels) key += l.name + '\xff' + l.value + '\xff';
