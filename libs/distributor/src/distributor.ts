@@ -296,8 +296,10 @@ export class Distributor {
 
   private async pushV2(tenant: string, req: ParsedWriteRequestV2): Promise<PushResult> {
     const metadata = new Map<string, MetricMetadata>();
+    // Start timestamps travel in the records only for a tenant that ingests them (the ingester makes the zero samples).
+    const startTimestamps = this.limits.forTenant(tenant).createdTimestampZeroIngestionEnabled;
     const o = await this.route<ParsedSeriesV2>(tenant, req.series, {
-      body: (s, labels) => seriesV2ToV1(req, s, labels),
+      body: (s, labels) => seriesV2ToV1(req, s, labels, startTimestamps),
       accepted: (s) => {
         if (s.metadata !== undefined && !metadata.has(s.metadata.metricFamilyName)) metadata.set(s.metadata.metricFamilyName, s.metadata);
       },
@@ -555,5 +557,6 @@ function otlpOptions(l: Readonly<TenantLimits>): TranslateOptions {
     keepIdentifyingResourceAttributes: l.otelKeepIdentifyingResourceAttributes,
     promoteScopeMetadata: l.otelPromoteScopeMetadata,
     convertHistogramsToNhcb: l.otelConvertHistogramsToNhcb,
+    startTimestamps: l.createdTimestampZeroIngestionEnabled || l.otelCreatedTimestampZeroIngestionEnabled,
   };
 }

@@ -567,7 +567,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         continue;
       }
       for (let i = 0; i < t.length; i++) if (t[i] > r.maxTime) r.maxTime = t[i];
-      head.append(ts, t, ts.values, r.stats, ts.exemplars);
+      head.append(ts, t, ts.values, r.stats, ts.exemplars, ts.starts);
       if (ts.histograms > 0) r.maxTime = Math.max(r.maxTime, this.appendHistograms(tenant, head, ts, r.stats));
     }
     for (const m of req.metadata) head.appendMetadata(m);
@@ -587,7 +587,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         continue;
       }
       for (let k = from; k < to; k++) if (t[k] > r.maxTime) r.maxTime = t[k];
-      head.appendSamples(s, t, req.values, from, to, r.stats);
+      head.appendSamples(s, t, req.values, from, to, r.stats, req.starts);
     }
   }
 

@@ -103,6 +103,13 @@ export const limitsConfigShape = {
   'validation.max-native-histogram-buckets': count(0).describe(
     'Per-tenant buckets one native histogram may have; more: its resolution is lowered until it fits; 0: no limit.',
   ),
+  // Off by default, as Prometheus' created-timestamp-zero-ingestion feature and Mimir's OTLP flag are.
+  'distributor.created-timestamp-zero-ingestion-enabled': boolFlag(false)
+    .describe('Per-tenant: remote write 2.0 and OTLP start (created) timestamps become a zero sample at that time, as Prometheus does.')
+    .meta({ yaml: 'limits.created_timestamp_zero_ingestion_enabled' }),
+  'distributor.otel-created-timestamp-zero-ingestion-enabled': boolFlag(false)
+    .describe("Per-tenant, Mimir's OTLP-only form: OTLP start times become a zero sample at that time.")
+    .meta({ yaml: 'limits.otel_created_timestamp_zero_ingestion_enabled' }),
 };
 
 export const runtimeConfigShape = {
@@ -150,6 +157,8 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     // Per tenant in the runtime config only, as in Mimir.
     metricRelabelConfigs: [],
     dropLabels: [],
+    createdTimestampZeroIngestionEnabled: c['distributor.created-timestamp-zero-ingestion-enabled'],
+    otelCreatedTimestampZeroIngestionEnabled: c['distributor.otel-created-timestamp-zero-ingestion-enabled'],
   };
 }
 

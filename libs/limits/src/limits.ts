@@ -66,6 +66,13 @@ export interface TenantLimits {
   metricRelabelConfigs: readonly RelabelRule[];
   /** Label names the distributor removes from each series (after the relabel rules). */
   dropLabels: readonly string[];
+  /**
+   * Start (created) timestamps of remote write 2.0 and OTLP samples become a zero sample at that
+   * time, as Prometheus' created-timestamp-zero-ingestion does.
+   */
+  createdTimestampZeroIngestionEnabled: boolean;
+  /** Mimir's OTLP-only form of the same: OTLP start times become zero samples. */
+  otelCreatedTimestampZeroIngestionEnabled: boolean;
 }
 
 /** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
@@ -116,6 +123,8 @@ const FIELDS = {
   ruler_alertmanager_url: [z.string(), 'rulerAlertmanagerUrl'],
   metric_relabel_configs: [relabelConfigsSchema, 'metricRelabelConfigs'],
   drop_labels: [z.array(z.string().min(1)), 'dropLabels'],
+  created_timestamp_zero_ingestion_enabled: [z.boolean(), 'createdTimestampZeroIngestionEnabled'],
+  otel_created_timestamp_zero_ingestion_enabled: [z.boolean(), 'otelCreatedTimestampZeroIngestionEnabled'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;

@@ -11,7 +11,16 @@
 
 import type { Label } from '@strata/model';
 import type { HistogramSpan, NativeHistogram } from '@strata/model';
-import { encodeHistogram, type ExemplarInput, type MetricMetadata, type MetricType, type SampleInput, type SeriesInput } from '@strata/remote-write';
+import {
+  ProtoWriter,
+  WIRE_VARINT,
+  encodeHistogram,
+  type ExemplarInput,
+  type MetricMetadata,
+  type MetricType,
+  type SampleInput,
+  type SeriesInput,
+} from '@strata/remote-write';
 import {
   FLAG_NO_RECORDED_VALUE,
   STALE_NAN,
@@ -48,6 +57,11 @@ export interface TranslateOptions {
   promoteScopeMetadata?: boolean;
   /** Explicit-bucket histograms become native histograms with custom buckets (schema -53). */
   convertHistogramsToNhcb?: boolean;
+  /**
+   * Start times of cumulative counters, histograms and summaries go with their samples (2.0's
+   * start_timestamp), for the ingester's zero samples (created_timestamp_zero_ingestion_enabled).
+   */
+  startTimestamps?: boolean;
 }
 
 export interface Translation {
@@ -123,6 +137,7 @@ function addMetric(c: Conversion, resource: Resource, m: OtlpMetric): bigint {
   }
   const name = metricName(m, c.naming);
   const latest = addPoints(c, resource, name, m);
+  c.out.startMs = 0;
   if (!c.metadata.has(name) && name !== '') {
     c.metadata.set(name, { type: metricType(m), metricFamilyName: name, help: m.description, unit: prometheusUnit(m.unit) });
   }
@@ -140,12 +155,14 @@ function addPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetri
     case 'gauge':
     case 'sum':
       for (const p of m.numberPoints) {
+        out.startMs = startOf(c, m, p.startTimeUnixNano);
         addNumberPoint(out, resource, name, p);
         seen(p.timeUnixNano);
       }
       return latest;
     case 'histogram':
       for (const p of m.histogramPoints) {
+        out.startMs = startOf(c, m, p.startTimeUnixNano);
         if (c.opts.convertHistogramsToNhcb === true) addCustomBucketsPoint(out, resource, name, p, delta);
         else addHistogramPoint(out, resource, name, p);
         seen(p.timeUnixNano);
@@ -155,11 +172,24 @@ function addPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetri
       return addExponentialPoints(c, resource, name, m);
     default:
       for (const p of m.summaryPoints) {
+        out.startMs = startOf(c, m, p.startTimeUnixNano);
         addSummaryPoint(out, resource, name, p);
         seen(p.timeUnixNano);
       }
       return latest;
   }
+}
+
+/**
+ * A point's start time in ms, to go with its samples: only with `startTimestamps`, and only for
+ * what Prometheus gives a created timestamp (cumulative monotonic sums, histograms, summaries;
+ * not gauges, up-down sums or deltas); 0: none.
+ */
+function startOf(c: Conversion, m: OtlpMetric, startTimeUnixNano: bigint): number {
+  if (c.opts.startTimestamps !== true || startTimeUnixNano === 0n) return 0;
+  if (m.kind === 'gauge' || (m.kind === 'sum' && !m.monotonic)) return 0;
+  if (m.kind !== 'summary' && m.temporality !== TEMPORALITY_CUMULATIVE) return 0;
+  return toMillis(startTimeUnixNano);
 }
 
 function unsupported(m: OtlpMetric, allowDelta: boolean): string | undefined {
@@ -281,6 +311,7 @@ function addExponentialPoints(c: Conversion, resource: Resource, name: string, m
       bad++;
       continue;
     }
+    c.out.startMs = startOf(c, m, p.startTimeUnixNano);
     addExponentialPoint(c.out, resource, name, p, m.temporality === TEMPORALITY_DELTA);
     if (p.timeUnixNano > latest) latest = p.timeUnixNano;
   }
@@ -389,7 +420,11 @@ function hex(id: Uint8Array): string {
 /** Series by label set, in first-seen order; data points of the same labels share one series. */
 class SeriesSet {
   private readonly byKey = new Map<string, SeriesInput>();
+  /** The start time (ms) of the data point being added, given to each sample and histogram of it; 0: none. */
+  startMs = 0;
+
   add(labels: Label[], s: SampleInput): SeriesInput {
+    if (this.startMs !== 0) s.startTimestamp = this.startMs;
     let key = '';
     for (const l of labels) key += l.name + '\xff' + l.value + '\xff';
     let series = this.byKey.get(key);
@@ -399,6 +434,7 @@ class SeriesSet {
   }
 
   addHistogram(labels: Label[], h: Uint8Array): SeriesInput {
+    if (this.startMs !== 0) h = withStartTimestamp(h, this.startMs);
     let key = '';
     for (const l of labels) key += l.name + '\xff' + l.value + '\xff';
     let series = this.byKey.get(key);
@@ -410,4 +446,13 @@ class SeriesSet {
   series(): SeriesInput[] {
     return [...this.byKey.values()];
   }
+}
+
+/** A Histogram message with its start timestamp (field 17) added: fields may come in any order. */
+function withStartTimestamp(h: Uint8Array, startMs: number): Uint8Array {
+  const w = new ProtoWriter(h.length + 12);
+  w.raw(h);
+  w.tag(17, WIRE_VARINT);
+  w.int64(startMs);
+  return w.finish();
 }

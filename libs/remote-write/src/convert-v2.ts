@@ -13,22 +13,28 @@ import {
   TAG_V2_EXEMPLAR_LABELS_REFS_VARINT,
   TAG_V2_EXEMPLAR_TIMESTAMP,
   TAG_V2_EXEMPLAR_VALUE,
+  TAG_V2_HISTOGRAM_START_TIMESTAMP,
+  TAG_V2_SAMPLE_START_TIMESTAMP,
   TAG_V2_SAMPLE_TIMESTAMP,
   TAG_V2_SAMPLE_VALUE,
   TAG_V2_TS_EXEMPLARS,
   TAG_V2_TS_HISTOGRAMS,
   TAG_V2_TS_SAMPLES,
   WT_V2_EXEMPLAR,
+  WT_V2_HISTOGRAM,
   WT_V2_SAMPLE,
   WT_V2_TIMESERIES,
 } from './v2-messages.ts';
-import { ProtoReader, ProtoWriter, WIRE_LEN, putUvarint, uvarintSize } from './wire.ts';
+import { ProtoReader, ProtoWriter, WIRE_LEN, WIRE_VARINT, putUvarint, uvarintSize } from './wire.ts';
 
 // 1.0 TimeSeries fields.
 const V1_LABELS = 1;
 const V1_SAMPLES = 2;
 const V1_EXEMPLARS = 3;
 const V1_HISTOGRAMS = 4;
+// Start timestamps keep 2.0's field numbers in the records (see messages.ts).
+const SAMPLE_START_TIMESTAMP = 3;
+const HISTOGRAM_START_TIMESTAMP = 17;
 
 // The 2.0 Sample and 1.0 Sample share field numbers and wire types; so do the
 // value and timestamp fields of the two Exemplars.
@@ -40,11 +46,13 @@ if (!SAME_SAMPLE_TAGS) throw new Error('remote write 1.0 and 2.0 Sample field nu
  * own, in the order of its references; the distributor passes them sorted and
  * without empty values when they were not), samples,
  * exemplars with their label references resolved, and histograms (the Histogram
- * message is the same in both versions). Metadata, created/start timestamps and
- * unknown fields are not carried: 1.0 has no place for them in a TimeSeries.
+ * message is the same in both versions). With `startTimestamps` each sample and
+ * histogram keeps its start (created) timestamp in 2.0's field number (an rc.0-rc.3
+ * TimeSeries.created_timestamp is given to each of them that has none); without,
+ * they carry none. Metadata and unknown fields are not carried.
  * The request must have been parsed by parseWriteRequestV2 (references checked).
  */
-export function seriesV2ToV1(req: ParsedWriteRequestV2, series: ParsedSeriesV2, labels?: readonly Label[]): Buffer {
+export function seriesV2ToV1(req: ParsedWriteRequestV2, series: ParsedSeriesV2, labels?: readonly Label[], startTimestamps = false): Buffer {
   const raw = series.rawV2;
   const w = new ProtoWriter(raw.length + (labels ?? series.labels).length * 24 + 16);
   const r = new ProtoReader(raw);
@@ -69,6 +77,7 @@ export function seriesV2ToV1(req: ParsedWriteRequestV2, series: ParsedSeriesV2, 
   }
   // Samples whose body holds only value and timestamp are byte-identical in 1.0
   // (same field numbers, TimeSeries.samples = 2 in both): a run of them is copied in one go.
+  const created = startTimestamps ? series.createdTimestamp : 0;
   let run = -1;
   while (r.pos < end) {
     const fieldStart = r.pos;
@@ -82,14 +91,17 @@ export function seriesV2ToV1(req: ParsedWriteRequestV2, series: ParsedSeriesV2, 
         if (st !== TAG_V2_SAMPLE_VALUE && st !== TAG_V2_SAMPLE_TIMESTAMP) plain = false;
         r.skip(st, e, 'Sample', WT_V2_SAMPLE);
       }
-      if (plain) {
+      if (plain && created === 0) {
         if (run < 0) run = fieldStart;
         continue;
       }
       run = flushRun(w, raw, run, fieldStart);
       r.pos = bodyStart;
       const start = w.begin(V1_SAMPLES);
-      copyFields(r, w, e, 'Sample', TAG_V2_SAMPLE_VALUE, TAG_V2_SAMPLE_TIMESTAMP, WT_V2_SAMPLE);
+      const startTag = startTimestamps ? TAG_V2_SAMPLE_START_TIMESTAMP : -1;
+      if (!copyFields(r, w, e, 'Sample', TAG_V2_SAMPLE_VALUE, TAG_V2_SAMPLE_TIMESTAMP, WT_V2_SAMPLE, startTag) && created !== 0) {
+        writeStartTimestamp(w, SAMPLE_START_TIMESTAMP, created);
+      }
       w.end(start);
       continue;
     }
@@ -98,9 +110,7 @@ export function seriesV2ToV1(req: ParsedWriteRequestV2, series: ParsedSeriesV2, 
       const e = r.len(end, 4, 'TimeSeries');
       writeExemplar(req, r, w, e);
     } else if (tag === TAG_V2_TS_HISTOGRAMS) {
-      const e = r.len(end, 3, 'TimeSeries');
-      w.bytes(V1_HISTOGRAMS, raw.subarray(r.pos, e));
-      r.pos = e;
+      writeHistogram(r, w, r.len(end, 3, 'TimeSeries'), startTimestamps, created);
     } else {
       r.skip(tag, end, 'TimeSeries', WT_V2_TIMESERIES);
     }
@@ -165,14 +175,65 @@ function flushRun(w: ProtoWriter, raw: Uint8Array, run: number, upTo: number): n
   return -1;
 }
 
-/** Copies the fields tagged `a` or `b` of the message ending at `end` verbatim (tag and payload); skips the rest. */
-function copyFields(r: ProtoReader, w: ProtoWriter, end: number, msg: string, a: number, b: number, wireTypes: readonly number[]): void {
+/**
+ * Copies the fields tagged `a` or `b` of the message ending at `end` verbatim (tag and payload),
+ * and the varint field tagged `c` unless it is 0 (unset); skips the rest. Returns whether a `c` was copied.
+ */
+function copyFields(r: ProtoReader, w: ProtoWriter, end: number, msg: string, a: number, b: number, wireTypes: readonly number[], c = -1): boolean {
+  let copiedC = false;
   while (r.pos < end) {
     const fieldStart = r.pos;
     const tag = r.tag(end, msg);
+    if (tag === c) {
+      if (r.int64(end, c >>> 3, msg) !== 0) {
+        w.raw(r.bytes.subarray(fieldStart, r.pos));
+        copiedC = true;
+      }
+      continue;
+    }
     r.skip(tag, end, msg, wireTypes);
     if (tag === a || tag === b) w.raw(r.bytes.subarray(fieldStart, r.pos));
   }
+  return copiedC;
+}
+
+/**
+ * The Histogram message at [r.pos, end) as a 1.0 TimeSeries.histograms field (the message is
+ * the same): as sent, less its start timestamp when `startTimestamps` is off, plus `created`
+ * as its start timestamp when it has none.
+ */
+function writeHistogram(r: ProtoReader, w: ProtoWriter, end: number, startTimestamps: boolean, created: number): void {
+  const from = r.pos;
+  let hasStart = false;
+  while (r.pos < end) {
+    const tag = r.tag(end, 'Histogram');
+    if (tag === TAG_V2_HISTOGRAM_START_TIMESTAMP) hasStart = true;
+    r.skip(tag, end, 'Histogram', WT_V2_HISTOGRAM);
+  }
+  const body = r.bytes.subarray(from, end);
+  if (startTimestamps ? hasStart || created === 0 : !hasStart) {
+    w.bytes(V1_HISTOGRAMS, body);
+    return;
+  }
+  const start = w.begin(V1_HISTOGRAMS);
+  if (startTimestamps) {
+    w.raw(body);
+    writeStartTimestamp(w, HISTOGRAM_START_TIMESTAMP, created);
+  } else {
+    r.pos = from;
+    while (r.pos < end) {
+      const fieldStart = r.pos;
+      const tag = r.tag(end, 'Histogram');
+      r.skip(tag, end, 'Histogram', WT_V2_HISTOGRAM);
+      if (tag !== TAG_V2_HISTOGRAM_START_TIMESTAMP) w.raw(r.bytes.subarray(fieldStart, r.pos));
+    }
+  }
+  w.end(start);
+}
+
+function writeStartTimestamp(w: ProtoWriter, field: number, t: number): void {
+  w.tag(field, WIRE_VARINT);
+  w.int64(t);
 }
 
 function writeLabel(w: ProtoWriter, field: number, name: string, value: string): void {

@@ -7,6 +7,7 @@ import {
   TAG_EXEMPLAR_LABELS,
   TAG_EXEMPLAR_TIMESTAMP,
   TAG_EXEMPLAR_VALUE,
+  TAG_SAMPLE_START_TIMESTAMP,
   TAG_SAMPLE_TIMESTAMP,
   TAG_SAMPLE_VALUE,
   TAG_TIMESERIES_EXEMPLARS,
@@ -40,6 +41,8 @@ export class DecodedSeries extends RangedLabels {
   readonly exemplars: DecodedExemplar[];
   readonly histograms: number;
   readonly histogramSamples: DecodedHistogram[];
+  /** Each sample's start (created) timestamp, 0 where it has none; undefined when none has one. */
+  starts: Float64Array | undefined = undefined;
 
   constructor(
     reader: ProtoReader,
@@ -133,13 +136,22 @@ interface SampleStore {
   total: number;
   timestamps: Float64Array;
   valueBytes: Uint8Array;
+  /** Start timestamps, made when the first one is met (most records have none). */
+  starts: Float64Array | undefined;
 }
 
 function sampleStore(r: ProtoReader, counts: readonly number[]): SampleStore {
   let total = 0;
   for (const n of counts) total += n;
   const store = new ArrayBuffer(total * 16);
-  return { src: r.buf, store, total, timestamps: new Float64Array(store, 0, total), valueBytes: new Uint8Array(store, total * 8, total * 8) };
+  return {
+    src: r.buf,
+    store,
+    total,
+    timestamps: new Float64Array(store, 0, total),
+    valueBytes: new Uint8Array(store, total * 8, total * 8),
+    starts: undefined,
+  };
 }
 
 /** One TimeSeries message ending at `seriesEnd`: its `n` samples go to the store from index `offset`. */
@@ -149,6 +161,7 @@ function readSeries(r: ProtoReader, seriesEnd: number, ranges: LabelRanges, samp
   const exemplars: DecodedExemplar[] = [];
   const histograms: DecodedHistogram[] = [];
   let i = offset;
+  let starts = false;
   while (r.pos < seriesEnd) {
     const fieldStart = r.pos;
     const t = r.tag(seriesEnd, 'TimeSeries');
@@ -157,7 +170,7 @@ function readSeries(r: ProtoReader, seriesEnd: number, ranges: LabelRanges, samp
         ranges.read(r, r.len(seriesEnd, 1, 'TimeSeries'), fieldStart);
         break;
       case TAG_TIMESERIES_SAMPLES:
-        readSample(r, r.len(seriesEnd, 2, 'TimeSeries'), samples, i++);
+        if (readSample(r, r.len(seriesEnd, 2, 'TimeSeries'), samples, i++)) starts = true;
         break;
       case TAG_TIMESERIES_EXEMPLARS:
         exemplars.push(readExemplar(r, r.len(seriesEnd, 3, 'TimeSeries'), view));
@@ -170,7 +183,7 @@ function readSeries(r: ProtoReader, seriesEnd: number, ranges: LabelRanges, samp
     }
   }
   const { store, total } = samples;
-  return new DecodedSeries(
+  const series = new DecodedSeries(
     r,
     ranges,
     firstLabel,
@@ -180,12 +193,15 @@ function readSeries(r: ProtoReader, seriesEnd: number, ranges: LabelRanges, samp
     histograms.length,
     histograms,
   );
+  if (starts) series.starts = samples.starts!.subarray(offset, offset + n);
+  return series;
 }
 
-/** The Sample message at [r.pos, end) into sample `i` of the store. */
-function readSample(r: ProtoReader, end: number, samples: SampleStore, i: number): void {
+/** The Sample message at [r.pos, end) into sample `i` of the store; true when it has a start timestamp. */
+function readSample(r: ProtoReader, end: number, samples: SampleStore, i: number): boolean {
   let ts = 0;
   let valueAt = -1;
+  let start = 0;
   while (r.pos < end) {
     const st = r.tag(end, 'Sample');
     if (st === TAG_SAMPLE_VALUE) {
@@ -193,6 +209,8 @@ function readSample(r: ProtoReader, end: number, samples: SampleStore, i: number
       r.fixed64(end, 1, 'Sample');
     } else if (st === TAG_SAMPLE_TIMESTAMP) {
       ts = r.int64(end, 2, 'Sample');
+    } else if (st === TAG_SAMPLE_START_TIMESTAMP) {
+      start = r.int64(end, 3, 'Sample');
     } else {
       r.skip(st, end, 'Sample', WT_SAMPLE);
     }
@@ -206,6 +224,9 @@ function readSample(r: ProtoReader, end: number, samples: SampleStore, i: number
     if (LITTLE_ENDIAN) for (let k = 0; k < 8; k++) dst[o + k] = src[valueAt + k];
     else for (let k = 0; k < 8; k++) dst[o + k] = src[valueAt + 7 - k];
   }
+  if (start === 0) return false;
+  (samples.starts ??= new Float64Array(samples.total))[i] = start;
+  return true;
 }
 
 function readExemplar(r: ProtoReader, end: number, view: DataView): DecodedExemplar {

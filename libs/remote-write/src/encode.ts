@@ -96,6 +96,8 @@ export interface SampleInput {
   timestamp: number;
   /** Write Prometheus' stale-marker NaN bits instead of `value` (a JS NaN may lose its payload). */
   stale?: boolean;
+  /** Start (created) timestamp in ms, written as field 3 (2.0's Sample.start_timestamp) when not 0. */
+  startTimestamp?: number;
 }
 
 export interface ExemplarInput {
@@ -170,6 +172,10 @@ export function writeSample(w: ProtoWriter, field: number, s: SampleInput): void
   else w.double(s.value);
   w.tag(2, WIRE_VARINT);
   w.int64(s.timestamp);
+  if (s.startTimestamp !== undefined && s.startTimestamp !== 0) {
+    w.tag(3, WIRE_VARINT);
+    w.int64(s.startTimestamp);
+  }
   w.end(start);
 }
 

@@ -10,6 +10,8 @@ import { ProtoReader, ProtoWriter, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 
 export interface DecodedHistogram {
   timestamp: number;
+  /** Start (created) timestamp in ms, field 17 (2.0's number, kept in Strata's records); absent or 0: none. */
+  startTimestamp?: number;
   /** Whether it came with float counts (count_float): stored in float histogram chunks. */
   float: boolean;
   histogram: NativeHistogram;
@@ -68,6 +70,7 @@ export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
   let zeroThreshold = 0;
   let hint = 0;
   let timestamp = 0;
+  let startTimestamp = 0;
   const lists: HistogramLists = { negativeSpans: [], positiveSpans: [], nd: [], nc: [], pd: [], pc: [], custom: [] };
   while (r.pos < end) {
     const tag = r.tag(end, MSG);
@@ -101,6 +104,9 @@ export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
       case 120:
         timestamp = r.int64(end, 15, MSG);
         break;
+      case 136:
+        startTimestamp = r.int64(end, 17, MSG);
+        break;
       default:
         readListField(r, tag, end, lists);
     }
@@ -118,7 +124,7 @@ export function readHistogram(r: ProtoReader, end: number): DecodedHistogram {
     negativeBuckets: float ? lists.nc : cumulative(lists.nd),
   };
   if (lists.custom.length > 0) histogram.customValues = lists.custom;
-  return { timestamp, float, histogram };
+  return startTimestamp === 0 ? { timestamp, float, histogram } : { timestamp, startTimestamp, float, histogram };
 }
 
 /** A Histogram message's repeated fields as read: spans, bucket deltas (integer counts) and counts (float), custom bounds. */
@@ -311,6 +317,10 @@ export function encodeHistogram(d: DecodedHistogram): Buffer {
   w.tag(15, WIRE_VARINT);
   w.int64(d.timestamp);
   writeDoubles(w, 16, h.customValues ?? []);
+  if (d.startTimestamp !== undefined && d.startTimestamp !== 0) {
+    w.tag(17, WIRE_VARINT);
+    w.int64(d.startTimestamp);
+  }
   return w.finish();
 }
 
@@ -373,8 +383,7 @@ export function reduceResolution(d: DecodedHistogram, maxBuckets: number): Decod
     const neg = downscale(h.negativeSpans, h.negativeBuckets, delta);
     if (pos.counts.length + neg.counts.length <= maxBuckets) {
       return {
-        timestamp: d.timestamp,
-        float: d.float,
+        ...d,
         histogram: { ...h, schema, positiveSpans: pos.spans, positiveBuckets: pos.counts, negativeSpans: neg.spans, negativeBuckets: neg.counts },
       };
     }

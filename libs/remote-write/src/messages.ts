@@ -15,6 +15,9 @@ export const TAG_LABEL_NAME = 0x0a; // 1
 export const TAG_LABEL_VALUE = 0x12; // 2
 export const TAG_SAMPLE_VALUE = 0x09; // 1, fixed64 double
 export const TAG_SAMPLE_TIMESTAMP = 0x10; // 2, varint int64
+// Not in 1.0: Strata's records carry a sample's start (created) timestamp in 2.0's field
+// number (Sample.start_timestamp = 3, Histogram.start_timestamp = 17); 1.0 readers skip it.
+export const TAG_SAMPLE_START_TIMESTAMP = 0x18; // 3, varint int64
 export const TAG_EXEMPLAR_LABELS = 0x0a; // 1
 export const TAG_EXEMPLAR_VALUE = 0x11; // 2, fixed64 double
 export const TAG_EXEMPLAR_TIMESTAMP = 0x18; // 3, varint int64

@@ -18,6 +18,7 @@ import {
   TAG_V2_REQUEST_TIMESERIES,
   TAG_V2_SAMPLE_TIMESTAMP,
   TAG_V2_SAMPLE_VALUE,
+  TAG_V2_TS_CREATED_TIMESTAMP,
   TAG_V2_TS_EXEMPLARS,
   TAG_V2_TS_HISTOGRAMS,
   TAG_V2_TS_LABELS_REFS_PACKED,
@@ -55,6 +56,8 @@ export interface ParsedSeriesV2 {
    * metric name, see metricFamilyName); undefined when type, help and unit are all unset.
    */
   metadata: MetricMetadata | undefined;
+  /** TimeSeries.created_timestamp (ms) of 2.0-rc.0 to rc.3 senders, 0 when unset; later senders put it on each sample. */
+  createdTimestamp: number;
 }
 
 export interface ParsedWriteRequestV2 {
@@ -130,6 +133,7 @@ function parseSeriesV2(ctx: SeriesContext, end: number): ParsedSeriesV2 {
   let maxTimestamp = -Infinity;
   let metadataStart = -1;
   let metadataEnd = -1;
+  let createdTimestamp = 0;
   while (r.pos < end) {
     const tag = r.tag(end, 'TimeSeries');
     switch (tag) {
@@ -163,6 +167,9 @@ function parseSeriesV2(ctx: SeriesContext, end: number): ParsedSeriesV2 {
         metadataStart = r.pos;
         r.pos = metadataEnd;
         break;
+      case TAG_V2_TS_CREATED_TIMESTAMP:
+        createdTimestamp = r.int64(end, 6, 'TimeSeries');
+        break;
       default:
         r.skip(tag, end, 'TimeSeries', WT_V2_TIMESERIES);
     }
@@ -184,6 +191,7 @@ function parseSeriesV2(ctx: SeriesContext, end: number): ParsedSeriesV2 {
     maxTimestamp,
     invalidUtf8: ctx.badSymbols !== undefined && refsInvalidUtf8(ctx.refs, ctx.badSymbols),
     metadata,
+    createdTimestamp,
   };
 }
 

@@ -13,7 +13,7 @@ import { decodeWriteRequest, type DecodedWriteRequest } from './decode-record.ts
 import { grown } from '@strata/model';
 import { LabelPairs, PAIR_PLAIN } from './label-pairs.ts';
 import { badProtobuf } from './errors.ts';
-import { TAG_TIMESERIES_LABELS, TAG_TIMESERIES_SAMPLES, TAG_SAMPLE_TIMESTAMP, TAG_SAMPLE_VALUE, WT_SAMPLE } from './messages.ts';
+import { TAG_TIMESERIES_LABELS, TAG_TIMESERIES_SAMPLES, TAG_SAMPLE_START_TIMESTAMP, TAG_SAMPLE_TIMESTAMP, TAG_SAMPLE_VALUE, WT_SAMPLE } from './messages.ts';
 import {
   TAG_V2_REQUEST_SYMBOLS,
   TAG_V2_REQUEST_TIMESERIES,
@@ -268,6 +268,8 @@ export interface SymbolizedRecord {
   timestamps: Float64Array;
   values: Float64Array;
   sampleEnd: Int32Array;
+  /** Each sample's start (created) timestamp, 0 where it has none; undefined when no sample of the record has one. */
+  starts: Float64Array | undefined;
 }
 
 const utf8 = new TextDecoder();
@@ -292,6 +294,9 @@ export class SymbolizedDecoder {
   private symbolStart = new Int32Array(1024);
   private symbolEnd = new Int32Array(1024);
   private timestamps = new Float64Array(1024);
+  private starts = new Float64Array(0);
+  /** A sample of the record being decoded had a start timestamp: from then on every sample writes starts. */
+  private anyStart = false;
   private words = new Int32Array(2048);
   private values = new Float64Array(this.words.buffer);
   private bounds = new Int32Array(2048);
@@ -308,6 +313,7 @@ export class SymbolizedDecoder {
       this.sampleEnd = grown(this.sampleEnd, series);
     }
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.anyStart = false;
     for (let i = 0; i < series; i++) this.readSeries(r, view, i, symbols);
     return {
       bytes: buf,
@@ -320,6 +326,7 @@ export class SymbolizedDecoder {
       timestamps: this.timestamps,
       values: this.values,
       sampleEnd: this.sampleEnd,
+      starts: this.anyStart ? this.starts : undefined,
     };
   }
 
@@ -375,7 +382,11 @@ export class SymbolizedDecoder {
       } else if (tag === TAG_V2_TS_SAMPLES) {
         const e = r.len(seriesEnd, 2, MSG_SERIES);
         if (samples === this.timestamps.length) this.growSamples(samples + 1);
-        if (!this.plainSample(bytes, view, r.pos, e, samples)) this.sample(view, r, e, samples);
+        if (this.plainSample(bytes, view, r.pos, e, samples)) {
+          if (this.anyStart) this.starts[samples] = 0;
+        } else {
+          this.sample(view, r, e, samples);
+        }
         r.pos = e;
         samples++;
       } else {
@@ -391,6 +402,7 @@ export class SymbolizedDecoder {
 
   private growSamples(n: number): void {
     this.timestamps = grown(this.timestamps, n);
+    if (this.anyStart) this.starts = grown(this.starts, n);
     this.words = grown(this.words, 2 * n);
     this.values = new Float64Array(this.words.buffer);
   }
@@ -473,6 +485,7 @@ export class SymbolizedDecoder {
     let lo = 0;
     // Written in place: a timestamp returned from a call that is not inlined is boxed, once per sample.
     this.timestamps[k] = 0;
+    if (this.anyStart) this.starts[k] = 0;
     while (r.pos < end) {
       const st = r.tag(end, MSG_SAMPLE);
       if (st === TAG_SAMPLE_VALUE) {
@@ -482,12 +495,23 @@ export class SymbolizedDecoder {
         r.pos += 8;
       } else if (st === TAG_SAMPLE_TIMESTAMP) {
         r.int64Into(this.timestamps, k, end, 2, MSG_SAMPLE);
+      } else if (st === TAG_SAMPLE_START_TIMESTAMP) {
+        this.startAt(k);
+        r.int64Into(this.starts, k, end, 3, MSG_SAMPLE);
       } else {
         r.skip(st, end, MSG_SAMPLE, WT_SAMPLE);
       }
     }
     this.words[2 * k + HI_WORD] = hi;
     this.words[2 * k + LO_WORD] = lo;
+  }
+
+  /** Sample `k` has a start timestamp: the first of the record makes room and zeroes the samples before it. */
+  private startAt(k: number): void {
+    if (this.anyStart) return;
+    this.anyStart = true;
+    if (this.starts.length < this.timestamps.length) this.starts = new Float64Array(this.timestamps.length);
+    this.starts.fill(0, 0, k + 1);
   }
 }
 
@@ -523,6 +547,10 @@ function symbolizedToWriteRequest(buf: Uint8Array): Buffer {
       w.bytes8(bytes, 8 * k, LITTLE_ENDIAN);
       w.tag(2, WIRE_VARINT);
       w.int64(r.timestamps[k]);
+      if (r.starts !== undefined && r.starts[k] !== 0) {
+        w.tag(3, WIRE_VARINT);
+        w.int64(r.starts[k]);
+      }
       w.end(sample);
     }
     w.end(series);

@@ -22,7 +22,7 @@ import {
 import { ChunkArena, ReusingArena } from './chunk-arena.ts';
 import { HeadChunks } from './head-chunks.ts';
 import { sameHistogram } from '../chunkenc/histogram-layout.ts';
-import type { HistogramSample } from './histogram-series.ts';
+import { zeroHistogram, type HistogramSample } from './histogram-series.ts';
 import { ExemplarStorage, type Exemplar, type ExemplarInput } from './exemplars.ts';
 import { SampleArena, type DecodedSamplesCache } from './decoded-samples.ts';
 import { MemorySeries, type SeriesContext } from './memory-series.ts';
@@ -92,6 +92,9 @@ const EMPTY_F64 = new Float64Array(0);
 const NO_OOO = () => 0;
 /** appendHistograms' sample time, handed to judge. */
 const histogramTime = new Float64Array(1);
+/** A start-timestamp zero sample: its time for judge, and the bits of +0. */
+const startTime = new Float64Array(1);
+const ZERO_WORDS = new Int32Array(2);
 
 const OUT_OF_BOUNDS = 0;
 const IN_ORDER = 1;
@@ -180,9 +183,16 @@ export class Head {
    * Appends one series' samples. Timestamps need not be sorted; each sample is
    * judged against what is stored. Value bits are copied exactly.
    */
-  append(labels: Labels | EncodedLabels, timestamps: Float64Array, values: Float64Array, stats: AppendStats, exemplars?: readonly ExemplarInput[]): void {
+  append(
+    labels: Labels | EncodedLabels,
+    timestamps: Float64Array,
+    values: Float64Array,
+    stats: AppendStats,
+    exemplars?: readonly ExemplarInput[],
+    starts?: Float64Array,
+  ): void {
     const s = Array.isArray(labels) ? this.getOrCreate(labels) : this.getOrCreateEncoded(labels);
-    this.appendSamples(s, timestamps, values, 0, timestamps.length, stats);
+    this.appendSamples(s, timestamps, values, 0, timestamps.length, stats, starts);
     if (exemplars !== undefined && exemplars.length > 0) this.appendExemplars(s, exemplars, stats);
   }
 
@@ -190,9 +200,16 @@ export class Head {
    * Appends samples [from, to) of `timestamps` and `values` to a series found by seriesBySymbols, as
    * append does. The in-order path hands the series arrays and indexes, never a time or value word:
    * a double (or an int32 outside the small-integer range) passed to a call that is not inlined is
-   * boxed on the heap, once per sample.
+   * boxed on the heap, once per sample. `starts`: each sample's start timestamp (0: none), see appendStartZero.
    */
-  appendSamples(s: SeriesRef, timestamps: Float64Array, values: Float64Array, from: number, to: number, stats: AppendStats): void {
+  appendSamples(s: SeriesRef, timestamps: Float64Array, values: Float64Array, from: number, to: number, stats: AppendStats, starts?: Float64Array): void {
+    if (starts !== undefined) {
+      for (let i = from; i < to; i++) {
+        this.appendStartZero(s, starts[i], timestamps[i], null, stats);
+        this.appendSamples(s, timestamps, values, i, i + 1, stats);
+      }
+      return;
+    }
     if (values.buffer !== this.wordsBuffer) {
       this.wordsBuffer = values.buffer;
       this.words = new Int32Array(values.buffer, 0, values.buffer.byteLength >>> 2);
@@ -285,7 +302,9 @@ export class Head {
   appendHistograms(labels: Labels | EncodedLabels, samples: readonly HistogramSample[], stats: AppendStats): void {
     if (samples.length === 0) return;
     const s = Array.isArray(labels) ? this.getOrCreate(labels) : this.getOrCreateEncoded(labels);
-    for (const { timestamp: t, histogram: h, float } of samples) {
+    for (const sample of samples) {
+      const { timestamp: t, histogram: h, float } = sample;
+      if (sample.startTimestamp !== undefined) this.appendStartZero(s, sample.startTimestamp, t, sample, stats);
       histogramTime[0] = t;
       const when = this.judge(histogramTime, 0, s);
       if (when === OUT_OF_BOUNDS) {
@@ -305,6 +324,25 @@ export class Head {
         else stats.outOfOrder++;
       }
     }
+  }
+
+  /**
+   * Prometheus' created-timestamp zero ingestion: a zero at start time `st` (0: none) before the
+   * sample at `t` (an empty histogram of the same layout, marked as a counter reset, before
+   * `histogram`; +0 before a float), so rate() and increase() see the counter start from zero.
+   * Only when st is before t, inside the head's bounds and after the series' newest sample: a
+   * zero that would be out of order or at a stored sample's time is dropped without a count
+   * (long-lived counters send the same start time with every sample), never kept out of order.
+   */
+  private appendStartZero(s: MemorySeries, st: number, t: number, histogram: HistogramSample | null, stats: AppendStats): void {
+    if (st === 0 || t === 0 || !(st < t)) return;
+    startTime[0] = st;
+    if (this.judge(startTime, 0, s) !== IN_ORDER) return;
+    if (histogram === null) s.appendInOrderAt(startTime, 0, ZERO_WORDS, 0);
+    else s.appendHistogram(st, zeroHistogram(histogram.histogram), histogram.float);
+    if (st > this.maxT) this.maxT = st;
+    if (st < this.minT) this.minT = st;
+    stats.appended++;
   }
 
   private countOoo(r: OooInsert, t: number, stats: AppendStats): void {

@@ -15,6 +15,26 @@ export interface HistogramSample {
   timestamp: number;
   histogram: NativeHistogram;
   float: boolean;
+  /** Start (created) timestamp in ms (absent or 0: none): the head puts a zero histogram there first. */
+  startTimestamp?: number;
+}
+
+/** An empty histogram of `h`'s layout marked as a counter reset: the zero a start timestamp stands for (as Prometheus' head makes it). */
+export function zeroHistogram(h: NativeHistogram): NativeHistogram {
+  const z: NativeHistogram = {
+    counterResetHint: 'reset',
+    schema: h.schema,
+    zeroThreshold: h.zeroThreshold,
+    zeroCount: 0,
+    count: 0,
+    sum: 0,
+    positiveSpans: [],
+    negativeSpans: [],
+    positiveBuckets: [],
+    negativeBuckets: [],
+  };
+  if (h.customValues !== undefined) z.customValues = h.customValues;
+  return z;
 }
 
 export interface HistogramArrays {
