@@ -1,0 +1,10 @@
+export { RequestQueue, shuffleShard, tooManyOutstandingRequests, schedulerStopped } from './request-queue.ts';
+export type { Dequeued, RequestQueueOptions } from './request-queue.ts';
+export { QueryScheduler } from './scheduler.ts';
+export type { QueuedQuery, SchedulerOptions } from './scheduler.ts';
+export { QuerierWorker } from './querier-worker.ts';
+export type { QuerierWorkerOptions, QueryHandler } from './querier-worker.ts';
+export { FrontendTransport } from './frontend-transport.ts';
+export type { FrontendTransportOptions, RoundTripOptions, RoundTripResult } from './frontend-transport.ts';
+export { headersFromWire, headersToWire } from './wire.ts';
+export type { WireHeader, WireHttpRequest, WireHttpResponse } from './wire.ts';
