@@ -1,7 +1,10 @@
 // A node:test reporter that `npm test` runs beside the spec reporter: one line per test
 // file as it finishes (its wall time, from process start to exit), then the slowest ten.
-// It never decides pass or fail; the runner's exit code does.
-import { relative, resolve } from 'node:path';
+// It never decides pass or fail; the runner's exit code does. Each file's time is kept in
+// .cache/test-timings.json, which scripts/test.mjs reads to start the slowest files first.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const SLOWEST = 10;
 
@@ -21,6 +24,25 @@ export default async function* fileTimings(source) {
   const slowest = [...files].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST);
   yield `\nstrata test: ${files.length} files, ${seconds(total)} summed over files; the slowest ${slowest.length}:\n`;
   for (const f of slowest) yield `${line(f)}\n`;
+  saveTimings(files);
+}
+
+const TIMINGS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache', 'test-timings.json');
+
+/** Each file's last wall time, ms, by its path from the repository root. */
+export function readTimings() {
+  try {
+    return JSON.parse(readFileSync(TIMINGS_FILE, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function saveTimings(files) {
+  const timings = readTimings();
+  for (const f of files) timings[f.file] = Math.round(f.ms);
+  mkdirSync(dirname(TIMINGS_FILE), { recursive: true });
+  writeFileSync(TIMINGS_FILE, `${JSON.stringify(timings, null, 1)}\n`);
 }
 
 function line({ file, ms, passed }) {

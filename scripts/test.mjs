@@ -7,6 +7,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readTimings } from './test-timing-reporter.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node;
@@ -30,7 +31,11 @@ const args = process.argv.slice(2);
 const unit = args.includes('--unit');
 const only = args.filter((a) => a !== '--unit');
 const dirs = unit ? ['libs', 'apps'] : ['libs', 'apps', 'test', 'chaos'];
-const files = only.length > 0 ? only : dirs.flatMap((d) => find(join(root, d), [])).sort();
+// Slowest first (by the last run's times; files never timed before them all), so that with
+// two at a time no long file starts last while the other slot sits idle.
+const timings = readTimings();
+const lastMs = (f) => timings[f] ?? Infinity;
+const files = only.length > 0 ? only : dirs.flatMap((d) => find(join(root, d), [])).sort((a, b) => lastMs(b) - lastMs(a) || a.localeCompare(b));
 // Unit tests start at most a broker or a redis-server of their own; e2e tests start clusters and
 // time failovers, so they run alone on a small machine.
 const concurrency = unit ? 2 : 1;
