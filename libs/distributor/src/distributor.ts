@@ -21,6 +21,7 @@ import {
   sortLabelsInPlace,
   ParsedSeries,
   withoutExemplars,
+  withoutStartTimestamps,
   checkSeriesHistograms,
   Symbolizer,
   type MetricMetadata,
@@ -251,7 +252,9 @@ export class Distributor {
   private async prepareV1(tenant: string, body: Uint8Array): Promise<Prepared> {
     const partitions = this.ha === undefined ? await this.partitions() : undefined;
     const { series, metadata } = parseWriteRequest(body);
-    return this.checkAndPrepare(tenant, series, { body: v1Body, metadata: () => metadata }, partitions);
+    // 1.0 has no start timestamps; a sender that puts them where Strata's records do gets them kept only as the tenant's setting says.
+    const seriesBody = this.limits.forTenant(tenant).createdTimestampZeroIngestionEnabled ? v1Body : v1BodyWithoutStarts;
+    return this.checkAndPrepare(tenant, series, { body: seriesBody, metadata: () => metadata }, partitions);
   }
 
   /**
@@ -514,6 +517,10 @@ function seriesTooLarge(s: Routable, bytes: number, max: number): Failure {
 /** A 1.0 series routes its own bytes, rewritten only if labels were dropped (empty values, the HA replica label). */
 function v1Body(s: ParsedSeries, labels: Label[] | undefined): Uint8Array {
   return labels === undefined ? s.raw : replaceSeriesLabels(s.raw, labels);
+}
+
+function v1BodyWithoutStarts(s: ParsedSeries, labels: Label[] | undefined): Uint8Array {
+  return s.startTimestamps ? withoutStartTimestamps(v1Body(s, labels)) : v1Body(s, labels);
 }
 
 /** A series with an invalid native histogram (or one over the bucket limit at the lowest schema) is rejected whole. */

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import type { Label } from '@strata/model';
-import { compressBody, decodeRecordValue, encodeHistogram, encodeWriteRequestV2, type DecodedSeries } from '@strata/remote-write';
+import { compressBody, decodeRecordValue, encodeHistogram, encodeWriteRequest, encodeWriteRequestV2, type DecodedSeries } from '@strata/remote-write';
 import type { PartitionRecord } from '@strata/kafka';
 import { DEFAULT_LIMITS, Overrides } from '@strata/limits';
 import { encodeExportRequest } from '@strata/otlp';
@@ -51,8 +51,8 @@ function distributor(symbolizeRecords: boolean) {
   return { d, writer };
 }
 
-function body(): Buffer {
-  const histogram = encodeHistogram({
+function histogram(): Buffer {
+  return encodeHistogram({
     timestamp: NOW,
     startTimestamp: CT,
     float: false,
@@ -69,15 +69,16 @@ function body(): Buffer {
       negativeBuckets: [],
     },
   });
-  return compressBody(
-    encodeWriteRequestV2({
-      timeseries: [
-        { labels: [l('__name__', 'requests_total'), l('job', 'a')], samples: [{ value: 4, timestamp: NOW, startTimestamp: CT }] },
-        { labels: [l('__name__', 'requests_total'), l('job', 'b')], samples: [{ value: 6, timestamp: NOW, startTimestamp: CT + 1 }] },
-        { labels: [l('__name__', 'latency_seconds')], samples: [], histograms: [histogram] },
-      ],
-    }),
-  );
+}
+
+const timeseries = () => [
+  { labels: [l('__name__', 'requests_total'), l('job', 'a')], samples: [{ value: 4, timestamp: NOW, startTimestamp: CT }] },
+  { labels: [l('__name__', 'requests_total'), l('job', 'b')], samples: [{ value: 6, timestamp: NOW, startTimestamp: CT + 1 }] },
+  { labels: [l('__name__', 'latency_seconds')], samples: [], histograms: [histogram()] },
+];
+
+function body(): Buffer {
+  return compressBody(encodeWriteRequestV2({ timeseries: timeseries() }));
 }
 
 function starts(series: DecodedSeries[]): Record<string, unknown> {
@@ -108,6 +109,18 @@ for (const symbolize of [true, false]) {
     assert.deepEqual(starts(writer.series()), { 'requests_total,a': undefined, 'requests_total,b': undefined, latency_seconds: [undefined] });
   });
 }
+
+test('remote write 1.0 has no start timestamps: where a sender puts them as Strata’s records do, only a tenant with the setting keeps them', async () => {
+  const { d, writer } = distributor(true);
+  const v1 = compressBody(encodeWriteRequest({ timeseries: timeseries() }));
+  assert.equal((await d.push({ tenant: 'ct', body: v1, contentType: 'application/x-protobuf' })).status, 200);
+  assert.deepEqual(starts(writer.series()), { 'requests_total,a': [CT], 'requests_total,b': [CT + 1], latency_seconds: [CT] });
+  writer.records = [];
+  assert.equal((await d.push({ tenant: 'other', body: v1, contentType: 'application/x-protobuf' })).status, 200);
+  assert.deepEqual(starts(writer.series()), { 'requests_total,a': undefined, 'requests_total,b': undefined, latency_seconds: [undefined] });
+  const values = writer.series().map((s) => (s.histograms > 0 ? s.histogramSamples[0].histogram.count : s.values[0]));
+  assert.deepEqual(values, [4, 6, 2], 'the rest of each sample and histogram is kept');
+});
 
 test('OTLP start times reach the records for a tenant with either setting (Mimir names the OTLP one otel_*)', async () => {
   const { d, writer } = distributor(true);

@@ -8,8 +8,12 @@ import {
   FIELD_METADATA,
   FIELD_TIMESERIES,
   METRIC_TYPES,
+  TAG_HISTOGRAM_START_TIMESTAMP,
+  TAG_SAMPLE_START_TIMESTAMP,
   TAG_TIMESERIES_EXEMPLARS,
+  TAG_TIMESERIES_HISTOGRAMS,
   TAG_TIMESERIES_LABELS,
+  TAG_TIMESERIES_SAMPLES,
   WT_TIMESERIES,
   type MetricMetadata,
 } from './messages.ts';
@@ -88,6 +92,37 @@ export function withoutExemplars(raw: Uint8Array): Uint8Array {
   if (copyFrom === 0) return raw;
   if (end > copyFrom) kept.push(raw.subarray(copyFrom, end));
   return Buffer.concat(kept);
+}
+
+/**
+ * A TimeSeries body without start timestamps (Sample field 3, Histogram field 17), for a tenant
+ * that does not ingest them; everything else is copied byte for byte.
+ */
+export function withoutStartTimestamps(raw: Uint8Array): Buffer {
+  const r = new ProtoReader(raw);
+  const w = new ProtoWriter(raw.length);
+  const end = raw.length;
+  while (r.pos < end) {
+    const fieldStart = r.pos;
+    const tag = r.tag(end, 'TimeSeries');
+    const drop = tag === TAG_TIMESERIES_SAMPLES ? TAG_SAMPLE_START_TIMESTAMP : tag === TAG_TIMESERIES_HISTOGRAMS ? TAG_HISTOGRAM_START_TIMESTAMP : -1;
+    if (drop < 0) {
+      r.skip(tag, end, 'TimeSeries', WT_TIMESERIES);
+      w.raw(raw.subarray(fieldStart, r.pos));
+      continue;
+    }
+    const e = r.len(end, tag >>> 3, 'TimeSeries');
+    const msg = tag === TAG_TIMESERIES_SAMPLES ? 'Sample' : 'Histogram';
+    const at = w.begin(tag >>> 3);
+    while (r.pos < e) {
+      const from = r.pos;
+      const t = r.tag(e, msg);
+      r.skip(t, e, msg);
+      if (t !== drop) w.raw(raw.subarray(from, r.pos));
+    }
+    w.end(at);
+  }
+  return w.finish();
 }
 
 export interface SampleInput {

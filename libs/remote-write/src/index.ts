@@ -15,7 +15,7 @@ export type { DecodedWriteRequest, DecodedExemplar } from './decode-record.ts';
 export { readHistogram, validateHistogram, encodeHistogram, reduceResolution, histogramBucketCount, checkSeriesHistograms } from './histogram.ts';
 export type { SeriesHistogramLimits, SeriesHistogramOutcome } from './histogram.ts';
 export type { DecodedHistogram } from './histogram.ts';
-export { encodeRecordValue, encodeWriteRequest, encodeMetricMetadata, replaceSeriesLabels, withoutExemplars } from './encode.ts';
+export { encodeRecordValue, encodeWriteRequest, encodeMetricMetadata, replaceSeriesLabels, withoutExemplars, withoutStartTimestamps } from './encode.ts';
 export type { WriteRequestInput, SeriesInput, SampleInput, ExemplarInput } from './encode.ts';
 export type { MetricMetadata, MetricType } from './messages.ts';
 export { parseWriteRequestV2, metricFamilyName } from './parse-v2.ts';

@@ -22,6 +22,7 @@ export const TAG_EXEMPLAR_LABELS = 0x0a; // 1
 export const TAG_EXEMPLAR_VALUE = 0x11; // 2, fixed64 double
 export const TAG_EXEMPLAR_TIMESTAMP = 0x18; // 3, varint int64
 export const TAG_HISTOGRAM_TIMESTAMP = 0x78; // 15, varint int64
+export const TAG_HISTOGRAM_START_TIMESTAMP = 0x88; // 17, varint int64 (Strata's records, as TAG_SAMPLE_START_TIMESTAMP)
 const TAG_METADATA_TYPE = 0x08; // 1, varint enum
 const TAG_METADATA_FAMILY_NAME = 0x12; // 2
 const TAG_METADATA_HELP = 0x22; // 4

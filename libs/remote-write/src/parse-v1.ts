@@ -4,7 +4,9 @@
 
 import {
   TAG_EXEMPLAR_LABELS,
+  TAG_HISTOGRAM_START_TIMESTAMP,
   TAG_HISTOGRAM_TIMESTAMP,
+  TAG_SAMPLE_START_TIMESTAMP,
   TAG_SAMPLE_TIMESTAMP,
   TAG_SAMPLE_VALUE,
   TAG_TIMESERIES_EXEMPLARS,
@@ -37,6 +39,8 @@ export class ParsedSeries extends RangedLabels {
   readonly histograms: number;
   readonly minTimestamp: number;
   readonly maxTimestamp: number;
+  /** A sample or histogram has a start timestamp (not in 1.0: how Strata's records and its OTLP path carry it). */
+  readonly startTimestamps: boolean;
 
   constructor(
     reader: ProtoReader,
@@ -50,6 +54,7 @@ export class ParsedSeries extends RangedLabels {
     /** Bounds over sample and histogram timestamps (ms); Infinity / -Infinity when there are none. */
     minTimestamp: number,
     maxTimestamp: number,
+    startTimestamps = false,
   ) {
     super(reader, ranges, firstLabel);
     this.raw = raw;
@@ -58,6 +63,7 @@ export class ParsedSeries extends RangedLabels {
     this.histograms = histograms;
     this.minTimestamp = minTimestamp;
     this.maxTimestamp = maxTimestamp;
+    this.startTimestamps = startTimestamps;
   }
 }
 
@@ -102,6 +108,7 @@ function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSe
   let histograms = 0;
   let minTimestamp = Infinity;
   let maxTimestamp = -Infinity;
+  let starts = false;
   ranges.beginSeries();
   while (r.pos < end) {
     const fieldStart = r.pos;
@@ -119,6 +126,7 @@ function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSe
           const st = r.tag(e, 'Sample');
           if (st === TAG_SAMPLE_VALUE) r.fixed64(e, 1, 'Sample');
           else if (st === TAG_SAMPLE_TIMESTAMP) t = r.int64(e, 2, 'Sample');
+          else if (st === TAG_SAMPLE_START_TIMESTAMP) starts = r.int64(e, 3, 'Sample') !== 0 || starts;
           else r.skip(st, e, 'Sample', WT_SAMPLE);
         }
         if (t < minTimestamp) minTimestamp = t;
@@ -147,6 +155,7 @@ function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSe
         while (r.pos < e) {
           const ht = r.tag(e, 'Histogram');
           if (ht === TAG_HISTOGRAM_TIMESTAMP) t = r.int64(e, 15, 'Histogram');
+          else if (ht === TAG_HISTOGRAM_START_TIMESTAMP) starts = r.int64(e, 17, 'Histogram') !== 0 || starts;
           else r.skip(ht, e, 'Histogram', WT_HISTOGRAM);
         }
         if (t < minTimestamp) minTimestamp = t;
@@ -158,7 +167,7 @@ function parseSeries(r: ProtoReader, end: number, ranges: LabelRanges): ParsedSe
         r.skip(tag, end, 'TimeSeries', WT_TIMESERIES);
     }
   }
-  return new ParsedSeries(r, ranges, firstLabel, view(r, start, end), samples, exemplars, histograms, minTimestamp, maxTimestamp);
+  return new ParsedSeries(r, ranges, firstLabel, view(r, start, end), samples, exemplars, histograms, minTimestamp, maxTimestamp, starts);
 }
 
 // A plain Uint8Array view: Buffer#subarray (species constructor) measured ~40% slower per view.
