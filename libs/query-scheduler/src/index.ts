@@ -8,3 +8,4 @@ export { FrontendTransport } from './frontend-transport.ts';
 export type { FrontendTransportOptions, RoundTripOptions, RoundTripResult } from './frontend-transport.ts';
 export { headersFromWire, headersToWire } from './wire.ts';
 export type { WireHeader, WireHttpRequest, WireHttpResponse } from './wire.ts';
+export { injectingHandler } from './inject-handler.ts';

@@ -1,0 +1,155 @@
+// The frontend's routes in front of a scheduler and two querier workers running the real
+// Prometheus API (over a memory querier), all over gRPC on loopback in one process.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as grpc from '@grpc/grpc-js';
+import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import { labelsFromRecord } from '@strata/model';
+import { MemoryQuerier } from '@strata/model/testing';
+import { Engine } from '@strata/promql';
+import { registerPrometheusApi } from '@strata/querier';
+import { FrontendTransport, QuerierWorker, QueryScheduler, injectingHandler } from '@strata/query-scheduler';
+import { createHttpServer, createLogger, type Logger } from '@strata/service';
+import { registerQueryFrontend } from './frontend.ts';
+
+const silent = createLogger('test', 'silent');
+const T1 = { 'x-scope-orgid': 't1' };
+const cleanups: (() => Promise<void> | void)[] = [];
+const logged: { obj: Record<string, unknown>; msg: string }[] = [];
+let frontendApp: FastifyInstance;
+let querierApp: FastifyInstance;
+let scheduler: QueryScheduler;
+let busy = false;
+
+async function grpcServer(add: (s: grpc.Server) => void): Promise<string> {
+  const server = new grpc.Server();
+  add(server);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  cleanups.push(() => void server.forceShutdown());
+  return `127.0.0.1:${port}`;
+}
+
+function querierHttp(): FastifyInstance {
+  const heads = new MemoryQuerier();
+  const ts = new Float64Array([0, 15_000, 30_000, 45_000, 60_000]);
+  for (const inst of ['a', 'b']) heads.append('t1', labelsFromRecord({ __name__: 'req_total', job: 'api', instance: inst }), ts, [1, 2, 3, 4, 5]);
+  const registry = new Registry();
+  const app = createHttpServer({ logger: silent, registry, readiness: { notReadyReason: () => undefined } });
+  registerPrometheusApi(app, {
+    querier: heads,
+    engine: new Engine({ querier: heads }),
+    multitenancyEnabled: true,
+    logger: silent,
+    registry,
+    prefixes: ['/api/v1', '/prometheus/api/v1'],
+  });
+  return app;
+}
+
+/** Records info lines; the rest is silent. */
+function recordingLogger(): Logger {
+  return new Proxy(silent, {
+    get(target, prop, receiver) {
+      if (prop === 'info') return (obj: Record<string, unknown>, msg: string) => logged.push({ obj, msg });
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+}
+
+before(async () => {
+  scheduler = new QueryScheduler({ maxOutstandingPerTenant: 2, registry: new Registry() });
+  const schedulerAddress = await grpcServer((s) => scheduler.addTo(s));
+  cleanups.push(() => scheduler.stop());
+  const resultServer = new grpc.Server();
+  const port = await new Promise<number>((resolve, reject) =>
+    resultServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  const transport = new FrontendTransport({ schedulerAddress, frontendAddress: `127.0.0.1:${port}` });
+  transport.addTo(resultServer);
+  cleanups.push(() => {
+    transport.stop();
+    resultServer.forceShutdown();
+  });
+  querierApp = querierHttp();
+  const inject = injectingHandler(querierApp);
+  for (const id of ['querier-1', 'querier-2']) {
+    const w = new QuerierWorker({
+      schedulerAddress,
+      querierId: id,
+      maxConcurrent: 1,
+      handle: async (tenant, req) => {
+        while (busy) await new Promise((r) => setTimeout(r, 10));
+        return inject(tenant, req);
+      },
+    });
+    w.start();
+    cleanups.push(() => w.stop());
+  }
+  frontendApp = createHttpServer({ logger: silent, registry: new Registry(), readiness: { notReadyReason: () => undefined } });
+  registerQueryFrontend(frontendApp, {
+    transport,
+    prefixes: ['/api/v1', '/prometheus/api/v1'],
+    multitenancyEnabled: true,
+    logger: recordingLogger(),
+    maxQueriers: () => 0,
+    logQueriesLongerThanMs: 1,
+  });
+});
+
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+test('through the frontend every read endpoint answers byte for byte what the querier answers', async () => {
+  const requests = [
+    { method: 'GET' as const, url: '/api/v1/query?query=sum(req_total)&time=60' },
+    { method: 'GET' as const, url: '/prometheus/api/v1/query_range?query=rate(req_total[1m])&start=0&end=60&step=15' },
+    { method: 'GET' as const, url: '/api/v1/series?match[]=req_total' },
+    { method: 'GET' as const, url: '/api/v1/labels' },
+    { method: 'GET' as const, url: '/api/v1/label/instance/values' },
+    { method: 'GET' as const, url: '/api/v1/query?query=sum(' },
+    { method: 'POST' as const, url: '/api/v1/query', payload: 'query=count(req_total)&time=60' },
+  ];
+  for (const r of requests) {
+    const headers = { ...T1, ...(r.payload ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) };
+    const direct = await querierApp.inject({ ...r, headers });
+    const fronted = await frontendApp.inject({ ...r, headers });
+    assert.equal(fronted.statusCode, direct.statusCode, r.url);
+    assert.equal(fronted.body, direct.body, r.url);
+    assert.equal(fronted.headers['content-type'], direct.headers['content-type'], r.url);
+  }
+});
+
+test('the frontend authenticates the tenant itself: no org id is 401 and never reaches the queue', async () => {
+  const r = await frontendApp.inject({ url: '/api/v1/query?query=up' });
+  assert.equal(r.statusCode, 401);
+  assert.match(r.json<{ error: string }>().error, /X-Scope-OrgID/);
+});
+
+test('over the outstanding limit a query is 429 naming the flag; the rest are answered', async () => {
+  busy = true;
+  const all = Array.from({ length: 6 }, () => frontendApp.inject({ url: '/api/v1/query?query=up&time=60', headers: T1 }));
+  await new Promise((r) => setTimeout(r, 200));
+  busy = false;
+  const codes = (await Promise.all(all)).map((r) => r.statusCode);
+  // Two queriers hold one each, two wait in the queue: two are refused.
+  assert.deepEqual(codes.filter((c) => c === 200).length, 4, codes.join(','));
+  const refused = (await Promise.all(all)).find((r) => r.statusCode === 429);
+  assert.equal(refused?.json<{ errorType: string }>().errorType, 'too_many_requests');
+  assert.match(refused?.json<{ error: string }>().error ?? '', /-query-scheduler.max-outstanding-requests-per-tenant/);
+});
+
+test('a query slower than -query-frontend.log-queries-longer-than leaves one line with its tenant, range, step and queue time', async () => {
+  logged.length = 0;
+  await frontendApp.inject({ url: '/api/v1/query_range?query=rate(req_total[1m])&start=0&end=60&step=15', headers: T1 });
+  const line = logged.find((l) => l.msg.startsWith('slow query'));
+  assert.ok(line, JSON.stringify(logged));
+  assert.equal(line.obj.tenant, 't1');
+  assert.equal(line.obj.query, 'rate(req_total[1m])');
+  assert.deepEqual([line.obj.start, line.obj.end, line.obj.step, line.obj.path], ['0', '60', '15', '/api/v1/query_range']);
+  assert.equal(typeof line.obj.queue_ms, 'number');
+  assert.match(String(line.obj.querier), /^querier-[12]$/);
+});

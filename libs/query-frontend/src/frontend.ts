@@ -1,0 +1,116 @@
+// The query-frontend's HTTP side (Mimir's query-frontend): the Prometheus read API's routes,
+// each request authenticated here, then carried whole through the scheduler to a querier and
+// its answer returned as the querier gave it. A query slower than
+// -query-frontend.log-queries-longer-than leaves one log line saying where the time went.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { asStrataError } from '@strata/errors';
+import { PROMETHEUS_API_ERRORS } from '@strata/querier';
+import { headersToWire, type FrontendTransport, type RoundTripResult, type WireHttpRequest } from '@strata/query-scheduler';
+import { tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+
+/** The read endpoints the frontend forwards, under each prefix (Prometheus' paths). */
+export const READ_ENDPOINTS = ['query', 'query_range', 'series', 'labels', 'label/:name/values', 'query_exemplars', 'metadata', 'format_query'];
+
+export interface QueryFrontendOptions {
+  transport: FrontendTransport;
+  /** Route prefixes, e.g. ['/api/v1', '/prometheus/api/v1']. */
+  prefixes: string[];
+  multitenancyEnabled: boolean;
+  auth?: Authenticator;
+  logger: Logger;
+  /** The tenant's max queriers (-query-frontend.max-queriers-per-tenant); 0: all. */
+  maxQueriers(tenant: string): number;
+  /** -query-frontend.log-queries-longer-than, ms; 0: no slow-query log. */
+  logQueriesLongerThanMs: number;
+  now?: () => number;
+}
+
+/** Request headers that describe the connection, not the query: never forwarded. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade']);
+
+export function registerQueryFrontend(app: FastifyInstance, opts: QueryFrontendOptions): void {
+  const frontend = new QueryFrontend(opts);
+  void app.register(async (scope) => {
+    // Form bodies go to the querier as sent.
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    for (const prefix of opts.prefixes) {
+      for (const endpoint of READ_ENDPOINTS) {
+        const method = endpoint === 'metadata' || endpoint.startsWith('label/') ? ['GET'] : ['GET', 'POST'];
+        scope.route({ method, url: `${prefix}/${endpoint}`, handler: (req, reply) => frontend.forward(req, reply) });
+      }
+    }
+  });
+}
+
+class QueryFrontend {
+  private readonly opts: QueryFrontendOptions;
+  private readonly now: () => number;
+
+  constructor(opts: QueryFrontendOptions) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+  }
+
+  async forward(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const began = this.now();
+    const abort = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    try {
+      const tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
+      this.opts.auth?.authenticate(tenant, req.headers.authorization);
+      const r = await this.opts.transport.roundTrip(tenant, wireRequest(req), { maxQueriers: this.opts.maxQueriers(tenant), signal: abort.signal });
+      this.logIfSlow(req, tenant, r, this.now() - began);
+      return sendResponse(reply, r);
+    } catch (err) {
+      const e = asStrataError(err);
+      const { errorType, status } = PROMETHEUS_API_ERRORS[e.kind];
+      if (status >= 500) this.opts.logger.warn({ url: req.url, err: e.message }, 'query failed in the query-frontend');
+      return reply.code(status).header('content-type', 'application/json').send({ status: 'error', errorType, error: e.message });
+    }
+  }
+
+  private logIfSlow(req: FastifyRequest, tenant: string, r: RoundTripResult, wallMs: number): void {
+    const threshold = this.opts.logQueriesLongerThanMs;
+    if (threshold <= 0 || wallMs < threshold) return;
+    const params = requestParams(req);
+    this.opts.logger.info(
+      {
+        tenant,
+        path: req.url.split('?')[0],
+        query: params.get('query') ?? params.get('match[]') ?? '',
+        start: params.get('start') ?? params.get('time') ?? '',
+        end: params.get('end') ?? '',
+        step: params.get('step') ?? '',
+        wall_ms: wallMs,
+        queue_ms: r.queueTimeMs,
+        querier: r.querierId,
+        status: r.response.code,
+      },
+      `slow query: ${wallMs} ms (${r.queueTimeMs} ms in the queue) for tenant ${tenant}`,
+    );
+  }
+}
+
+/** The request as the querier would have received it. */
+function wireRequest(req: FastifyRequest): WireHttpRequest {
+  const headers: Record<string, string | string[] | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (!HOP_HEADERS.has(k)) headers[k] = v;
+  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  return { method: req.method, url: req.url, headers: headersToWire(headers), body };
+}
+
+function sendResponse(reply: FastifyReply, r: RoundTripResult): FastifyReply {
+  reply.code(r.response.code);
+  for (const h of r.response.headers) if (!HOP_HEADERS.has(h.key.toLowerCase())) reply.header(h.key, h.values.length === 1 ? h.values[0] : h.values);
+  return reply.send(r.response.body);
+}
+
+/** Query string and form body parameters, as the querier reads them. */
+function requestParams(req: FastifyRequest): URLSearchParams {
+  const params = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
+  if (Buffer.isBuffer(req.body)) for (const [k, v] of new URLSearchParams(req.body.toString('utf8'))) params.append(k, v);
+  return params;
+}
