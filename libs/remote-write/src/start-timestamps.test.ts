@@ -10,12 +10,15 @@ import {
   decodeWriteRequest,
   encodeHistogram,
   encodeRecordValue,
+  encodeWriteRequest,
   encodeWriteRequestV2,
+  parseWriteRequest,
   parseWriteRequestV2,
   readHistogram,
   seriesV2ToV1,
   SymbolizedDecoder,
   Symbolizer,
+  withoutStartTimestamps,
   type DecodedHistogram,
   type WriteRequestV2Input,
 } from './index.ts';
@@ -117,4 +120,30 @@ test('a histogram start timestamp round-trips through encodeHistogram and readHi
   assert.equal(readHistogram(new ProtoReader(body), body.length).startTimestamp, CT);
   const none = encodeHistogram(histogram(T, 0));
   assert.equal(readHistogram(new ProtoReader(none), none.length).startTimestamp, undefined);
+});
+
+test('1.0: the parser notes a series with start timestamps; withoutStartTimestamps drops them and keeps the rest byte for byte', () => {
+  const body = encodeWriteRequest({
+    timeseries: [
+      { labels: [l('__name__', 'a_total')], samples: [{ value: 1, timestamp: T, startTimestamp: CT }], exemplars: [{ labels: [], value: 1, timestamp: T }] },
+      { labels: [l('__name__', 'h')], samples: [], histograms: [encodeHistogram(histogram(T, CT))] },
+      { labels: [l('__name__', 'plain')], samples: [{ value: 2, timestamp: T }] },
+    ],
+  });
+  const series = parseWriteRequest(body).series;
+  assert.deepEqual(
+    series.map((s) => s.startTimestamps),
+    [true, true, false],
+  );
+  const stripped = series.map((s) => withoutStartTimestamps(s.raw));
+  const decoded = decodeWriteRequest(encodeRecordValue(stripped)).timeseries;
+  assert.equal(decoded[0].starts, undefined);
+  assert.deepEqual([...decoded[0].values, decoded[0].exemplars.length], [1, 1]);
+  assert.equal(decoded[1].histogramSamples[0].startTimestamp, undefined);
+  assert.deepEqual(decoded[1].histogramSamples[0].histogram, histogram(T).histogram);
+  assert.deepEqual(stripped[2], Buffer.from(series[2].raw), 'a series without start timestamps is unchanged');
+  const never = encodeWriteRequest({
+    timeseries: [{ labels: [l('__name__', 'a_total')], samples: [{ value: 1, timestamp: T }], exemplars: [{ labels: [], value: 1, timestamp: T }] }],
+  });
+  assert.deepEqual(stripped[0], Buffer.from(parseWriteRequest(never).series[0].raw), 'the same bytes as a series that never had one');
 });
