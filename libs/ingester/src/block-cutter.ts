@@ -160,7 +160,7 @@ export class BlockCutter {
 
   private async cut(db: TenantDB, mint: number, maxt: number): Promise<void> {
     const began = this.opts.now();
-    const series = db.head.snapshotForBlock(mint, maxt);
+    const series = await db.head.snapshotForBlockInTurns(mint, maxt);
     db.cutUpTo = maxt;
     if (series.length === 0) return;
     await mkdir(db.dir, { recursive: true });

@@ -10,6 +10,7 @@ import { BlockWriteError } from './block-errors.ts';
 import { encodeHistogramChunks, type HistogramSample } from '../head/histogram-series.ts';
 import type { EncodedChunk } from '../chunkenc/chunk-encoding.ts';
 import { XorChunkEncoder } from '../chunkenc/xor-chunk.ts';
+import { forEachInTurns, sortInTurns } from '../in-turns.ts';
 
 export const DEFAULT_SAMPLES_PER_CHUNK = 120;
 
@@ -80,9 +81,13 @@ export async function writeBlock(opts: WriteBlockOptions): Promise<WrittenBlock 
 
 /** Writes a block from encoded chunks; null (nothing written) when there is no series. */
 export async function writeBlockFromChunks(opts: WriteChunksBlockOptions): Promise<WrittenBlock | null> {
-  const series = Array.from(opts.series, (s) => ({ labels: normaliseLabels(s.labels), chunks: s.chunks })).filter((s) => s.chunks.length > 0);
+  // In turns of the event loop: an ingester cuts blocks of a million series while it consumes and answers.
+  const series: { labels: Labels; chunks: readonly EncodedChunk[] }[] = [];
+  await forEachInTurns([...opts.series], (s) => {
+    if (s.chunks.length > 0) series.push({ labels: normaliseLabels(s.labels), chunks: s.chunks });
+  });
   if (series.length === 0) return null;
-  series.sort((a, b) => compareLabels(a.labels, b.labels));
+  if (!(await sortedInTurns(series))) await sortInTurns(series, (a, b) => compareLabels(a.labels, b.labels));
   const b = await BlockBuilder.create({ dir: opts.dir, ulid: opts.ulid, segmentSize: opts.segmentSize });
   try {
     for (const s of series) await b.addSeries(s.labels, s.chunks);
@@ -140,4 +145,15 @@ function lowerBound(a: Float64Array, x: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** Whether the series are in label order already (a head's snapshot is), checked in turns. */
+async function sortedInTurns(series: readonly { labels: Labels }[]): Promise<boolean> {
+  let sorted = true;
+  let prev: Labels | undefined;
+  await forEachInTurns(series, (s) => {
+    if (prev !== undefined && compareLabels(prev, s.labels) > 0) sorted = false;
+    prev = s.labels;
+  });
+  return sorted;
 }

@@ -34,6 +34,7 @@ import { RecordSymbols, type HeadSymbols } from './record-symbols.ts';
 import { SeriesRows } from './series-rows.ts';
 import { flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, hashLabelBytes } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from '../chunkenc/xor-chunk.ts';
+import { forEachInTurns, sortInTurns } from '../in-turns.ts';
 
 export interface AppendStats {
   appended: number;
@@ -485,14 +486,20 @@ export class Head {
   snapshotForBlock(mint: number, maxt: number): BlockSeries[] {
     this.setMinValidTime(maxt);
     const out: BlockSeries[] = [];
-    for (const s of this.series) {
-      if (!s.hasDataIn(mint, maxt - 1)) continue;
-      if (s.lastT < maxt) s.closeAllOpen();
-      const chunks = s.encodedChunks(mint, maxt);
-      if (chunks.length > 0) out.push({ labels: flatToLabels(s.lbls), chunks });
-    }
-    out.sort((a, b) => compareLabels(a.labels, b.labels));
-    return out;
+    for (const s of this.series) addBlockSeries(out, s, mint, maxt);
+    return out.sort(compareBlockSeries);
+  }
+
+  /**
+   * snapshotForBlock in turns of the event loop (forEachInTurns, sortInTurns): what a block cut
+   * calls, so a head of millions of series keeps consuming and answering while it is cut. Samples
+   * below maxt are refused from the first step, so the range does not change under the snapshot.
+   */
+  async snapshotForBlockInTurns(mint: number, maxt: number): Promise<BlockSeries[]> {
+    this.setMinValidTime(maxt);
+    const out: BlockSeries[] = [];
+    await forEachInTurns(this.series, (s) => addBlockSeries(out, s, mint, maxt));
+    return sortInTurns(out, compareBlockSeries);
   }
 
   /** Drops every sample below mint (after they were persisted) and the series left empty. */
@@ -637,4 +644,16 @@ export class Head {
     this.strings.set(s, s);
     return s;
   }
+}
+
+/** The series' chunks in [mint, maxt) as a block series, its open chunk closed when it has nothing newer. */
+function addBlockSeries(out: BlockSeries[], s: MemorySeries, mint: number, maxt: number): void {
+  if (!s.hasDataIn(mint, maxt - 1)) return;
+  if (s.lastT < maxt) s.closeAllOpen();
+  const chunks = s.encodedChunks(mint, maxt);
+  if (chunks.length > 0) out.push({ labels: flatToLabels(s.lbls), chunks });
+}
+
+function compareBlockSeries(a: BlockSeries, b: BlockSeries): number {
+  return compareLabels(a.labels, b.labels);
 }
