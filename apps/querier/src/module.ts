@@ -2,6 +2,7 @@
 // partition (in this process, listed by -querier.ingester-addresses, or found
 // in the partition ring) joined with the bucket's blocks.
 
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Querier } from '@strata/model';
 import { Engine } from '@strata/promql';
@@ -24,6 +25,7 @@ import {
   remoteReadRoutes,
   statusRoutes,
 } from '@strata/querier';
+import { QuerierWorker, injectingHandler } from '@strata/query-scheduler';
 import { PartitionRingWatcher } from '@strata/ring';
 import { readBuildInfo, type Service } from '@strata/service';
 import type { Strata } from '@strata/runtime';
@@ -88,6 +90,36 @@ export function initQuerier(t: Strata): Service[] {
       },
     },
     { name: 'bucket-store', start: () => store.start(), stop: () => store.stop() },
+    ...schedulerWorker(t),
+  ];
+}
+
+/**
+ * With -querier.scheduler-address, this querier also pulls queries from the query-scheduler
+ * (-querier.max-concurrent at once) and runs each against its own HTTP routes, as Mimir's querier
+ * workers do; /ready says whether the scheduler is connected.
+ */
+function schedulerWorker(t: Strata): Service[] {
+  const { config, logger } = t;
+  const schedulerAddress = config['querier.scheduler-address'];
+  if (schedulerAddress === '') return [];
+  const worker = new QuerierWorker({
+    schedulerAddress,
+    querierId: config['querier.id'] || `${hostname()}:${config['server.http-listen-port']}`,
+    maxConcurrent: config['querier.max-concurrent'],
+    handle: injectingHandler(t.http),
+    logger,
+  });
+  t.readiness.push(() => (worker.connected() ? undefined : `not connected to the query-scheduler at ${schedulerAddress}`));
+  return [
+    {
+      name: 'querier-worker',
+      start: async () => {
+        worker.start();
+        logger.info(`running queries from the query-scheduler at ${schedulerAddress}, ${config['querier.max-concurrent']} at a time`);
+      },
+      stop: () => worker.stop(),
+    },
   ];
 }
 

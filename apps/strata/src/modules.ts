@@ -13,6 +13,8 @@ import { initCompactor } from '@strata/app-compactor';
 import { initDistributor } from '@strata/app-distributor';
 import { initIngester } from '@strata/app-ingester';
 import { initQuerier } from '@strata/app-querier';
+import { initQueryFrontend } from '@strata/app-query-frontend';
+import { initQueryScheduler } from '@strata/app-query-scheduler';
 import { initRuler } from '@strata/app-ruler';
 
 export const MODULES: Record<string, StrataModule> = {
@@ -28,6 +30,10 @@ export const MODULES: Record<string, StrataModule> = {
   distributor: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'kafka'], init: initDistributor },
   ingester: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'ring-kv', 'kafka', 'bucket'], init: initIngester },
   querier: { deps: ['server', 'ui', 'tracing', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
+  /** The per-tenant fair queue between query-frontends and querier workers (-querier.scheduler-address). */
+  'query-scheduler': { deps: ['server', 'ui'], init: initQueryScheduler },
+  /** The read API's front door: queries go through a query-scheduler to queriers (not in `all` yet). */
+  'query-frontend': { deps: ['server', 'ui', 'auth'], init: initQueryFrontend },
   compactor: { deps: ['server', 'ui', 'bucket'], init: initCompactor },
   /** Rules evaluate through this process' querier; output goes through its distributor (or -ruler.push-url). */
   ruler: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'bucket', 'querier'], after: ['distributor'], init: initRuler },

@@ -36,6 +36,22 @@ export const querierConfigShape = {
     .describe(
       'Bytes one query is estimated to hold (fetched series and samples, then evaluated points), checked as it fetches and evaluates, in ingesters too; over it 422; 0: no limit. Unset: 10% of -server.memory-limit.',
     ),
+  'querier.scheduler-address': z
+    .string()
+    .default('')
+    .describe("host:port of the query-scheduler's gRPC server: set, this querier also runs the queries the scheduler hands it.")
+    .meta({ yaml: 'frontend_worker.scheduler_address' }),
+  'querier.max-concurrent': z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8)
+    .describe('Queries this querier takes from the scheduler at once (one worker stream each).'),
+  'querier.id': z
+    .string()
+    .default('')
+    .describe("This querier's name at the scheduler (its queue's shuffle shards use it); empty: host name and HTTP port.")
+    .meta({ yaml: 'frontend_worker.id' }),
   'querier.lookback-delta': duration('5m').describe('PromQL lookback: how far back an instant selector looks for a sample.'),
   'querier.max-wait-for-offset': duration('10s').describe('Strong read consistency: how long an ingester may take to consume the last produced offset.'),
   'querier.promql-experimental-functions-enabled': boolFlag(false).describe(

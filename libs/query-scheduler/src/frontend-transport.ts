@@ -17,8 +17,8 @@ import {
 export interface FrontendTransportOptions {
   /** host:port of the query-scheduler. */
   schedulerAddress: string;
-  /** host:port queriers reach this frontend's gRPC server at. */
-  frontendAddress: string;
+  /** host:port queriers reach this frontend's gRPC server at (asked per query: known once the server is bound). */
+  frontendAddress: string | (() => string);
 }
 
 export interface RoundTripOptions {
@@ -120,7 +120,8 @@ export class FrontendTransport {
   }
 
   private message(type: FrontendToScheduler['type'], id: number, tenant: string): FrontendToScheduler {
-    return { type, frontend_address: this.opts.frontendAddress, query_id: id, user_id: tenant, stats_enabled: false, max_queriers: 0 };
+    const address = this.opts.frontendAddress;
+    return { type, frontend_address: typeof address === 'string' ? address : address(), query_id: id, user_id: tenant, stats_enabled: false, max_queriers: 0 };
   }
 
   private send(m: FrontendToScheduler): void {

@@ -9,3 +9,6 @@ export type { FrontendTransportOptions, RoundTripOptions, RoundTripResult } from
 export { headersFromWire, headersToWire } from './wire.ts';
 export type { WireHeader, WireHttpRequest, WireHttpResponse } from './wire.ts';
 export { injectingHandler } from './inject-handler.ts';
+export { querySchedulerConfigShape } from './config.ts';
+export type { QuerySchedulerConfig } from './config.ts';
+export { querySchedulerPage } from './scheduler-page.ts';

@@ -11,6 +11,8 @@ import { bucketConfigShape } from '@strata/objstore';
 import { bucketStoreConfigShape } from '@strata/storegateway';
 import { compactorConfigShape } from '@strata/compactor';
 import { querierConfigShape, resultsCacheConfigShape } from '@strata/querier';
+import { queryFrontendConfigShape } from '@strata/query-frontend';
+import { querySchedulerConfigShape } from '@strata/query-scheduler';
 import { ingesterRingConfigShape } from '@strata/ring';
 import { rulerConfigShape } from '@strata/ruler';
 import { haTrackerConfigShape } from '@strata/ha-tracker';
@@ -18,7 +20,10 @@ import { authConfigShape, configFileShape, flagYamlPath, logConfigShape, serverC
 import { tracingConfigShape } from '@strata/tracing';
 
 const strataShape = {
-  target: z.string().default('all').describe('Comma-separated modules to run: all (the single process), distributor, ingester, querier, compactor, ruler.'),
+  target: z
+    .string()
+    .default('all')
+    .describe('Comma-separated modules to run: all (the single process), distributor, ingester, querier, query-frontend, query-scheduler, compactor, ruler.'),
   'data-dir': z.string().min(1).default('./data').describe('Base of the local paths not set otherwise: bucket/, tsdb/, compactor/ and (-target=all) kafka/.'),
   ...configFileShape,
 };
@@ -36,7 +41,8 @@ export const FLAG_GROUPS = [
   { name: 'ingester', shape: ingesterConfigShape },
   { name: 'ring', shape: ingesterRingConfigShape },
   { name: 'querier', shape: querierConfigShape },
-  { name: 'query-frontend', shape: resultsCacheConfigShape },
+  { name: 'query-frontend', shape: { ...queryFrontendConfigShape, ...resultsCacheConfigShape } },
+  { name: 'query-scheduler', shape: querySchedulerConfigShape },
   { name: 'objstore', shape: bucketConfigShape },
   { name: 'storegateway', shape: bucketStoreConfigShape },
   { name: 'compactor', shape: compactorConfigShape },
@@ -54,6 +60,8 @@ export const strataConfigShape = {
   ...ingesterRingConfigShape,
   ...querierConfigShape,
   ...resultsCacheConfigShape,
+  ...queryFrontendConfigShape,
+  ...querySchedulerConfigShape,
   ...bucketConfigShape,
   ...bucketStoreConfigShape,
   ...compactorConfigShape,

@@ -17,6 +17,7 @@ import { createHttpServer, createLogger, createMetricsRegistry, type Authenticat
 import type { StatusPage, UiLink } from '@strata/ui';
 import { Tracing } from '@strata/tracing';
 import type { StrataConfig } from './config.ts';
+import { ProcessGrpc } from './process-grpc.ts';
 
 /** What the binary's parse of the flags hands the process object. */
 export interface ProcessConfig {
@@ -67,6 +68,7 @@ export class Strata {
   distributor: Distributor | undefined;
   /** The ingester when it runs in this process: the querier reads it directly. */
   localIngester: { ingester: Ingester; identity: IngesterIdentity } | undefined;
+  private processGrpc: ProcessGrpc | undefined;
 
   constructor(parsed: ProcessConfig, modules: readonly string[]) {
     this.modules = modules;
@@ -102,6 +104,12 @@ export class Strata {
       readiness: { notReadyReason: () => this.notReadyReason() },
       bodyLimitBytes: this.config['distributor.max-recv-msg-size'],
     });
+  }
+
+  /** The gRPC server of the modules other than the ingester, built when first asked for. */
+  get grpc(): ProcessGrpc {
+    this.processGrpc ??= new ProcessGrpc(this.config['server.grpc-listen-address'], this.config['server.grpc-listen-port']);
+    return this.processGrpc;
   }
 
   /** Whether `module` is in this process (known before any module is built). */
