@@ -1,8 +1,9 @@
 // Starts a whole local Strata cluster on loopback (Kafka, distributor,
 // ingester-zone-a-0/1, ingester-zone-b-0/1, querier) and keeps it running
-// until Ctrl-C. Usage: npm run cluster -- [--dir D] [--partitions N] [--brokers 1|3] [--redis]
+// until Ctrl-C. Usage: npm run cluster -- [--dir D] [--partitions N] [--brokers 1|3] [--redis] [--query-frontend] [--queriers N]
 // (npm runs it on the pinned Node; the Kafka client needs Node >= 22).
 // (--redis: a local redis-server holds the partition ring; its page is <distributor>/ingester/partition-ring)
+// (--query-frontend: a query-scheduler and a query-frontend too; the queriers pull queries from the scheduler)
 
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +15,8 @@ const { values } = parseArgs({
     partitions: { type: 'string', default: '2' },
     brokers: { type: 'string', default: '1' },
     redis: { type: 'boolean', default: false },
+    'query-frontend': { type: 'boolean', default: false },
+    queriers: { type: 'string', default: '1' },
   },
 });
 const dataDir = resolve(values.dir!);
@@ -23,12 +26,15 @@ const cluster = await LocalCluster.start({
   partitions: Number(values.partitions),
   kafkaBrokers: values.brokers === '3' ? 3 : 1,
   redis: values.redis,
+  queryFrontend: values['query-frontend'],
+  queriers: Number(values.queriers),
   log: (line) => console.log(line),
 });
 console.log(`Kafka:        ${cluster.kafka.brokers.join(',')}`);
 if (cluster.redis) console.log(`Redis:        ${cluster.redis.endpoint} (pid ${cluster.redis.pid}); ring ${cluster.distributorUrl}/ingester/partition-ring`);
 for (const p of cluster.processes.values()) console.log(`${p.name.padEnd(20)} ${p.url}  pid ${p.pid}  log ${p.opts.logFile}`);
-console.log(`push to ${cluster.distributorUrl}/api/v1/push (X-Scope-OrgID required), query ${cluster.querierUrl}/prometheus`);
+const queryUrl = values['query-frontend'] ? cluster.frontendUrl : cluster.querierUrl;
+console.log(`push to ${cluster.distributorUrl}/api/v1/push (X-Scope-OrgID required), query ${queryUrl}/prometheus`);
 const stop = async () => {
   console.log('stopping ...');
   await cluster.stop();

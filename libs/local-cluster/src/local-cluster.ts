@@ -1,6 +1,7 @@
 // A whole Strata cluster on loopback for tests and drills: real Kafka,
 // distributor(s), ingesters in two zones (ingester-zone-<z>-<n> per
-// partition n) and a querier, each its own process.
+// partition n) and a querier, each its own process; with `queryFrontend`, a query-scheduler, a
+// query-frontend and queriers that pull their work from the scheduler.
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,11 +18,15 @@ export interface LocalClusterOptions {
   distributors?: number;
   topic?: string;
   /** Extra flags per app kind. */
-  extraArgs?: Partial<Record<'distributor' | 'ingester' | 'querier' | 'compactor', string[]>>;
+  extraArgs?: Partial<Record<'distributor' | 'ingester' | 'querier' | 'compactor' | 'query-frontend' | 'query-scheduler', string[]>>;
   /** Where blocks go (ingesters, querier, compactor): default a filesystem bucket in <dataDir>/bucket. */
   bucketArgs?: string[];
   /** Also run a compactor process. */
   compactor?: boolean;
+  /** Also run a query-scheduler and a query-frontend (frontendUrl); the queriers pull queries from the scheduler. */
+  queryFrontend?: boolean;
+  /** Querier processes: querier, querier-1, ... (default 1). */
+  queriers?: number;
   /**
    * Run a real redis-server and point every distributor, ingester and querier at it
    * (-ring.store=redis: the partition ring, heartbeats, the HA tracker); start() then
@@ -83,7 +88,10 @@ export class LocalCluster {
     const zones = opts.zones ?? ['a', 'b'];
     const ingesterIds = zones.flatMap((z) => Array.from({ length: partitions }, (_, n) => `ingester-zone-${z}-${n}`));
     const distributorNames = Array.from({ length: opts.distributors ?? 1 }, (_, i) => (i === 0 ? 'distributor' : `distributor-${i}`));
-    const ports = await freePorts(ingesterIds.length * 2 + distributorNames.length + 1 + (opts.compactor ? 1 : 0));
+    const querierNames = Array.from({ length: opts.queriers ?? 1 }, (_, i) => (i === 0 ? 'querier' : `querier-${i}`));
+    const ports = await freePorts(
+      ingesterIds.length * 2 + distributorNames.length + querierNames.length + (opts.compactor ? 1 : 0) + (opts.queryFrontend ? 4 : 0),
+    );
     const common: CommonArgs = {
       opts,
       kafka: [`-ingest-storage.kafka.address=${this.kafka.brokers.join(',')}`, `-ingest-storage.kafka.topic=${this.topic}`],
@@ -97,7 +105,14 @@ export class LocalCluster {
       this.add(ingester(common, id, httpPort, grpcPort));
     }
     for (const name of distributorNames) this.add(distributor(common, name, ports.pop()!));
-    this.add(querier(common, ports.pop()!, grpcAddresses));
+    let schedulerAddress: string | undefined;
+    if (opts.queryFrontend) {
+      const [schedulerHttp, schedulerGrpc, frontendHttp, frontendGrpc] = [ports.pop()!, ports.pop()!, ports.pop()!, ports.pop()!];
+      schedulerAddress = `127.0.0.1:${schedulerGrpc}`;
+      this.add(queryScheduler(common, schedulerHttp, schedulerGrpc));
+      this.add(queryFrontend(common, frontendHttp, frontendGrpc, schedulerAddress));
+    }
+    for (const name of querierNames) this.add(querier(common, name, ports.pop()!, grpcAddresses, schedulerAddress));
     if (opts.compactor) this.add(compactor(common, ports.pop()!));
   }
 
@@ -111,6 +126,11 @@ export class LocalCluster {
 
   get querierUrl(): string {
     return this.process('querier').url;
+  }
+
+  /** The query-frontend of a cluster started with `queryFrontend: true`. */
+  get frontendUrl(): string {
+    return this.process('query-frontend').url;
   }
 
   /** The redis-server of a cluster started with `redis: true`. */
@@ -205,13 +225,14 @@ function distributor(c: CommonArgs, name: string, httpPort: number): AppProcess 
   });
 }
 
-function querier(c: CommonArgs, httpPort: number, grpcAddresses: string[]): AppProcess {
+function querier(c: CommonArgs, name: string, httpPort: number, grpcAddresses: string[], schedulerAddress: string | undefined): AppProcess {
   return new AppProcess({
-    name: 'querier',
+    name,
     target: 'querier',
     httpPort,
-    logFile: logFile(c, 'querier'),
+    logFile: logFile(c, name),
     args: [
+      ...(schedulerAddress ? [`-querier.scheduler-address=${schedulerAddress}`, `-querier.id=${name}`] : []),
       // The querier reads the partitions' last produced offsets for X-Read-Consistency: strong.
       ...c.kafka,
       `-server.http-listen-port=${httpPort}`,
@@ -234,6 +255,31 @@ function compactor(c: CommonArgs, httpPort: number): AppProcess {
       `-compactor.data-dir=${join(c.opts.dataDir, 'compactor')}`,
       ...c.bucket,
       ...(c.opts.extraArgs?.compactor ?? []),
+    ],
+  });
+}
+
+function queryScheduler(c: CommonArgs, httpPort: number, grpcPort: number): AppProcess {
+  return new AppProcess({
+    name: 'query-scheduler',
+    target: 'query-scheduler',
+    httpPort,
+    logFile: logFile(c, 'query-scheduler'),
+    args: [`-server.http-listen-port=${httpPort}`, `-server.grpc-listen-port=${grpcPort}`, ...(c.opts.extraArgs?.['query-scheduler'] ?? [])],
+  });
+}
+
+function queryFrontend(c: CommonArgs, httpPort: number, grpcPort: number, schedulerAddress: string): AppProcess {
+  return new AppProcess({
+    name: 'query-frontend',
+    target: 'query-frontend',
+    httpPort,
+    logFile: logFile(c, 'query-frontend'),
+    args: [
+      `-server.http-listen-port=${httpPort}`,
+      `-server.grpc-listen-port=${grpcPort}`,
+      `-query-frontend.scheduler-address=${schedulerAddress}`,
+      ...(c.opts.extraArgs?.['query-frontend'] ?? []),
     ],
   });
 }

@@ -41,6 +41,8 @@ export class QuerierWorker {
   private readonly client: QuerierLoopClient;
   private readonly frontends = new Map<string, ResultClient>();
   private readonly streams = new Set<grpc.ClientDuplexStream<QuerierToScheduler, SchedulerToQuerier>>();
+  /** Streams running a query: stop() lets them finish it. */
+  private readonly busy = new Set<grpc.ClientDuplexStream<QuerierToScheduler, SchedulerToQuerier>>();
   private stopped = false;
   private loops: Promise<void>[] = [];
 
@@ -62,10 +64,16 @@ export class QuerierWorker {
     return this.client.getChannel().getConnectivityState(true) === grpc.connectivityState.READY;
   }
 
-  async stop(): Promise<void> {
+  /** Takes no more queries; the running ones finish and answer (for `drainMs` at most) before the streams close. */
+  async stop(drainMs = 30_000): Promise<void> {
     this.stopped = true;
-    for (const s of this.streams) s.end();
-    await Promise.all(this.loops);
+    for (const s of this.streams) if (!this.busy.has(s)) s.end();
+    const drained = Promise.all(this.loops);
+    const timer = setTimeout(() => {
+      for (const s of this.streams) s.end();
+    }, drainMs);
+    await drained;
+    clearTimeout(timer);
     this.client.close();
     for (const c of this.frontends.values()) c.close();
   }
@@ -98,7 +106,13 @@ export class QuerierWorker {
         if (!this.stopped) call.write({ querier_id: this.opts.querierId });
         else call.end();
       };
-      call.on('data', (m: SchedulerToQuerier) => void this.run(m).finally(ready));
+      call.on('data', (m: SchedulerToQuerier) => {
+        this.busy.add(call);
+        void this.run(m).finally(() => {
+          this.busy.delete(call);
+          ready();
+        });
+      });
       call.on('error', (err) => {
         this.streams.delete(call);
         reject(err);

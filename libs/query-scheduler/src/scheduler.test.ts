@@ -138,9 +138,30 @@ test('a canceled query leaves the queue; a querier that dies mid-query gets its 
   });
   const orphan = frontend.roundTrip('a', get('/slow'));
   await running;
-  await w.stop();
+  await w.stop(100); // the query never finishes: after the drain time its stream is closed under it
   const r = await orphan;
   assert.equal(r.response.code, 503);
   assert.match(r.response.body.toString(), /querier querier-dies went away while running the query; retry it/);
   assert.match(await registry.metrics(), /strata_query_scheduler_discarded_requests_total\{user="a",reason="querier-gone"\} 1/);
+});
+
+test('a querier that stops lets its running query finish and answer, and takes no new one', async () => {
+  const { schedulerAddress, frontend, scheduler } = await setup();
+  let started: () => void = () => undefined;
+  const running = new Promise<void>((r) => (started = r));
+  const w = worker(schedulerAddress, 'querier-stopping', async (tenant, req) => {
+    started();
+    await sleep(200);
+    return echo(tenant, req);
+  });
+  const inflight = frontend.roundTrip('a', get('/finishing'));
+  await running;
+  const stopped = w.stop();
+  const next = frontend.roundTrip('a', get('/after-stop'));
+  assert.equal((await inflight).response.code, 200);
+  await stopped;
+  await until('the stopped querier left the scheduler', () => scheduler.queue.connectedQueriers().size === 0);
+  assert.equal(scheduler.queue.lengths().get('a'), 1, 'the next query waits for another querier');
+  worker(schedulerAddress, 'querier-next', echo);
+  assert.equal((await next).response.body.toString(), 'a /after-stop');
 });
