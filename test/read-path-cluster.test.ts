@@ -31,6 +31,7 @@ describe('a cluster with a query-frontend, a query-scheduler and two queriers', 
     const series = Array.from({ length: 40 }, (_, i) => ({
       labels: [
         { name: '__name__', value: 'node_cpu_seconds_total' },
+        { name: 'cpu', value: String(i) },
         { name: 'instance', value: `host-${i % 10}` },
         { name: 'mode', value: ['idle', 'user', 'system', 'iowait'][i % 4] },
       ],
