@@ -23,7 +23,15 @@ export function initQueryFrontend(t: Strata): Service[] {
     multitenancyEnabled: config['auth.multitenancy-enabled'],
     auth: t.auth,
     logger: t.logger,
-    maxQueriers: () => config['query-frontend.max-queriers-per-tenant'],
+    limits: (tenant) => {
+      const l = t.overrides.forTenant(tenant);
+      return {
+        maxQueriers: config['query-frontend.max-queriers-per-tenant'],
+        maxTotalQueryLengthMs: l.maxTotalQueryLengthMs,
+        blockedQueries: l.blockedQueries,
+      };
+    },
+    registry: t.registry,
     logQueriesLongerThanMs: config['query-frontend.log-queries-longer-than'],
   });
   t.endpoints.push('query-frontend $BASE/prometheus/api/v1/query');

@@ -33,7 +33,7 @@ export const MODULES: Record<string, StrataModule> = {
   /** The per-tenant fair queue between query-frontends and querier workers (-querier.scheduler-address). */
   'query-scheduler': { deps: ['server', 'ui'], init: initQueryScheduler },
   /** The read API's front door: queries go through a query-scheduler to queriers (not in `all` yet). */
-  'query-frontend': { deps: ['server', 'ui', 'auth'], init: initQueryFrontend },
+  'query-frontend': { deps: ['server', 'ui', 'runtime-config', 'auth'], init: initQueryFrontend },
   compactor: { deps: ['server', 'ui', 'bucket'], init: initCompactor },
   /** Rules evaluate through this process' querier; output goes through its distributor (or -ruler.push-url). */
   ruler: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'bucket', 'querier'], after: ['distributor'], init: initRuler },

@@ -107,6 +107,9 @@ export const limitsConfigShape = {
   'distributor.created-timestamp-zero-ingestion-enabled': boolFlag(false)
     .describe('Per-tenant: remote write 2.0 and OTLP start (created) timestamps become a zero sample at that time, as Prometheus does.')
     .meta({ yaml: 'limits.created_timestamp_zero_ingestion_enabled' }),
+  'query-frontend.max-total-query-length': duration('0s')
+    .describe('Per-tenant: a range query longer than this (end - start) is refused with 400; 0s: no limit. blocked_queries: runtime overrides only.')
+    .meta({ yaml: 'limits.max_total_query_length' }),
   'distributor.otel-created-timestamp-zero-ingestion-enabled': boolFlag(false)
     .describe("Per-tenant, Mimir's OTLP-only form: OTLP start times become a zero sample at that time.")
     .meta({ yaml: 'limits.otel_created_timestamp_zero_ingestion_enabled' }),
@@ -159,6 +162,8 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     dropLabels: [],
     createdTimestampZeroIngestionEnabled: c['distributor.created-timestamp-zero-ingestion-enabled'],
     otelCreatedTimestampZeroIngestionEnabled: c['distributor.otel-created-timestamp-zero-ingestion-enabled'],
+    maxTotalQueryLengthMs: c['query-frontend.max-total-query-length'],
+    blockedQueries: [],
   };
 }
 

@@ -5,7 +5,7 @@ export { overridesPage } from './overrides-page.ts';
 export { LocalRateLimiter } from './rate-limiter.ts';
 export type { RateDecision } from './rate-limiter.ts';
 export { applyOverrides, localLimit, runtimeConfigSchema, tenantOverridesSchema } from './limits.ts';
-export type { RuntimeConfig, TenantLimits, TenantOverrides } from './limits.ts';
+export type { BlockedQuery, RuntimeConfig, TenantLimits, TenantOverrides } from './limits.ts';
 export { DEFAULT_LIMITS, defaultLimitsFromFlags, limitsConfigShape, runtimeConfigShape } from './config.ts';
 export type { LimitsConfig, RuntimeConfigFlags } from './config.ts';
 export { ingesterLimits } from './ingester-limits.ts';

@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { relabelConfigsSchema, type RelabelRule } from '@strata/relabel';
+import { compileRegex } from '@strata/model';
 import { parseDuration, validateTenantId } from '@strata/service';
 
 export const NAME_VALIDATION_SCHEMES = ['legacy', 'utf8'] as const;
@@ -73,6 +74,23 @@ export interface TenantLimits {
   createdTimestampZeroIngestionEnabled: boolean;
   /** Mimir's OTLP-only form of the same: OTLP start times become zero samples. */
   otelCreatedTimestampZeroIngestionEnabled: boolean;
+  /** A range query longer than this (end - start) is refused by the query-frontend; 0: no limit. */
+  maxTotalQueryLengthMs: number;
+  /** Queries the query-frontend refuses (400, err-strata-query-blocked), as Mimir's blocked_queries. */
+  blockedQueries: readonly BlockedQuery[];
+}
+
+/** One rule of blocked_queries (Mimir's fields). */
+export interface BlockedQuery {
+  /** The query as sent (trimmed), or with `regex` a Prometheus regex over it. */
+  pattern: string;
+  regex: boolean;
+  /** Said to the client after "blocked by the cluster administrator". */
+  reason: string;
+  /** Only range queries longer than this; 0: any. */
+  timeRangeLongerThanMs: number;
+  /** Only range queries with a step shorter than this; 0: any. */
+  stepSizeShorterThanMs: number;
 }
 
 /** A duration as Mimir's YAML writes one ("10m", "1h30m", "0"); a bare number is seconds. */
@@ -90,6 +108,33 @@ const positiveCount = z.number().int().positive();
 const nameList = z
   .union([z.array(z.string()), z.string()])
   .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter((s) => s !== ''));
+
+const blockedQueriesSchema = z.array(
+  z
+    .object({
+      pattern: z.string().refine((p) => p.trim() !== '', 'a blocked query needs a pattern'),
+      regex: z.boolean().default(false),
+      reason: z.string().default(''),
+      time_range_longer_than: yamlDuration.default(0),
+      step_size_shorter_than: yamlDuration.default(0),
+    })
+    .strict()
+    .superRefine((b, ctx) => {
+      if (!b.regex) return;
+      try {
+        compileRegex(b.pattern);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: (err as Error).message });
+      }
+    })
+    .transform((b): BlockedQuery => ({
+      pattern: b.pattern,
+      regex: b.regex,
+      reason: b.reason,
+      timeRangeLongerThanMs: b.time_range_longer_than,
+      stepSizeShorterThanMs: b.step_size_shorter_than,
+    })),
+);
 
 /** YAML key (Mimir's) → its schema and the TenantLimits field it sets. */
 const FIELDS = {
@@ -125,6 +170,8 @@ const FIELDS = {
   drop_labels: [z.array(z.string().min(1)), 'dropLabels'],
   created_timestamp_zero_ingestion_enabled: [z.boolean(), 'createdTimestampZeroIngestionEnabled'],
   otel_created_timestamp_zero_ingestion_enabled: [z.boolean(), 'otelCreatedTimestampZeroIngestionEnabled'],
+  max_total_query_length: [yamlDuration, 'maxTotalQueryLengthMs'],
+  blocked_queries: [blockedQueriesSchema, 'blockedQueries'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;

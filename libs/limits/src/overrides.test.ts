@@ -205,3 +205,28 @@ test("OTLP overrides: Mimir's otel_* keys, the promotion list as a YAML list or 
   assert.ok(!ignoreAlone.success);
   assert.match(ignoreAlone.error.message, /needs promote_all_resource_attributes: true/);
 });
+
+test("blocked_queries and max_total_query_length take Mimir's YAML; a bad regex or an empty pattern is refused", () => {
+  const ok = runtimeConfigSchema.parse({
+    overrides: {
+      'team-a': {
+        max_total_query_length: '12h',
+        blocked_queries: [
+          { pattern: 'up' },
+          { pattern: '.*rate\\(.*', regex: true, reason: 'too costly', time_range_longer_than: '7d', step_size_shorter_than: '1m' },
+        ],
+      },
+    },
+  });
+  const o = ok.overrides?.['team-a'];
+  assert.equal(o?.max_total_query_length, 12 * 3_600_000);
+  assert.deepEqual(o?.blocked_queries, [
+    { pattern: 'up', regex: false, reason: '', timeRangeLongerThanMs: 0, stepSizeShorterThanMs: 0 },
+    { pattern: '.*rate\\(.*', regex: true, reason: 'too costly', timeRangeLongerThanMs: 7 * 86_400_000, stepSizeShorterThanMs: 60_000 },
+  ]);
+  const badRegex = runtimeConfigSchema.safeParse({ overrides: { 'team-a': { blocked_queries: [{ pattern: 'rate(', regex: true }] } } });
+  assert.ok(!badRegex.success);
+  assert.match(badRegex.error.message, /missing closing \)/);
+  assert.ok(!runtimeConfigSchema.safeParse({ overrides: { 'team-a': { blocked_queries: [{ pattern: ' ' }] } } }).success);
+  assert.ok(!runtimeConfigSchema.safeParse({ overrides: { 'team-a': { blocked_queries: [{ pattern: 'up', unknown: 1 }] } } }).success);
+});

@@ -21,6 +21,7 @@ let frontendApp: FastifyInstance;
 let querierApp: FastifyInstance;
 let scheduler: QueryScheduler;
 let busy = false;
+const registry = new Registry();
 
 async function grpcServer(add: (s: grpc.Server) => void): Promise<string> {
   const server = new grpc.Server();
@@ -88,13 +89,24 @@ before(async () => {
     w.start();
     cleanups.push(() => w.stop());
   }
-  frontendApp = createHttpServer({ logger: silent, registry: new Registry(), readiness: { notReadyReason: () => undefined } });
+  frontendApp = createHttpServer({ logger: silent, registry, readiness: { notReadyReason: () => undefined } });
   registerQueryFrontend(frontendApp, {
     transport,
     prefixes: ['/api/v1', '/prometheus/api/v1'],
     multitenancyEnabled: true,
     logger: recordingLogger(),
-    maxQueriers: () => 0,
+    limits: (tenant) => ({
+      maxQueriers: 0,
+      maxTotalQueryLengthMs: tenant === 'limited' ? 3_600_000 : 0,
+      blockedQueries:
+        tenant === 'limited'
+          ? [
+              { pattern: 'count({__name__=~".+"})', regex: false, reason: 'it reads every series', timeRangeLongerThanMs: 0, stepSizeShorterThanMs: 0 },
+              { pattern: '.*rate\\(.*\\[1s\\].*', regex: true, reason: '', timeRangeLongerThanMs: 0, stepSizeShorterThanMs: 10_000 },
+            ]
+          : [],
+    }),
+    registry,
     logQueriesLongerThanMs: 1,
   });
 });
@@ -152,4 +164,27 @@ test('a query slower than -query-frontend.log-queries-longer-than leaves one lin
   assert.deepEqual([line.obj.start, line.obj.end, line.obj.step, line.obj.path], ['0', '60', '15', '/api/v1/query_range']);
   assert.equal(typeof line.obj.queue_ms, 'number');
   assert.match(String(line.obj.querier), /^querier-[12]$/);
+});
+
+test("the tenant's blocked queries and max query length are refused with 400 before they are queued", async () => {
+  const L = { 'x-scope-orgid': 'limited' };
+  const blocked = await frontendApp.inject({ url: `/api/v1/query?query=${encodeURIComponent(' count({__name__=~".+"}) ')}&time=60`, headers: L });
+  assert.equal(blocked.statusCode, 400);
+  assert.equal(blocked.json<{ errorType: string }>().errorType, 'bad_data');
+  assert.equal(
+    blocked.json<{ error: string }>().error,
+    'the request has been blocked by the cluster administrator it reads every series (err-strata-query-blocked)',
+  );
+  // The regex rule blocks only steps under 10 s.
+  const q = encodeURIComponent('sum(rate(req_total[1s]))');
+  assert.equal((await frontendApp.inject({ url: `/api/v1/query_range?query=${q}&start=0&end=60&step=5`, headers: L })).statusCode, 400);
+  assert.equal((await frontendApp.inject({ url: `/api/v1/query_range?query=${q}&start=0&end=60&step=15`, headers: L })).statusCode, 200);
+  const long = await frontendApp.inject({ url: '/api/v1/query_range?query=up&start=0&end=7260&step=60', headers: L });
+  assert.equal(long.statusCode, 400);
+  assert.match(long.json<{ error: string }>().error, /query length: 2h1m, limit: 1h\) \(err-strata-max-total-query-length\)/);
+  // Another tenant is not limited.
+  assert.equal((await frontendApp.inject({ url: '/api/v1/query_range?query=up&start=0&end=7260&step=60', headers: T1 })).statusCode, 200);
+  const metrics = await registry.metrics();
+  assert.match(metrics, /strata_query_frontend_rejected_queries_total\{user="limited",reason="blocked"\} 2/);
+  assert.match(metrics, /strata_query_frontend_rejected_queries_total\{user="limited",reason="max-total-query-length"\} 1/);
 });

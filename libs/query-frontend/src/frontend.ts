@@ -4,10 +4,12 @@
 // -query-frontend.log-queries-longer-than leaves one log line saying where the time went.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, type Registry } from 'prom-client';
 import { asStrataError } from '@strata/errors';
 import { PROMETHEUS_API_ERRORS } from '@strata/querier';
 import { headersToWire, type FrontendTransport, type RoundTripResult, type WireHttpRequest } from '@strata/query-scheduler';
-import { tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { parseDuration, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { queryRefusal, type FrontendQueryLimits, type QueryShape } from './query-limits.ts';
 
 /** The read endpoints the frontend forwards, under each prefix (Prometheus' paths). */
 export const READ_ENDPOINTS = ['query', 'query_range', 'series', 'labels', 'label/:name/values', 'query_exemplars', 'metadata', 'format_query'];
@@ -19,8 +21,9 @@ export interface QueryFrontendOptions {
   multitenancyEnabled: boolean;
   auth?: Authenticator;
   logger: Logger;
-  /** The tenant's max queriers (-query-frontend.max-queriers-per-tenant); 0: all. */
-  maxQueriers(tenant: string): number;
+  /** The tenant's limits: its max queriers (-query-frontend.max-queriers-per-tenant; 0: all), max query length, blocked queries. */
+  limits(tenant: string): FrontendQueryLimits & { maxQueriers: number };
+  registry: Registry;
   /** -query-frontend.log-queries-longer-than, ms; 0: no slow-query log. */
   logQueriesLongerThanMs: number;
   now?: () => number;
@@ -46,10 +49,17 @@ export function registerQueryFrontend(app: FastifyInstance, opts: QueryFrontendO
 class QueryFrontend {
   private readonly opts: QueryFrontendOptions;
   private readonly now: () => number;
+  private readonly rejected: Counter<'user' | 'reason'>;
 
   constructor(opts: QueryFrontendOptions) {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
+    this.rejected = new Counter({
+      name: 'strata_query_frontend_rejected_queries_total',
+      help: "Queries the query-frontend refused under the tenant's limits, by reason (blocked, max-total-query-length).",
+      labelNames: ['user', 'reason'],
+      registers: [opts.registry],
+    });
   }
 
   async forward(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -61,7 +71,9 @@ class QueryFrontend {
     try {
       const tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
       this.opts.auth?.authenticate(tenant, req.headers.authorization);
-      const r = await this.opts.transport.roundTrip(tenant, wireRequest(req), { maxQueriers: this.opts.maxQueriers(tenant), signal: abort.signal });
+      const limits = this.opts.limits(tenant);
+      this.checkLimits(req, tenant, limits);
+      const r = await this.opts.transport.roundTrip(tenant, wireRequest(req), { maxQueriers: limits.maxQueriers, signal: abort.signal });
       this.logIfSlow(req, tenant, r, this.now() - began);
       return sendResponse(reply, r);
     } catch (err) {
@@ -70,6 +82,16 @@ class QueryFrontend {
       if (status >= 500) this.opts.logger.warn({ url: req.url, err: e.message }, 'query failed in the query-frontend');
       return reply.code(status).header('content-type', 'application/json').send({ status: 'error', errorType, error: e.message });
     }
+  }
+
+  /** Throws the refusal of a query or range query the tenant's limits do not allow. */
+  private checkLimits(req: FastifyRequest, tenant: string, limits: FrontendQueryLimits): void {
+    const shape = queryShape(req);
+    const refusal = shape && queryRefusal(shape, limits);
+    if (!refusal) return;
+    this.rejected.inc({ user: tenant, reason: refusal.code === 'err-strata-query-blocked' ? 'blocked' : 'max-total-query-length' });
+    this.opts.logger.info({ tenant, query: shape?.query, code: refusal.code }, `query refused for tenant ${tenant}: ${refusal.message}`);
+    throw refusal;
   }
 
   private logIfSlow(req: FastifyRequest, tenant: string, r: RoundTripResult, wallMs: number): void {
@@ -113,4 +135,38 @@ function requestParams(req: FastifyRequest): URLSearchParams {
   const params = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
   if (Buffer.isBuffer(req.body)) for (const [k, v] of new URLSearchParams(req.body.toString('utf8'))) params.append(k, v);
   return params;
+}
+
+/** The query, range and step of a query or query_range request; undefined for the other endpoints. */
+function queryShape(req: FastifyRequest): QueryShape | undefined {
+  const path = req.url.split('?')[0];
+  const range = path.endsWith('/query_range');
+  if (!range && !path.endsWith('/query')) return undefined;
+  const p = requestParams(req);
+  const query = p.get('query') ?? '';
+  if (!range) return { query, rangeMs: 0, stepMs: 0 };
+  const start = timeMs(p.get('start'));
+  const end = timeMs(p.get('end'));
+  return { query, rangeMs: Math.max(0, end - start), stepMs: stepMs(p.get('step')) };
+}
+
+/** A time parameter (unix seconds or RFC 3339) in ms; 0 when unreadable (the querier answers that 400). */
+function timeMs(v: string | null): number {
+  if (v === null) return 0;
+  const n = Number(v);
+  if (Number.isFinite(n)) return n * 1000;
+  const d = Date.parse(v);
+  return Number.isNaN(d) ? 0 : d;
+}
+
+/** A step (float seconds or a duration) in ms; 0 when unreadable. */
+function stepMs(v: string | null): number {
+  if (v === null) return 0;
+  const n = Number(v);
+  if (Number.isFinite(n)) return n * 1000;
+  try {
+    return parseDuration(v);
+  } catch {
+    return 0;
+  }
 }
