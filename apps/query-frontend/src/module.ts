@@ -17,7 +17,7 @@ export function initQueryFrontend(t: Strata): Service[] {
   const host = config['query-frontend.instance-addr'] || config['server.grpc-listen-address'];
   const transport = new FrontendTransport({ schedulerAddress, frontendAddress: () => `${host}:${grpcPort}` });
   transport.addTo(t.grpc.server);
-  registerQueryFrontend(t.http, {
+  const page = registerQueryFrontend(t.http, {
     transport,
     prefixes: ['/api/v1', '/prometheus/api/v1'],
     multitenancyEnabled: config['auth.multitenancy-enabled'],
@@ -34,6 +34,7 @@ export function initQueryFrontend(t: Strata): Service[] {
     registry: t.registry,
     logQueriesLongerThanMs: config['query-frontend.log-queries-longer-than'],
   });
+  t.statusPages.push(page);
   t.endpoints.push('query-frontend $BASE/prometheus/api/v1/query');
   t.readiness.push(() => (grpcPort === 0 ? 'the query-frontend has not bound its gRPC server yet' : undefined));
   return [

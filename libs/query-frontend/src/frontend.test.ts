@@ -11,6 +11,7 @@ import { Engine } from '@strata/promql';
 import { registerPrometheusApi } from '@strata/querier';
 import { FrontendTransport, QuerierWorker, QueryScheduler, injectingHandler } from '@strata/query-scheduler';
 import { createHttpServer, createLogger, type Logger } from '@strata/service';
+import type { StatusPage } from '@strata/ui';
 import { registerQueryFrontend } from './frontend.ts';
 
 const silent = createLogger('test', 'silent');
@@ -21,6 +22,7 @@ let frontendApp: FastifyInstance;
 let querierApp: FastifyInstance;
 let scheduler: QueryScheduler;
 let busy = false;
+let page: StatusPage;
 const registry = new Registry();
 
 async function grpcServer(add: (s: grpc.Server) => void): Promise<string> {
@@ -90,7 +92,7 @@ before(async () => {
     cleanups.push(() => w.stop());
   }
   frontendApp = createHttpServer({ logger: silent, registry, readiness: { notReadyReason: () => undefined } });
-  registerQueryFrontend(frontendApp, {
+  page = registerQueryFrontend(frontendApp, {
     transport,
     prefixes: ['/api/v1', '/prometheus/api/v1'],
     multitenancyEnabled: true,
@@ -187,4 +189,29 @@ test("the tenant's blocked queries and max query length are refused with 400 bef
   const metrics = await registry.metrics();
   assert.match(metrics, /strata_query_frontend_rejected_queries_total\{user="limited",reason="blocked"\} 2/);
   assert.match(metrics, /strata_query_frontend_rejected_queries_total\{user="limited",reason="max-total-query-length"\} 1/);
+});
+
+test('the UI page lists the running queries and the slowest recent ones with tenant, querier and queue time', async () => {
+  busy = true;
+  const running = frontendApp.inject({ url: '/api/v1/query?query=count(req_total)&time=60', headers: T1 });
+  await new Promise((r) => setTimeout(r, 100));
+  const during = await page.sections();
+  assert.deepEqual(
+    during[0].rows?.map((r) => [r.tenant, r.query, r.status]),
+    [['t1', 'count(req_total)', null]],
+  );
+  busy = false;
+  assert.equal((await running).statusCode, 200);
+  const after = await page.sections();
+  assert.deepEqual(after[0].rows, []);
+  const slowest = after[1].rows ?? [];
+  assert.ok(slowest.length > 0);
+  const top = slowest[0];
+  assert.equal(top.tenant, 't1');
+  assert.match(String(top.querier), /^querier-[12]$/);
+  assert.equal(typeof top['ms in queue'], 'number');
+  assert.ok(
+    slowest.every((r, i) => i === 0 || Number(slowest[i - 1]['ms (wall)']) >= Number(r['ms (wall)'])),
+    'slowest first',
+  );
 });

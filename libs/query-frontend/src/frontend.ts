@@ -9,6 +9,9 @@ import { asStrataError } from '@strata/errors';
 import { PROMETHEUS_API_ERRORS } from '@strata/querier';
 import { headersToWire, type FrontendTransport, type RoundTripResult, type WireHttpRequest } from '@strata/query-scheduler';
 import { parseDuration, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import type { StatusPage } from '@strata/ui';
+import { queryFrontendPage } from './frontend-page.ts';
+import { QueryLog, type LoggedQuery } from './query-log.ts';
 import { queryRefusal, type FrontendQueryLimits, type QueryShape } from './query-limits.ts';
 
 /** The read endpoints the frontend forwards, under each prefix (Prometheus' paths). */
@@ -32,7 +35,8 @@ export interface QueryFrontendOptions {
 /** Request headers that describe the connection, not the query: never forwarded. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade']);
 
-export function registerQueryFrontend(app: FastifyInstance, opts: QueryFrontendOptions): void {
+/** Registers the read routes; returns the frontend's UI page (running and slowest recent queries). */
+export function registerQueryFrontend(app: FastifyInstance, opts: QueryFrontendOptions): StatusPage {
   const frontend = new QueryFrontend(opts);
   void app.register(async (scope) => {
     // Form bodies go to the querier as sent.
@@ -44,12 +48,14 @@ export function registerQueryFrontend(app: FastifyInstance, opts: QueryFrontendO
       }
     }
   });
+  return queryFrontendPage(frontend.log, opts.now);
 }
 
 class QueryFrontend {
   private readonly opts: QueryFrontendOptions;
   private readonly now: () => number;
   private readonly rejected: Counter<'user' | 'reason'>;
+  readonly log = new QueryLog();
 
   constructor(opts: QueryFrontendOptions) {
     this.opts = opts;
@@ -68,17 +74,22 @@ class QueryFrontend {
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
+    let logged: LoggedQuery | undefined;
     try {
       const tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
       this.opts.auth?.authenticate(tenant, req.headers.authorization);
       const limits = this.opts.limits(tenant);
       this.checkLimits(req, tenant, limits);
+      logged = this.log.begin(tenant, req.url.split('?')[0], queryOf(req), began);
       const r = await this.opts.transport.roundTrip(tenant, wireRequest(req), { maxQueriers: limits.maxQueriers, signal: abort.signal });
-      this.logIfSlow(req, tenant, r, this.now() - began);
+      const wallMs = this.now() - began;
+      this.log.end(logged, { wallMs, queueMs: r.queueTimeMs, querier: r.querierId, status: r.response.code });
+      this.logIfSlow(req, tenant, r, wallMs);
       return sendResponse(reply, r);
     } catch (err) {
       const e = asStrataError(err);
       const { errorType, status } = PROMETHEUS_API_ERRORS[e.kind];
+      if (logged) this.log.end(logged, { wallMs: this.now() - began, status });
       if (status >= 500) this.opts.logger.warn({ url: req.url, err: e.message }, 'query failed in the query-frontend');
       return reply.code(status).header('content-type', 'application/json').send({ status: 'error', errorType, error: e.message });
     }
@@ -102,7 +113,7 @@ class QueryFrontend {
       {
         tenant,
         path: req.url.split('?')[0],
-        query: params.get('query') ?? params.get('match[]') ?? '',
+        query: queryOf(req),
         start: params.get('start') ?? params.get('time') ?? '',
         end: params.get('end') ?? '',
         step: params.get('step') ?? '',
@@ -114,6 +125,12 @@ class QueryFrontend {
       `slow query: ${wallMs} ms (${r.queueTimeMs} ms in the queue) for tenant ${tenant}`,
     );
   }
+}
+
+/** What a request asks for: its query, or its series matchers. */
+function queryOf(req: FastifyRequest): string {
+  const params = requestParams(req);
+  return params.get('query') ?? params.getAll('match[]').join(' ');
 }
 
 /** The request as the querier would have received it. */
