@@ -6,6 +6,7 @@
 import type { TenantLimits } from '@strata/limits';
 import type { Label } from '@strata/model';
 import { formatSeries, type MetricMetadata } from '@strata/remote-write';
+import { formatDuration } from '@strata/service';
 
 export interface LimitFailure {
   code: string;
@@ -26,7 +27,7 @@ export function checkSampleTimes(
     return {
       code: 'err-strata-sample-too-far-in-future',
       message:
-        `received a sample whose timestamp ${timestamp(s.maxTimestamp)} is too far in the future (more than ${formatMs(limits.creationGracePeriodMs)} ` +
+        `received a sample whose timestamp ${timestamp(s.maxTimestamp)} is too far in the future (more than ${formatDuration(limits.creationGracePeriodMs)} ` +
         `ahead of the server's clock) in series ${formatSeries(s.labels)} (err-strata-sample-too-far-in-future); check the sender's clock, ` +
         `or raise creation_grace_period for the tenant (-validation.create-grace-period)`,
     };
@@ -36,7 +37,7 @@ export function checkSampleTimes(
       code: 'err-strata-sample-too-far-in-past',
       message:
         `received a sample whose timestamp ${timestamp(s.minTimestamp)} is too far in the past (older than ` +
-        `${formatMs(limits.pastGracePeriodMs + limits.outOfOrderTimeWindowMs)}) in series ${formatSeries(s.labels)} (err-strata-sample-too-far-in-past); ` +
+        `${formatDuration(limits.pastGracePeriodMs + limits.outOfOrderTimeWindowMs)}) in series ${formatSeries(s.labels)} (err-strata-sample-too-far-in-past); ` +
         `stop sending old data, or raise past_grace_period for the tenant (-validation.past-grace-period)`,
     };
   }
@@ -85,25 +86,6 @@ function truncateUtf8(s: string, max: number): string {
 
 function timestamp(ms: number): string {
   return Math.abs(ms) <= 8.64e15 ? `${ms} (${new Date(ms).toISOString()})` : String(ms);
-}
-
-/** 600000 → "10m", 5400000 → "1h30m", 500 → "500ms". */
-function formatMs(ms: number): string {
-  if (ms === 0) return '0s';
-  const parts: string[] = [];
-  let rest = ms;
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-    ['ms', 1],
-  ] as const) {
-    const n = Math.floor(rest / size);
-    if (n > 0) parts.push(`${n}${unit}`);
-    rest -= n * size;
-  }
-  return parts.join('');
 }
 
 function snippet(s: string): string {

@@ -10,6 +10,7 @@ import { MemoryQuerier } from '@strata/model/testing';
 import { Engine } from '@strata/promql';
 import { registerPrometheusApi } from '@strata/querier';
 import { FrontendTransport, QuerierWorker, QueryScheduler, injectingHandler } from '@strata/query-scheduler';
+import { listenOnLoopback } from '@strata/query-scheduler/testing';
 import { createHttpServer, createLogger, type Logger } from '@strata/service';
 import type { StatusPage } from '@strata/ui';
 import { registerQueryFrontend } from './frontend.ts';
@@ -28,11 +29,8 @@ const registry = new Registry();
 async function grpcServer(add: (s: grpc.Server) => void): Promise<string> {
   const server = new grpc.Server();
   add(server);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
   cleanups.push(() => void server.forceShutdown());
-  return `127.0.0.1:${port}`;
+  return listenOnLoopback(server);
 }
 
 function querierHttp(): FastifyInstance {
@@ -66,16 +64,10 @@ before(async () => {
   scheduler = new QueryScheduler({ maxOutstandingPerTenant: 2, registry: new Registry() });
   const schedulerAddress = await grpcServer((s) => scheduler.addTo(s));
   cleanups.push(() => scheduler.stop());
-  const resultServer = new grpc.Server();
-  const port = await new Promise<number>((resolve, reject) =>
-    resultServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
-  const transport = new FrontendTransport({ schedulerAddress, frontendAddress: `127.0.0.1:${port}` });
-  transport.addTo(resultServer);
-  cleanups.push(() => {
-    transport.stop();
-    resultServer.forceShutdown();
-  });
+  let frontendAddress = '';
+  const transport = new FrontendTransport({ schedulerAddress, frontendAddress: () => frontendAddress });
+  frontendAddress = await grpcServer((s) => transport.addTo(s));
+  cleanups.push(() => transport.stop());
   querierApp = querierHttp();
   const inject = injectingHandler(querierApp);
   for (const id of ['querier-1', 'querier-2']) {

@@ -5,6 +5,7 @@
 import { StrataError } from '@strata/errors';
 import type { BlockedQuery } from '@strata/limits';
 import { compileRegex } from '@strata/model';
+import { formatDuration } from '@strata/service';
 
 export interface FrontendQueryLimits {
   /** Range queries longer than this (end - start, ms) are refused; 0: no limit. */
@@ -32,7 +33,7 @@ export function queryRefusal(q: QueryShape, limits: FrontendQueryLimits): Strata
     return new StrataError(
       'max-total-query-length',
       'bad-input',
-      `the total query time range exceeds the limit (query length: ${formatMs(q.rangeMs)}, limit: ${formatMs(max)}) (err-strata-max-total-query-length); ` +
+      `the total query time range exceeds the limit (query length: ${formatDuration(q.rangeMs)}, limit: ${formatDuration(max)}) (err-strata-max-total-query-length); ` +
         'query a shorter range, or ask for max_total_query_length to be raised',
     );
   }
@@ -47,23 +48,4 @@ function blocks(b: BlockedQuery, q: QueryShape): boolean {
   if (b.timeRangeLongerThanMs > 0 && (q.rangeMs === 0 || q.rangeMs <= b.timeRangeLongerThanMs)) return false;
   if (b.stepSizeShorterThanMs > 0 && (q.stepMs === 0 || q.stepMs >= b.stepSizeShorterThanMs)) return false;
   return true;
-}
-
-/** 90000 -> "1m30s", as Go and Prometheus print durations. */
-function formatMs(ms: number): string {
-  const parts: string[] = [];
-  let rest = Math.round(ms);
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-    ['ms', 1],
-  ] as const) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
-  }
-  return parts.join('') || '0s';
 }

@@ -8,6 +8,7 @@ import { FrontendTransport } from './frontend-transport.ts';
 import { QuerierWorker, type QueryHandler } from './querier-worker.ts';
 import { QueryScheduler } from './scheduler.ts';
 import type { WireHttpRequest } from './wire.ts';
+import { listenOnLoopback } from './testing.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
@@ -17,11 +18,8 @@ after(async () => {
 async function serve(add: (s: grpc.Server) => void): Promise<string> {
   const server = new grpc.Server();
   add(server);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
   cleanups.push(() => void server.forceShutdown());
-  return `127.0.0.1:${port}`;
+  return listenOnLoopback(server);
 }
 
 async function setup(maxOutstanding = 100): Promise<{ scheduler: QueryScheduler; schedulerAddress: string; registry: Registry; frontend: FrontendTransport }> {
@@ -29,18 +27,11 @@ async function setup(maxOutstanding = 100): Promise<{ scheduler: QueryScheduler;
   const scheduler = new QueryScheduler({ maxOutstandingPerTenant: maxOutstanding, registry });
   const schedulerAddress = await serve((s) => scheduler.addTo(s));
   cleanups.push(() => scheduler.stop());
-  // The frontend's address is known only once its server is bound: bind first, then build the transport around it.
-  let frontend: FrontendTransport | undefined;
-  const server = new grpc.Server();
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
-  frontend = new FrontendTransport({ schedulerAddress, frontendAddress: `127.0.0.1:${port}` });
-  frontend.addTo(server);
-  cleanups.push(() => {
-    frontend?.stop();
-    server.forceShutdown();
-  });
+  // The frontend's address is known only once its server is bound: the transport asks for it per query.
+  let frontendAddress = '';
+  const frontend = new FrontendTransport({ schedulerAddress, frontendAddress: () => frontendAddress });
+  frontendAddress = await serve((s) => frontend.addTo(s));
+  cleanups.push(() => frontend.stop());
   return { scheduler, schedulerAddress, registry, frontend };
 }
 

@@ -1,4 +1,4 @@
-export { parseFlags, flagsToConfig, isFlagSet, lookup as flagValue, parseDuration, duration, boolFlag } from './flags.ts';
+export { parseFlags, flagsToConfig, isFlagSet, lookup as flagValue, parseDuration, formatDuration, duration, boolFlag } from './flags.ts';
 export type { FlagValues } from './flags.ts';
 export { flagDefault, flagDescription, renderHelp } from './help.ts';
 export type { FlagGroup } from './help.ts';
