@@ -33,6 +33,7 @@ export function initQueryFrontend(t: Strata): Service[] {
     },
     registry: t.registry,
     logQueriesLongerThanMs: config['query-frontend.log-queries-longer-than'],
+    timeoutMs: config['querier.timeout'],
   });
   t.statusPages.push(page);
   t.endpoints.push('query-frontend $BASE/prometheus/api/v1/query');

@@ -102,6 +102,7 @@ before(async () => {
     }),
     registry,
     logQueriesLongerThanMs: 1,
+    timeoutMs: 1000,
   });
 });
 
@@ -206,4 +207,21 @@ test('the UI page lists the running queries and the slowest recent ones with ten
     slowest.every((r, i) => i === 0 || Number(slowest[i - 1]['ms (wall)']) >= Number(r['ms (wall)'])),
     'slowest first',
   );
+});
+
+test('a query that gets no answer within -querier.timeout is 503 timeout naming the flag; nothing is left queued', async () => {
+  busy = true;
+  const began = Date.now();
+  const hung = await Promise.all(Array.from({ length: 3 }, () => frontendApp.inject({ url: '/api/v1/query?query=up&time=60', headers: T1 })));
+  busy = false;
+  assert.ok(Date.now() - began < 5000);
+  // Two held by the queriers until released, one waiting in the queue: all three time out.
+  for (const r of hung) {
+    assert.equal(r.statusCode, 503);
+    assert.equal(r.json<{ errorType: string }>().errorType, 'timeout');
+    assert.match(r.json<{ error: string }>().error, /no answer within 1s \(-querier.timeout\)/);
+  }
+  // The frontend's cancel reaches the scheduler over its stream: the waiting query leaves the queue.
+  for (let i = 0; i < 100 && scheduler.queue.lengths().size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(scheduler.queue.lengths().size, 0);
 });

@@ -5,10 +5,10 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
-import { asStrataError } from '@strata/errors';
+import { StrataError, asStrataError } from '@strata/errors';
 import { PROMETHEUS_API_ERRORS } from '@strata/querier';
 import { headersToWire, type FrontendTransport, type RoundTripResult, type WireHttpRequest } from '@strata/query-scheduler';
-import { parseDuration, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
+import { formatDuration, parseDuration, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import type { StatusPage } from '@strata/ui';
 import { queryFrontendPage } from './frontend-page.ts';
 import { QueryLog, type LoggedQuery } from './query-log.ts';
@@ -29,6 +29,8 @@ export interface QueryFrontendOptions {
   registry: Registry;
   /** -query-frontend.log-queries-longer-than, ms; 0: no slow-query log. */
   logQueriesLongerThanMs: number;
+  /** A query with no answer after this long is answered 503 timeout and canceled at the scheduler (-querier.timeout). */
+  timeoutMs: number;
   now?: () => number;
 }
 
@@ -74,6 +76,11 @@ class QueryFrontend {
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
+    const timer = setTimeout(
+      () =>
+        abort.abort(new StrataError('query-timeout', 'timeout', `the query got no answer within ${formatDuration(this.opts.timeoutMs)} (-querier.timeout)`)),
+      this.opts.timeoutMs,
+    );
     let logged: LoggedQuery | undefined;
     try {
       const tenant = tenantFromHeader(req.headers['x-scope-orgid'], this.opts.multitenancyEnabled);
@@ -92,6 +99,8 @@ class QueryFrontend {
       if (logged) this.log.end(logged, { wallMs: this.now() - began, status });
       if (status >= 500) this.opts.logger.warn({ url: req.url, err: e.message }, 'query failed in the query-frontend');
       return reply.code(status).header('content-type', 'application/json').send({ status: 'error', errorType, error: e.message });
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -84,7 +84,9 @@ export class FrontendTransport {
       const onAbort = () => {
         done();
         this.send({ ...this.message('CANCEL', id, tenant), http_request: null });
-        reject(new StrataError('query-canceled', 'canceled', 'the query was canceled before a querier answered it'));
+        // The signal's own reason when it is one (a timeout), else: the client went away.
+        const reason: unknown = o.signal?.reason;
+        reject(reason instanceof StrataError ? reason : new StrataError('query-canceled', 'canceled', 'the query was canceled before a querier answered it'));
       };
       this.pending.set(id, {
         tenant,
