@@ -13,7 +13,7 @@ import { FrontendTransport, QuerierWorker, QueryScheduler, injectingHandler } fr
 import { listenOnLoopback } from '@strata/query-scheduler/testing';
 import { createHttpServer, createLogger, type Logger } from '@strata/service';
 import type { StatusPage } from '@strata/ui';
-import { registerQueryFrontend } from './frontend.ts';
+import { registerQueryFrontend, type QueryFrontendOptions } from './frontend.ts';
 
 const silent = createLogger('test', 'silent');
 const T1 = { 'x-scope-orgid': 't1' };
@@ -24,6 +24,8 @@ let querierApp: FastifyInstance;
 let scheduler: QueryScheduler;
 let busy = false;
 let page: StatusPage;
+/** The frontend's options, read per request: a test may change its timeout. */
+let frontendOpts: QueryFrontendOptions;
 const registry = new Registry();
 
 async function grpcServer(add: (s: grpc.Server) => void): Promise<string> {
@@ -84,26 +86,29 @@ before(async () => {
     cleanups.push(() => w.stop());
   }
   frontendApp = createHttpServer({ logger: silent, registry, readiness: { notReadyReason: () => undefined } });
-  page = registerQueryFrontend(frontendApp, {
-    transport,
-    prefixes: ['/api/v1', '/prometheus/api/v1'],
-    multitenancyEnabled: true,
-    logger: recordingLogger(),
-    limits: (tenant) => ({
-      maxQueriers: 0,
-      maxTotalQueryLengthMs: tenant === 'limited' ? 3_600_000 : 0,
-      blockedQueries:
-        tenant === 'limited'
-          ? [
-              { pattern: 'count({__name__=~".+"})', regex: false, reason: 'it reads every series', timeRangeLongerThanMs: 0, stepSizeShorterThanMs: 0 },
-              { pattern: '.*rate\\(.*\\[1s\\].*', regex: true, reason: '', timeRangeLongerThanMs: 0, stepSizeShorterThanMs: 10_000 },
-            ]
-          : [],
+  page = registerQueryFrontend(
+    frontendApp,
+    (frontendOpts = {
+      transport,
+      prefixes: ['/api/v1', '/prometheus/api/v1'],
+      multitenancyEnabled: true,
+      logger: recordingLogger(),
+      limits: (tenant) => ({
+        maxQueriers: 0,
+        maxTotalQueryLengthMs: tenant === 'limited' ? 3_600_000 : 0,
+        blockedQueries:
+          tenant === 'limited'
+            ? [
+                { pattern: 'count({__name__=~".+"})', regex: false, reason: 'it reads every series', timeRangeLongerThanMs: 0, stepSizeShorterThanMs: 0 },
+                { pattern: '.*rate\\(.*\\[1s\\].*', regex: true, reason: '', timeRangeLongerThanMs: 0, stepSizeShorterThanMs: 10_000 },
+              ]
+            : [],
+      }),
+      registry,
+      logQueriesLongerThanMs: 1,
+      timeoutMs: 60_000,
     }),
-    registry,
-    logQueriesLongerThanMs: 1,
-    timeoutMs: 1000,
-  });
+  );
 });
 
 after(async () => {
@@ -138,8 +143,10 @@ test('the frontend authenticates the tenant itself: no org id is 401 and never r
 
 test('over the outstanding limit a query is 429 naming the flag; the rest are answered', async () => {
   busy = true;
-  const all = Array.from({ length: 6 }, () => frontendApp.inject({ url: '/api/v1/query?query=up&time=60', headers: T1 }));
-  await new Promise((r) => setTimeout(r, 200));
+  let answered = 0;
+  const all = Array.from({ length: 6 }, () => frontendApp.inject({ url: '/api/v1/query?query=up&time=60', headers: T1 }).finally(() => answered++));
+  // Held until two were refused (the queriers hold two, the queue two).
+  for (let i = 0; i < 250 && answered < 2; i++) await new Promise((r) => setTimeout(r, 20));
   busy = false;
   const codes = (await Promise.all(all)).map((r) => r.statusCode);
   // Two queriers hold one each, two wait in the queue: two are refused.
@@ -210,10 +217,12 @@ test('the UI page lists the running queries and the slowest recent ones with ten
 });
 
 test('a query that gets no answer within -querier.timeout is 503 timeout naming the flag; nothing is left queued', async () => {
+  frontendOpts.timeoutMs = 1000;
   busy = true;
   const began = Date.now();
   const hung = await Promise.all(Array.from({ length: 3 }, () => frontendApp.inject({ url: '/api/v1/query?query=up&time=60', headers: T1 })));
   busy = false;
+  frontendOpts.timeoutMs = 60_000;
   assert.ok(Date.now() - began < 5000);
   // Two held by the queriers until released, one waiting in the queue: all three time out.
   for (const r of hung) {
