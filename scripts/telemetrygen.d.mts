@@ -1,0 +1,3 @@
+export const TELEMETRYGEN_VERSION: string;
+export const TELEMETRYGEN: string;
+export function fetchTelemetrygen(): void;
