@@ -50,3 +50,5 @@ export type { RawChunk } from './block/chunks-reader.ts';
 export { BlockReader } from './block/block-reader.ts';
 export type { BlockFiles } from './block/block-reader.ts';
 export { BlockFormatError, BlockUnsupportedError, BlockWriteError } from './block/block-errors.ts';
+export { verifyBlock } from './block/verify-block.ts';
+export type { VerifyBlockOptions, VerifyBlockStats } from './block/verify-block.ts';
