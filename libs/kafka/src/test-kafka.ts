@@ -1,5 +1,5 @@
-// Test helpers shared by this lib's tests: a real 1-node Kafka in a temp dir and a record
-// collector. Not part of the public surface.
+// Test helpers shared by this lib's tests and test/kafka-three-brokers.test.ts (as
+// @strata/kafka/testing): a real 1-node Kafka in a temp dir and a record collector.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -9,10 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Admin } from '@platformatic/kafka';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
-import { IngestWriter } from './ingest-writer.ts';
-import { PartitionReader } from './partition-reader.ts';
-import { KafkaUnavailableError } from './errors.ts';
-import { Collector, sleep } from './test-kafka.ts';
+import { IngestWriter, KafkaUnavailableError, PartitionReader } from '@strata/kafka';
+import { Collector, sleep } from '@strata/kafka/testing';
 
 const TOPIC = 'ingest';
 const PARTITIONS = 3;
