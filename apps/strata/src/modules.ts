@@ -34,7 +34,7 @@ export const MODULES: Record<string, StrataModule> = {
   'query-scheduler': { deps: ['server', 'ui'], init: initQueryScheduler },
   /** The read API's front door: queries go through a query-scheduler to queriers (not in `all` yet). */
   'query-frontend': { deps: ['server', 'ui', 'runtime-config', 'auth'], init: initQueryFrontend },
-  compactor: { deps: ['server', 'ui', 'bucket'], init: initCompactor },
+  compactor: { deps: ['server', 'ui', 'runtime-config', 'auth', 'bucket'], init: initCompactor },
   /** Rules evaluate through this process' querier; output goes through its distributor (or -ruler.push-url). */
   ruler: { deps: ['server', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'bucket', 'querier'], after: ['distributor'], init: initRuler },
   /** The single process: both zones are one failure domain here, so it runs one ingester (zone a). */

@@ -38,6 +38,12 @@ export const compactorConfigShape = {
   'compactor.partial-block-deletion-delay': duration('1d')
     .describe('A block without meta.json whose files are older than this is a failed upload and is deleted (0s: never).')
     .meta({ yaml: 'limits.compactor_partial_block_deletion_delay' }),
+  'compactor.max-block-upload-validation-concurrency': z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(1)
+    .describe('Uploaded blocks (block-upload API) validated at once; one more /finish is 429 and mimirtool retries. 0: no limit.'),
   'compactor.enabled-tenants': z.string().default('').describe('Only these tenants (comma-separated) are compacted; empty: every tenant in the bucket.'),
 };
 

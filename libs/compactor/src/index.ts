@@ -7,3 +7,7 @@ export { compactorConfigShape, retentionByTenant } from './config.ts';
 export type { CompactorConfig } from './config.ts';
 export { registerTenantDeletionApi } from './tenant-deletion-api.ts';
 export type { TenantDeletionApiOptions } from './tenant-deletion-api.ts';
+export { BlockUploads } from './block-uploads.ts';
+export type { BlockUploadsOptions, BlockUploadLimits, UploadCheck } from './block-uploads.ts';
+export { registerBlockUploadApi } from './block-upload-api.ts';
+export type { BlockUploadApiOptions } from './block-upload-api.ts';

@@ -113,6 +113,18 @@ export const limitsConfigShape = {
   'distributor.otel-created-timestamp-zero-ingestion-enabled': boolFlag(false)
     .describe("Per-tenant, Mimir's OTLP-only form: OTLP start times become a zero sample at that time.")
     .meta({ yaml: 'limits.otel_created_timestamp_zero_ingestion_enabled' }),
+  'compactor.block-upload-enabled': boolFlag(false)
+    .describe("Per-tenant: the compactor's block-upload API (mimirtool backfill) accepts the tenant's blocks; false: 400.")
+    .meta({ yaml: 'limits.compactor_block_upload_enabled' }),
+  'compactor.block-upload-validation-enabled': boolFlag(true)
+    .describe("Per-tenant: an uploaded block's index and chunks are checked before it becomes visible.")
+    .meta({ yaml: 'limits.compactor_block_upload_validation_enabled' }),
+  'compactor.block-upload-verify-chunks': boolFlag(true)
+    .describe('Per-tenant: block-upload validation also reads every chunk (checksum, sample order).')
+    .meta({ yaml: 'limits.compactor_block_upload_verify_chunks' }),
+  'compactor.block-upload-max-block-size-bytes': count(0)
+    .describe('Per-tenant largest block the upload API accepts (sum of its files, bytes); 0: no limit.')
+    .meta({ yaml: 'limits.compactor_block_upload_max_block_size_bytes' }),
 };
 
 export const runtimeConfigShape = {
@@ -164,6 +176,10 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     otelCreatedTimestampZeroIngestionEnabled: c['distributor.otel-created-timestamp-zero-ingestion-enabled'],
     maxTotalQueryLengthMs: c['query-frontend.max-total-query-length'],
     blockedQueries: [],
+    compactorBlockUploadEnabled: c['compactor.block-upload-enabled'],
+    compactorBlockUploadValidationEnabled: c['compactor.block-upload-validation-enabled'],
+    compactorBlockUploadVerifyChunks: c['compactor.block-upload-verify-chunks'],
+    compactorBlockUploadMaxBlockSizeBytes: c['compactor.block-upload-max-block-size-bytes'],
   };
 }
 

@@ -78,6 +78,14 @@ export interface TenantLimits {
   maxTotalQueryLengthMs: number;
   /** Queries the query-frontend refuses (400, err-strata-query-blocked), as Mimir's blocked_queries. */
   blockedQueries: readonly BlockedQuery[];
+  /** The compactor's block-upload API (mimirtool backfill) accepts this tenant's blocks. */
+  compactorBlockUploadEnabled: boolean;
+  /** An uploaded block's index and chunks are checked before it is made visible; false: finish publishes it at once. */
+  compactorBlockUploadValidationEnabled: boolean;
+  /** Validation decodes every chunk (checksums, sample order); false: the index alone is checked. */
+  compactorBlockUploadVerifyChunks: boolean;
+  /** Largest uploaded block (sum of its files); 0: no limit. */
+  compactorBlockUploadMaxBlockSizeBytes: number;
 }
 
 /** One rule of blocked_queries (Mimir's fields). */
@@ -172,6 +180,10 @@ const FIELDS = {
   otel_created_timestamp_zero_ingestion_enabled: [z.boolean(), 'otelCreatedTimestampZeroIngestionEnabled'],
   max_total_query_length: [yamlDuration, 'maxTotalQueryLengthMs'],
   blocked_queries: [blockedQueriesSchema, 'blockedQueries'],
+  compactor_block_upload_enabled: [z.boolean(), 'compactorBlockUploadEnabled'],
+  compactor_block_upload_validation_enabled: [z.boolean(), 'compactorBlockUploadValidationEnabled'],
+  compactor_block_upload_verify_chunks: [z.boolean(), 'compactorBlockUploadVerifyChunks'],
+  compactor_block_upload_max_block_size_bytes: [count, 'compactorBlockUploadMaxBlockSizeBytes'],
 } as const satisfies Record<string, readonly [z.ZodType, keyof TenantLimits]>;
 
 type YamlKey = keyof typeof FIELDS;
