@@ -25,13 +25,23 @@ interface Fixture {
   root: string;
 }
 
-async function withApi(fn: (f: Fixture) => Promise<void>): Promise<void> {
+async function withApi(fn: (f: Fixture) => Promise<void>, gate?: Promise<void>): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'strata-block-upload-'));
   const bucket = new FilesystemBucket(join(root, 'bucket'));
+  // Validation reads by range: a gate holds it there.
+  const validated =
+    gate === undefined
+      ? bucket
+      : Object.assign(Object.create(bucket) as FilesystemBucket, {
+          getRange: async (key: string, offset: number, length: number) => {
+            await gate;
+            return bucket.getRange(key, offset, length);
+          },
+        });
   const limits = new Map<string, Partial<BlockUploadLimits>>();
   const completed: string[] = [];
   const uploads = new BlockUploads({
-    bucket,
+    bucket: validated,
     logger,
     registry: new Registry(),
     limits: (tenant) => ({ enabled: true, validationEnabled: true, verifyChunks: true, maxBlockSizeBytes: 0, retentionMs: 0, ...limits.get(tenant) }),
@@ -86,17 +96,22 @@ function call(app: FastifyInstance, method: 'GET' | 'POST', url: string, payload
   return app.inject({ method, url, headers: { 'x-scope-orgid': tenant }, ...(payload === undefined ? {} : { payload: Buffer.from(payload) }) });
 }
 
-async function upload(app: FastifyInstance, b: LocalBlock, opts: { tenant?: string; corrupt?: (rel: string, bytes: Buffer) => Buffer } = {}): Promise<void> {
+async function upload(
+  app: FastifyInstance,
+  b: LocalBlock,
+  opts: { tenant?: string; corrupt?: (rel: string, bytes: Buffer) => Buffer; finish?: boolean } = {},
+): Promise<void> {
   const id = b.meta.ulid;
   const start = await call(app, 'POST', `/api/v1/upload/block/${id}/start`, JSON.stringify(b.body), opts.tenant);
   assert.equal(start.statusCode, 200, start.body);
   for (const f of b.body.thanos!.files!) {
     if (f.rel_path === 'meta.json') continue;
-    let bytes = await readFile(join(b.dir, ...f.rel_path.split('/')));
+    let bytes: Buffer = await readFile(join(b.dir, ...f.rel_path.split('/')));
     if (opts.corrupt) bytes = opts.corrupt(f.rel_path, bytes);
     const r = await call(app, 'POST', `/api/v1/upload/block/${id}/files?path=${encodeURIComponent(f.rel_path)}`, bytes, opts.tenant);
     assert.equal(r.statusCode, 200, `${f.rel_path}: ${r.body}`);
   }
+  if (opts.finish === false) return;
   const finish = await call(app, 'POST', `/api/v1/upload/block/${id}/finish`, undefined, opts.tenant);
   assert.equal(finish.statusCode, 200, finish.body);
 }
@@ -226,4 +241,48 @@ test('with validation off, /finish publishes the block at once', () =>
     assert.ok(await bucket.exists(blockFileKey('team-a', b.meta.ulid, 'meta.json')));
     assert.deepEqual(await checkUntilDone(app, b.meta.ulid), { result: 'complete' });
     assert.equal(encodeBlockMeta(b.meta).includes('"upload"'), false, 'the local meta is not touched');
+  }));
+
+test('one validation at a time: another /finish is 429 until it is done', async () => {
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  await withApi(async ({ app, root }) => {
+    const [a, b] = [await localBlock(root, 10), await localBlock(root, 14)];
+    await upload(app, a);
+    await upload(app, b, { finish: false });
+    assert.equal((await call(app, 'GET', `/api/v1/upload/block/${a.meta.ulid}/check`)).json<{ result: string }>().result, 'validating');
+    const busy = await call(app, 'POST', `/api/v1/upload/block/${b.meta.ulid}/finish`);
+    assert.deepEqual([busy.statusCode, busy.body], [429, 'too many block upload validations in progress, limit is 1\n']);
+    const twice = await call(app, 'POST', `/api/v1/upload/block/${a.meta.ulid}/finish`);
+    assert.deepEqual([twice.statusCode, twice.body], [400, 'block validation in progress\n']);
+    open();
+    assert.deepEqual(await checkUntilDone(app, a.meta.ulid), { result: 'complete' });
+    // The slot frees once the first validation has wound up, just after "complete": retry as mimirtool does.
+    let status = 429;
+    for (let i = 0; i < 100 && status === 429; i++) {
+      status = (await call(app, 'POST', `/api/v1/upload/block/${b.meta.ulid}/finish`)).statusCode;
+      if (status === 429) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(status, 200);
+    assert.deepEqual(await checkUntilDone(app, b.meta.ulid), { result: 'complete' });
+  }, gate);
+});
+
+test('a validation whose heartbeat went stale (its process died) is "uploading" again and /finish restarts it', () =>
+  withApi(async ({ app, bucket, root }) => {
+    const b = await localBlock(root);
+    const id = b.meta.ulid;
+    await upload(app, b, { finish: false });
+    const stale = { LastUpdate: Date.now() - 6 * 60_000, Error: '' };
+    await bucket.put(blockFileKey('team-a', id, 'validation.json'), new TextEncoder().encode(JSON.stringify(stale)));
+    assert.deepEqual((await call(app, 'GET', `/api/v1/upload/block/${id}/check`)).json(), { result: 'uploading' });
+    await bucket.put(blockFileKey('team-a', id, 'validation.json'), new TextEncoder().encode(JSON.stringify({ ...stale, LastUpdate: Date.now() })));
+    assert.equal(
+      (await call(app, 'POST', `/api/v1/upload/block/${id}/finish`)).body,
+      'block validation in progress\n',
+      'a fresh heartbeat: another process validates',
+    );
+    await bucket.put(blockFileKey('team-a', id, 'validation.json'), new TextEncoder().encode(JSON.stringify(stale)));
+    assert.equal((await call(app, 'POST', `/api/v1/upload/block/${id}/finish`)).statusCode, 200);
+    assert.deepEqual(await checkUntilDone(app, id), { result: 'complete' });
   }));
