@@ -1,12 +1,15 @@
 // The distributor module: remote write and OTLP in, one acked Kafka record per
 // partition out, sharded over the partition ring's ACTIVE partitions.
 
-import { IngestWriter } from '@strata/kafka';
+import { IngestWriter, describeKafkaSecurity } from '@strata/kafka';
 import { Distributor, instanceLimitsFromConfig, producedWritesObserver, registerPushRoutes } from '@strata/distributor';
 import { PartitionRingWatcher, WritePartitions, registerRingStatusPage, ringPage } from '@strata/ring';
 import { HaTracker, haTrackerKv, haTrackerPage } from '@strata/ha-tracker';
 import type { Service } from '@strata/service';
 import type { Strata } from '@strata/runtime';
+
+/** How often a distributor that cannot reach Kafka tries again. */
+const KAFKA_RETRY_MS = 5_000;
 
 export function initDistributor(t: Strata): Service[] {
   const { config, logger, registry } = t;
@@ -30,8 +33,8 @@ export function initDistributor(t: Strata): Service[] {
     tracer: t.tracing.tracer,
   });
   t.distributor = distributor;
-  let writerReady = false;
-  t.readiness.push(() => (writerReady ? undefined : 'connecting to Kafka'));
+  const connection = new KafkaConnection(t, writer);
+  t.readiness.push(() => connection.notReadyReason());
   registerRoutes(t, distributor, writePartitions, haTracker);
   return [
     {
@@ -47,19 +50,56 @@ export function initDistributor(t: Strata): Service[] {
         if (haKv !== t.kv) await haKv.stop();
       },
     },
-    {
-      name: 'kafka-writer',
-      start: async () => {
-        await writer.start();
-        writerReady = true;
-        logger.info(
-          { brokers: t.brokers, topic: config['ingest-storage.kafka.topic'] },
-          `producing to Kafka ${t.brokers.join(',')} topic "${config['ingest-storage.kafka.topic']}"`,
-        );
-      },
-      stop: () => writer.stop(),
-    },
+    { name: 'kafka-writer', start: () => connection.start(), stop: () => connection.stop() },
   ];
+}
+
+/**
+ * Connects the writer to Kafka, and keeps trying while it cannot (brokers down, wrong SASL
+ * credentials, an untrusted certificate): the process stays up, /ready says why, and each new
+ * reason is logged once. Pushes meanwhile get 503 (retriable).
+ */
+class KafkaConnection {
+  private reason: string | undefined = 'connecting to Kafka';
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly t: Strata;
+  private readonly writer: IngestWriter;
+
+  constructor(t: Strata, writer: IngestWriter) {
+    this.t = t;
+    this.writer = writer;
+  }
+
+  notReadyReason(): string | undefined {
+    return this.reason;
+  }
+
+  /** Resolves once connected, or after the first failure (then retries in the background). */
+  async start(): Promise<void> {
+    await this.attempt();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    await this.writer.stop();
+  }
+
+  private async attempt(): Promise<void> {
+    const { config, logger, brokers, kafkaSecurity } = this.t;
+    const topic = config['ingest-storage.kafka.topic'];
+    try {
+      await this.writer.start();
+      this.reason = undefined;
+      logger.info({ brokers, topic }, `producing to Kafka ${brokers.join(',')} topic "${topic}" (${describeKafkaSecurity(kafkaSecurity)})`);
+    } catch (err) {
+      const reason = `cannot reach Kafka (${describeKafkaSecurity(kafkaSecurity)}): ${(err as Error).message}`;
+      if (reason !== this.reason) logger.error({ err }, `${reason}; retrying every ${KAFKA_RETRY_MS / 1000}s`);
+      this.reason = reason;
+      if (!this.stopped) this.retry = setTimeout(() => void this.attempt(), KAFKA_RETRY_MS);
+    }
+  }
 }
 
 /** The HA tracker (-distributor.ha-tracker.enable), electing one replica per cluster in `haKv`. */
@@ -84,6 +124,7 @@ function kafkaWriter(t: Strata): IngestWriter {
   const { config } = t;
   return new IngestWriter({
     brokers: t.brokers,
+    security: t.kafkaSecurity,
     topic: config['ingest-storage.kafka.topic'],
     clientId: `${config['ingest-storage.kafka.client-id']}-distributor`,
     timeoutMs: config['ingest-storage.kafka.write-timeout'],

@@ -17,6 +17,7 @@ export function initIngester(t: Strata): Service[] {
   // Global per-tenant limits are split over the topic's partitions (one ingester per partition and zone).
   const topicMetadata = new LastProducedOffsetsReader({
     brokers: t.brokers,
+    security: t.kafkaSecurity,
     topic: config['ingest-storage.kafka.topic'],
     clientId: `${identity.id}-metadata`,
     logger,
@@ -101,6 +102,7 @@ function newIngester(
     createSource: (onRecords) =>
       new PartitionReader({
         brokers: t.brokers,
+        security: t.kafkaSecurity,
         topic: config['ingest-storage.kafka.topic'],
         partition: identity.partition,
         consumerGroup: identity.id,

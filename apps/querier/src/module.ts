@@ -51,6 +51,7 @@ export function initQuerier(t: Strata): Service[] {
   // Read-after-write: the partitions' last produced offsets, through one long-lived admin client.
   const offsets = new LastProducedOffsetsReader({
     brokers: t.brokers,
+    security: t.kafkaSecurity,
     topic: config['ingest-storage.kafka.topic'],
     clientId: `${config['ingest-storage.kafka.client-id']}-querier`,
     logger,

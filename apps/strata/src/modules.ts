@@ -2,6 +2,7 @@
 // needs, and the one place each shared part is built from the config.
 
 import { resolve } from 'node:path';
+import { describeKafkaSecurity } from '@strata/kafka';
 import { ensureTopic, startKafka, type LocalKafka } from '@strata/local-kafka';
 import { Overrides, overridesPage } from '@strata/limits';
 import { createBucket } from '@strata/objstore';
@@ -113,8 +114,8 @@ async function initKafka(t: Strata): Promise<Service[]> {
   const topic = t.config['ingest-storage.kafka.topic'];
   if (!t.targets.includes('all')) return [];
   if (t.externalKafka) {
-    t.logger.info({ brokers: t.brokers }, 'using external Kafka');
-    await ensureTopic({ brokers: t.brokers, topic, partitions: 1, replicationFactor: 1 });
+    t.logger.info({ brokers: t.brokers }, `using external Kafka at ${t.brokers.join(',')} (${describeKafkaSecurity(t.kafkaSecurity)})`);
+    await ensureTopic({ brokers: t.brokers, topic, partitions: 1, replicationFactor: 1, security: t.kafkaSecurity });
     return [];
   }
   const dataDir = resolve(t.config['data-dir'], 'kafka');

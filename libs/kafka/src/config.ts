@@ -1,7 +1,7 @@
 // Flags of ingest storage on Kafka, named as in Mimir (-ingest-storage.kafka.*), for apps to
 // compose into their config. Defaults live here and nowhere else.
 import { z } from 'zod';
-import { duration } from '@strata/service';
+import { boolFlag, duration } from '@strata/service';
 
 /** Mimir's default -ingest-storage.kafka.producer-max-record-size-bytes. */
 export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
@@ -46,7 +46,38 @@ export const kafkaConfigShape = {
     .min(1024)
     .default(DEFAULT_MAX_RECORD_SIZE_BYTES)
     .describe("Largest Kafka record the distributor produces; a partition's series are split over records above it."),
+  ...kafkaSecurityConfigShape(),
 };
+
+/** Authentication, encryption and rack of every Kafka connection, with Mimir's flag names. */
+function kafkaSecurityConfigShape() {
+  return {
+    'ingest-storage.kafka.sasl-mechanism': z
+      .enum(['', 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
+      .default('')
+      .describe('SASL mechanism to authenticate to Kafka with: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (empty: no SASL).'),
+    'ingest-storage.kafka.sasl-username': z.string().default('').describe('SASL username (with -ingest-storage.kafka.sasl-mechanism).'),
+    'ingest-storage.kafka.sasl-password': z
+      .string()
+      .default('')
+      .describe('SASL password; in -config.file with -config.expand-env it can come from ${ENV}. Redacted on every page.'),
+    'ingest-storage.kafka.tls-enabled': boolFlag(false).describe('Connect to Kafka over TLS.'),
+    'ingest-storage.kafka.tls-ca-path': z.string().default('').describe("PEM file of the CAs that sign the brokers' certificates (empty: the system's)."),
+    'ingest-storage.kafka.tls-cert-path': z
+      .string()
+      .default('')
+      .describe('PEM file of the client certificate, for brokers that require one (with tls-key-path).'),
+    'ingest-storage.kafka.tls-key-path': z.string().default('').describe("PEM file of the client certificate's private key."),
+    'ingest-storage.kafka.tls-server-name': z.string().default('').describe("Name to check the brokers' certificates against (empty: the broker's host)."),
+    'ingest-storage.kafka.tls-insecure-skip-verify': boolFlag(false).describe(
+      'Accept any broker certificate. Only for trying things out: anyone on the path can read and change records.',
+    ),
+    'ingest-storage.kafka.client-rack': z
+      .string()
+      .default('')
+      .describe("This client's rack (Kafka's client.rack): set it to the zone so brokers with a rack-aware replica selector serve fetches from the same zone."),
+  };
+}
 
 export type KafkaConfig = z.infer<z.ZodObject<typeof kafkaConfigShape>>;
 

@@ -89,8 +89,15 @@ export function unavailable(what: string, err: unknown): KafkaUnavailableError {
   const outer = (err as { message?: string } | undefined)?.message ?? String(err);
   const inner = innermostMessage(err);
   const detail = inner === outer ? outer : `${outer}: ${inner}`;
-  return new KafkaUnavailableError(`${what}: ${detail}${type ? ` (${type})` : ''}; Kafka is down or overloaded, retry later`, {
+  return new KafkaUnavailableError(`${what}: ${detail}${type ? ` (${type})` : ''}; ${whatToDo(type, inner)}`, {
     cause: err,
     kafkaType: type,
   });
+}
+
+/** The hint at the end of an unavailable error: credentials and certificates do not fix themselves. */
+function whatToDo(type: string | undefined, inner: string): string {
+  if (type !== undefined && /SASL/.test(type)) return 'check -ingest-storage.kafka.sasl-mechanism, -sasl-username and -sasl-password';
+  if (/certificate|self[- ]signed|\bCERT_|\bSSL\b|\bTLS\b|handshake/i.test(inner)) return "check -ingest-storage.kafka.tls-* and the brokers' certificates";
+  return 'Kafka is down or overloaded, retry later';
 }

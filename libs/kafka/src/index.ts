@@ -12,3 +12,5 @@ export type { ConsumedRecord, PartitionRecord, RecordFormat } from './record.ts'
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT, kafkaConfigShape, kafkaBrokers } from './config.ts';
 export type { KafkaConfig } from './config.ts';
+export { describeKafkaSecurity, kafkaSecurity } from './kafka-security.ts';
+export type { KafkaSecurity } from './kafka-security.ts';

@@ -9,12 +9,15 @@ import { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT } from '.
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
 import { createAdmin, createProducer } from './kafka-client.ts';
+import type { KafkaSecurity } from './kafka-security.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { classifyProduceError, describeFailure, type ProduceFailure } from './produce-failure.ts';
 import { DEFAULT_TOPIC, toProduceMessage, type PartitionRecord } from './record.ts';
 
 export interface IngestWriterOptions {
   brokers: string[];
+  /** SASL, TLS and rack of every connection (kafkaSecurity of the config); default plaintext. */
+  security?: KafkaSecurity;
   /** Default 'ingest'. */
   topic?: string;
   clientId: string;
@@ -125,6 +128,7 @@ export class IngestWriter {
           // A rebuilt producer asks for metadata at a broker that has not timed out lately.
           brokers: this.seedBrokers(),
           clientId: opts.clientId,
+          security: opts.security,
           // A leader that does not answer one request in time is asked again (or its successor is).
           requestTimeoutMs: this.attemptTimeoutMs,
           // A dead host does not refuse, it stays silent: each retry must not wait long for a connect.
@@ -141,6 +145,7 @@ export class IngestWriter {
         createAdmin({
           brokers: this.seedBrokers(),
           clientId: `${opts.clientId}-admin`,
+          security: opts.security,
           requestTimeoutMs: opts.timeoutMs,
           connectionTimeoutMs: CONNECT_TIMEOUT_MS,
           retries: 2,

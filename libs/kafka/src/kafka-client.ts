@@ -2,6 +2,7 @@
 // timeouts bounded by the caller's, the library's own retries as given (the writer retries itself).
 // The library never prints (it logs through `debug`, off unless DEBUG names it).
 import { Admin, Consumer, Producer, type BaseOptions } from '@platformatic/kafka';
+import type { KafkaSecurity } from './kafka-security.ts';
 
 export interface ClientOptions {
   /** Bootstrap brokers, host:port, in the order a new client tries them. */
@@ -12,11 +13,14 @@ export interface ClientOptions {
   connectionTimeoutMs?: number;
   /** The library's own retries of one operation; default 5. */
   retries?: number;
+  /** SASL, TLS and rack (-ingest-storage.kafka.sasl-*, tls-*, client-rack); default plaintext. */
+  security?: KafkaSecurity;
 }
 
 function baseOptions(opts: ClientOptions): BaseOptions {
   if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
   return {
+    ...opts.security,
     clientId: opts.clientId,
     bootstrapBrokers: opts.brokers,
     connectTimeout: Math.min(opts.connectionTimeoutMs ?? 3000, opts.requestTimeoutMs),

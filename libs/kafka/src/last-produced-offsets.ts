@@ -5,12 +5,15 @@ import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
 import { unavailable } from './errors.ts';
 import { createAdmin } from './kafka-client.ts';
+import type { KafkaSecurity } from './kafka-security.ts';
 import type { Logger } from './logger.ts';
 import { fetchPartitionOffsets } from './offsets.ts';
 import { DEFAULT_TOPIC } from './record.ts';
 
 export interface LastProducedOffsetsOptions {
   brokers: string[];
+  /** SASL, TLS and rack (kafkaSecurity of the config); default plaintext. */
+  security?: KafkaSecurity;
   topic?: string;
   clientId?: string;
   logger?: Logger;
@@ -28,7 +31,7 @@ export class LastProducedOffsetsReader {
     this.timeoutMs = opts.requestTimeoutMs ?? 10_000;
     const clientId = opts.clientId ?? 'strata-querier-offsets';
     this.admins = new ClientSlot({
-      create: () => createAdmin({ brokers: opts.brokers, clientId, requestTimeoutMs: this.timeoutMs, retries: 2 }),
+      create: () => createAdmin({ brokers: opts.brokers, clientId, requestTimeoutMs: this.timeoutMs, retries: 2, security: opts.security }),
       ready: (admin) => admin.metadata({ topics: [] }),
       what: 'admin client',
     });

@@ -11,6 +11,7 @@ import { ClientSlot } from './client-slot.ts';
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, PartitionReaderFailedError, innermostMessage, kafkaErrorType, unavailable } from './errors.ts';
 import { createAdmin, createFetcher } from './kafka-client.ts';
+import type { KafkaSecurity } from './kafka-security.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { fetchPartitionOffsets, type PartitionOffsets } from './offsets.ts';
 import { DEFAULT_TOPIC, fromMessage, type ConsumedRecord } from './record.ts';
@@ -19,6 +20,8 @@ export type StartFrom = 'earliest' | 'committed';
 
 export interface PartitionReaderOptions {
   brokers: string[];
+  /** SASL, TLS and rack of every connection (kafkaSecurity of the config); default plaintext. */
+  security?: KafkaSecurity;
   /** Default 'ingest'. */
   topic?: string;
   partition: number;
@@ -95,7 +98,7 @@ export class PartitionReader {
     if (opts.brokers.length === 0) throw new Error('no Kafka brokers configured; set -ingest-storage.kafka.address');
     const clientId = opts.clientId ?? opts.consumerGroup;
     this.admins = new ClientSlot({
-      create: () => createAdmin({ brokers: opts.brokers, clientId, requestTimeoutMs: this.requestTimeoutMs, retries: 2 }),
+      create: () => createAdmin({ brokers: opts.brokers, clientId, requestTimeoutMs: this.requestTimeoutMs, retries: 2, security: opts.security }),
       ready: (admin) => admin.metadata({ topics: [] }),
       what: 'admin client',
     });
@@ -106,6 +109,7 @@ export class PartitionReader {
           brokers: shuffled(opts.brokers),
           clientId,
           groupId: opts.consumerGroup,
+          security: opts.security,
           requestTimeoutMs: this.requestTimeoutMs + MAX_WAIT_MS,
           retries: 0,
         }),

@@ -4,16 +4,16 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePorts } from './free-port.ts';
-import type { ClusterLayout, NodeLayout } from './kraft-config.ts';
+import type { ClusterLayout, NodeLayout, SecureListener } from './kraft-config.ts';
 import { newKafkaUuid } from './kafka-uuid.ts';
 
 interface ClusterState {
   clusterId: string;
-  nodes: { nodeId: number; brokerPort: number; controllerPort: number }[];
+  nodes: { nodeId: number; brokerPort: number; controllerPort: number; securePort?: number }[];
 }
 
 // Reuses the cluster id (and, when still free, the ports) of a data dir that already holds this cluster.
-export async function planCluster(dataDir: string, count: number): Promise<ClusterLayout> {
+export async function planCluster(dataDir: string, count: number, secure?: SecureListener): Promise<ClusterLayout> {
   const stateFile = join(dataDir, 'cluster.json');
   let previous: ClusterState | undefined;
   if (existsSync(stateFile)) {
@@ -22,18 +22,20 @@ export async function planCluster(dataDir: string, count: number): Promise<Clust
       throw new Error(`${dataDir} holds a ${previous.nodes.length}-node kafka cluster, not ${count}; use another dir`);
     }
   }
-  const wanted = previous?.nodes.flatMap((n) => [n.brokerPort, n.controllerPort]) ?? [];
-  const ports = await freePorts(2 * count, wanted);
+  const perNode = secure === undefined ? 2 : 3;
+  const wanted = previous?.nodes.flatMap((n) => [n.brokerPort, n.controllerPort, ...(perNode === 3 ? [n.securePort ?? 0] : [])]) ?? [];
+  const ports = await freePorts(perNode * count, wanted);
   const clusterId = previous?.clusterId ?? newKafkaUuid();
   const nodes: NodeLayout[] = [];
   for (let i = 0; i < count; i++) {
     const nodeId = i + 1;
-    nodes.push({ nodeId, brokerPort: ports[2 * i], controllerPort: ports[2 * i + 1], dir: join(dataDir, `node-${nodeId}`) });
+    const [brokerPort, controllerPort, securePort] = ports.slice(perNode * i, perNode * (i + 1));
+    nodes.push({ nodeId, brokerPort, controllerPort, ...(securePort !== undefined ? { securePort } : {}), dir: join(dataDir, `node-${nodeId}`) });
   }
   const state: ClusterState = {
     clusterId,
-    nodes: nodes.map(({ nodeId, brokerPort, controllerPort }) => ({ nodeId, brokerPort, controllerPort })),
+    nodes: nodes.map(({ nodeId, brokerPort, controllerPort, securePort }) => ({ nodeId, brokerPort, controllerPort, securePort })),
   };
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n');
-  return { clusterId, nodes };
+  return { clusterId, nodes, ...(secure !== undefined ? { secure } : {}) };
 }

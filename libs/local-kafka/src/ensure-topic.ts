@@ -1,7 +1,7 @@
 // Creates a topic on a (local or real) cluster if it does not exist and waits until every
 // partition has a leader. Never alters an existing topic.
 import type { Admin } from '@platformatic/kafka';
-import { probeAdmin, sleep } from './probe-client.ts';
+import { probeAdmin, sleep, type ConnectionSecurity } from './probe-client.ts';
 
 export interface EnsureTopicOptions {
   brokers: string[];
@@ -12,6 +12,8 @@ export interface EnsureTopicOptions {
   minInsyncReplicas?: number;
   /** Upper bound for creation plus leader election; default 30s. */
   timeoutMs?: number;
+  /** SASL and TLS of a cluster that asks for them. */
+  security?: ConnectionSecurity;
 }
 
 export interface EnsureTopicResult {
@@ -22,7 +24,7 @@ export interface EnsureTopicResult {
 
 export async function ensureTopic(opts: EnsureTopicOptions): Promise<EnsureTopicResult> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-  const admin = probeAdmin(opts.brokers, 10_000);
+  const admin = probeAdmin(opts.brokers, 10_000, opts.security);
   try {
     let created = false;
     if (!(await admin.listTopics()).includes(opts.topic)) {

@@ -1,9 +1,13 @@
 // Quiet @platformatic/kafka clients for probing and administering the local cluster.
 // They fail fast (no retries): callers loop until their own deadline.
-import { Admin, Producer } from '@platformatic/kafka';
+import { Admin, Producer, type BaseOptions } from '@platformatic/kafka';
 
-function options(brokers: string[], requestTimeoutMs: number) {
+/** How a client reaches a cluster that authenticates or encrypts (SASL, TLS); default plaintext. */
+export type ConnectionSecurity = Pick<BaseOptions, 'sasl' | 'tls' | 'tlsServerName'>;
+
+function options(brokers: string[], requestTimeoutMs: number, security?: ConnectionSecurity) {
   return {
+    ...security,
     clientId: 'strata-local-kafka',
     bootstrapBrokers: brokers,
     connectTimeout: 1000,
@@ -14,8 +18,8 @@ function options(brokers: string[], requestTimeoutMs: number) {
   };
 }
 
-export function probeAdmin(brokers: string[], requestTimeoutMs = 5000): Admin {
-  return new Admin(options(brokers, requestTimeoutMs));
+export function probeAdmin(brokers: string[], requestTimeoutMs = 5000, security?: ConnectionSecurity): Admin {
+  return new Admin(options(brokers, requestTimeoutMs, security));
 }
 
 export function probeProducer(brokers: string[], requestTimeoutMs = 5000): Producer {

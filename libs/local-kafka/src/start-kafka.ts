@@ -6,7 +6,7 @@ import { BrokerProcess } from './broker-process.ts';
 import { planCluster } from './cluster-plan.ts';
 import { fetchKafka } from './fetch-kafka.ts';
 import { classDataArgs, jvmArgs } from './jvm-args.ts';
-import { nodeFiles, serverProperties, type ClusterLayout, type NodeLayout } from './kraft-config.ts';
+import { nodeFiles, scramCredentialArgs, serverProperties, type ClusterLayout, type NodeLayout, type SecureListener } from './kraft-config.ts';
 import { tail } from './run-command.ts';
 import { stopNodes } from './stop-nodes.ts';
 import { formatStorage } from './storage-format.ts';
@@ -26,6 +26,8 @@ export interface StartKafkaOptions {
   heapMb?: number;
   /** Extra JVM flags appended after the defaults. */
   jvmArgs?: string[];
+  /** A second client listener with TLS and/or SASL (its addresses: LocalKafka.secureBrokers); the PLAINTEXT one stays. */
+  secure?: SecureListener;
   /** A node exited that nobody stopped (crash, OOM, kill -9); `startBroker(i)` brings it back. */
   onUnexpectedExit?: (node: number, exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
 }
@@ -33,6 +35,8 @@ export interface StartKafkaOptions {
 export interface LocalKafka {
   /** Bootstrap addresses, 'host:port', one per node; stable across stopBroker/startBroker. */
   readonly brokers: string[];
+  /** The SECURE listener's addresses (with StartKafkaOptions.secure), one per node. */
+  readonly secureBrokers: string[];
   /** The current (or last) pid of each node. */
   readonly pids: number[];
   readonly dataDir: string;
@@ -56,7 +60,7 @@ export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
   const libsDir = await fetchKafka({ version: opts.version, log });
 
   await mkdir(opts.dataDir, { recursive: true });
-  const layout = await planCluster(opts.dataDir, count);
+  const layout = await planCluster(opts.dataDir, count, opts.secure);
   const args = jvmArgs({ heapMb: opts.heapMb, extra: [...classDataArgs(libsDir), ...(opts.jvmArgs ?? [])] });
   // Nodes stopped on purpose (stopBroker) are not a reason to abort a wait, nor an unexpected exit.
   const wanted = layout.nodes.map(() => true);
@@ -90,6 +94,7 @@ export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
 
   return {
     brokers,
+    secureBrokers: layout.nodes.flatMap((n) => (n.securePort === undefined ? [] : [`127.0.0.1:${n.securePort}`])),
     dataDir: opts.dataDir,
     logFiles: layout.nodes.map((n) => nodeFiles(n).log),
     get pids() {
@@ -138,6 +143,7 @@ async function prepareNodes(layout: ClusterLayout, libsDir: string): Promise<voi
         clusterId: layout.clusterId,
         nodeId: node.nodeId,
         logFile: files.formatLog,
+        scramArgs: scramCredentialArgs(layout.secure),
       });
     }),
   );

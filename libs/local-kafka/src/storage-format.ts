@@ -29,10 +29,12 @@ export async function formatStorage(opts: {
   clusterId: string;
   nodeId: number;
   logFile: string;
+  /** The storage tool's --add-scram arguments (SCRAM users live in the metadata log): formatted by the tool itself, not from the template. */
+  scramArgs?: string[];
 }): Promise<void> {
   if (isFormatted(opts.dataDir)) return;
   const template = templateDir(opts.libsDir);
-  if (isFormatted(template)) {
+  if (isFormatted(template) && (opts.scramArgs ?? []).length === 0) {
     await cp(template, opts.dataDir, { recursive: true, filter: (src) => basename(src) !== META });
     await writeFile(join(opts.dataDir, META), metaProperties(opts.nodeId, opts.clusterId));
     return;
@@ -69,7 +71,14 @@ export async function buildFormatTemplate(libsDir: string): Promise<void> {
   }
 }
 
-async function runStorageTool(opts: { libsDir: string; propsFile: string; dataDir: string; clusterId: string; logFile: string }): Promise<void> {
+async function runStorageTool(opts: {
+  libsDir: string;
+  propsFile: string;
+  dataDir: string;
+  clusterId: string;
+  logFile: string;
+  scramArgs?: string[];
+}): Promise<void> {
   const args = [
     ...jvmArgs({ extra: classDataArgs(opts.libsDir) }),
     '-cp',
@@ -80,6 +89,7 @@ async function runStorageTool(opts: { libsDir: string; propsFile: string; dataDi
     opts.clusterId,
     '--config',
     opts.propsFile,
+    ...(opts.scramArgs ?? []),
   ];
   const r = await runCommand('java', args, { timeoutMs: 120_000 });
   await writeFile(opts.logFile, r.output);

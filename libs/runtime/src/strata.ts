@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type { Distributor } from '@strata/distributor';
 import type { Ingester, IngesterIdentity } from '@strata/ingester';
+import { kafkaSecurity, type KafkaSecurity } from '@strata/kafka';
 import type { Querier } from '@strata/model';
 import type { Engine } from '@strata/promql';
 import type { Overrides } from '@strata/limits';
@@ -56,6 +57,8 @@ export class Strata {
 
   /** Bootstrap brokers: the flag's, or the embedded broker's once the kafka module started it. */
   brokers: string[];
+  /** SASL, TLS and rack of every Kafka client of this process (-ingest-storage.kafka.sasl-*, tls-*, client-rack). */
+  readonly kafkaSecurity: KafkaSecurity;
   overrides!: Overrides;
   auth: Authenticator | undefined;
   kv!: KvClient;
@@ -94,6 +97,7 @@ export class Strata {
       instanceId: this.runs('ingester') ? this.config['ingester.ring.instance-id'] : undefined,
       logger: this.logger,
     });
+    this.kafkaSecurity = kafkaSecurity(this.config);
     this.brokers = this.config['ingest-storage.kafka.address']
       .split(',')
       .map((b) => b.trim())
