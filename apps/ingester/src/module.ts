@@ -88,12 +88,16 @@ function newIngester(
     // Runtime overrides per tenant; series and exemplar limits are this partition's share.
     limits: ingesterLimits(t.overrides, () => partitions.value),
     tracer: t.tracing.tracer,
-    // The querier's limits hold inside the ingester too: an over-budget select stops early here.
-    queryBudget: {
-      maxSeries: config['querier.max-fetched-series-per-query'],
-      maxSamples: config['querier.max-samples'],
-      maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
-      maxChunkBytes: config['querier.max-fetched-chunk-bytes-per-query'],
+    // The querier's limits hold inside the ingester too, the tenant's overrides first: an over-budget select stops early here.
+    queryBudget: (tenant) => {
+      const l = t.overrides.forTenant(tenant);
+      return {
+        maxSeries: l.maxFetchedSeriesPerQuery ?? config['querier.max-fetched-series-per-query'],
+        maxSamples: config['querier.max-samples'],
+        maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
+        maxChunkBytes: l.maxFetchedChunkBytesPerQuery ?? config['querier.max-fetched-chunk-bytes-per-query'],
+        maxChunks: l.maxFetchedChunksPerQuery,
+      };
     },
     decodedSamplesCacheBytes: config['ingester.decoded-chunks-cache-size'],
     // Over these the ingester keeps appending what Kafka holds and asks distributors, through its ring entry, to refuse writes.

@@ -191,6 +191,15 @@ function promqlEngine(t: Strata, querier: Querier): Engine {
     maxFetchedSeries: config['querier.max-fetched-series-per-query'],
     maxEstimatedMemoryBytes: config['querier.max-estimated-memory-per-query'],
     maxFetchedChunkBytes: config['querier.max-fetched-chunk-bytes-per-query'],
+    // The tenant's max_fetched_*_per_query overrides; the flags above where it sets none.
+    tenantLimits: (tenant) => {
+      const l = t.overrides.forTenant(tenant);
+      return {
+        maxFetchedSeries: l.maxFetchedSeriesPerQuery,
+        maxFetchedChunks: l.maxFetchedChunksPerQuery,
+        maxFetchedChunkBytes: l.maxFetchedChunkBytesPerQuery,
+      };
+    },
     timeoutMs: config['querier.timeout'],
     enableExperimentalFunctions: config['querier.promql-experimental-functions-enabled'],
     enableDurationExpressions: config['querier.promql-duration-expressions-enabled'],
@@ -224,11 +233,14 @@ function registerApis(t: Strata, p: ApiParts): void {
           maxFreshnessMs: config['query-frontend.max-cache-freshness'],
           ttlMs: config['query-frontend.results-cache-ttl'],
           registry,
+          // Splits of one query run at once: the tenant's max_query_parallelism.
+          concurrency: (tenant) => t.overrides.forTenant(tenant).maxQueryParallelism,
         })
       : undefined,
     auth: t.auth,
     tracer: t.tracing.tracer,
     readFilter: p.readFilter,
+    maxQueryLookbackMs: (tenant) => t.overrides.forTenant(tenant).maxQueryLookbackMs,
     buildInfo: readBuildInfo(fileURLToPath(new URL('../../..', import.meta.url))),
     routes: [
       ...remoteReadRoutes({ registry }),

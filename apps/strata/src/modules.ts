@@ -30,7 +30,7 @@ export const MODULES: Record<string, StrataModule> = {
   bucket: { internal: true, init: initBucket },
   distributor: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'kafka'], init: initDistributor },
   ingester: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'ring-kv', 'kafka', 'bucket'], init: initIngester },
-  querier: { deps: ['server', 'ui', 'tracing', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
+  querier: { deps: ['server', 'ui', 'tracing', 'runtime-config', 'auth', 'ring-kv', 'kafka', 'bucket'], after: ['ingester'], init: initQuerier },
   /** The per-tenant fair queue between query-frontends and querier workers (-querier.scheduler-address). */
   'query-scheduler': { deps: ['server', 'ui'], init: initQueryScheduler },
   /** The read API's front door: queries go through a query-scheduler to queriers (not in `all` yet). */

@@ -108,8 +108,11 @@ export interface IngesterOptions {
   now?: () => number;
   /** An `ingester.append` span per record, child of the span that produced it. Default: the global (no-op) tracer. */
   tracer?: Tracer;
-  /** What one query may take out of a tenant's head (-querier.max-fetched-series-per-query, -querier.max-samples). */
-  queryBudget?: QueryBudget;
+  /**
+   * What one query may take out of a tenant's head (-querier.max-fetched-series-per-query, -querier.max-samples,
+   * the tenant's max_fetched_* overrides): fixed, or read per query for the tenant.
+   */
+  queryBudget?: QueryBudget | ((tenant: string) => QueryBudget);
   /** Bytes of decoded head samples kept between queries, over all tenants (-ingester.decoded-chunks-cache-size); 0 or absent: none. */
   decodedSamplesCacheBytes?: number;
   /** Past these the ingester asks distributors to refuse writes to its partition (onOverLimit); absent: none. */
@@ -488,7 +491,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         // Closed chunks live in files, as Prometheus' chunks_head: the head holds where they are.
         chunksDir: bs ? join(bs.dir, tenant, 'chunks_head') : undefined,
       });
-      db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now(), this.opts.queryBudget);
+      const budget = this.opts.queryBudget;
+      db = new TenantDB(tenant, head, bs ? join(bs.dir, tenant) : '', this.now(), typeof budget === 'function' ? () => budget(tenant) : () => budget ?? {});
       this.dbs.set(tenant, db);
     }
     return db;

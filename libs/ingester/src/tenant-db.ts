@@ -31,15 +31,15 @@ export class TenantDB implements BlockQuerier {
   readonly tenant: string;
   readonly head: Head;
   readonly dir: string;
-  private readonly budget: QueryBudget;
+  private readonly budget: () => QueryBudget;
 
   constructor(
     tenant: string,
     head: Head,
     dir: string,
     now: number,
-    /** What one query may take out of the head (the querier's limits, enforced here too). */
-    budget: QueryBudget = {},
+    /** What one query may take out of the head (the querier's limits, enforced here too), read per query: the tenant's overrides change live. */
+    budget: () => QueryBudget = () => ({}),
   ) {
     this.tenant = tenant;
     this.head = head;
@@ -52,7 +52,7 @@ export class TenantDB implements BlockQuerier {
     if (p.chunks === true) {
       // Chunks pass through undecoded only where the head alone answers: a merge with a local block needs samples.
       if (this.blocks.every((b) => b.meta.maxTime <= p.mint || b.meta.minTime > p.maxt))
-        return new RangeHead(this.head, -Infinity, Infinity, this.budget).select(p);
+        return new RangeHead(this.head, -Infinity, Infinity, this.budget()).select(p);
       return this.querier().select({ ...p, chunks: false });
     }
     return this.querier().select(p);
@@ -73,7 +73,7 @@ export class TenantDB implements BlockQuerier {
 
   /** The head and the local blocks as they are now (blocks come and go between queries). */
   private querier(): BlockQuerier {
-    const sources: BlockQuerier[] = [new RangeHead(this.head, -Infinity, Infinity, this.budget)];
+    const sources: BlockQuerier[] = [new RangeHead(this.head, -Infinity, Infinity, this.budget())];
     for (const b of this.blocks) sources.push(b.reader);
     return new MergeQuerier(sources);
   }

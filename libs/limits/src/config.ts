@@ -110,6 +110,16 @@ export const limitsConfigShape = {
   'query-frontend.max-total-query-length': duration('0s')
     .describe('Per-tenant: a range query longer than this (end - start) is refused with 400; 0s: no limit. blocked_queries: runtime overrides only.')
     .meta({ yaml: 'limits.max_total_query_length' }),
+  'querier.max-query-lookback': duration('0s')
+    .describe('Per-tenant: queries read no data older than this (the start is moved up, as Mimir does; all older: empty answer); 0s: no limit.')
+    .meta({ yaml: 'limits.max_query_lookback' }),
+  'querier.max-query-parallelism': positive(14)
+    .describe('Per-tenant: splits by interval (-query-frontend.split-queries-by-interval) of one range query that run at once.')
+    .meta({ yaml: 'limits.max_query_parallelism' }),
+  // Mimir's default is 2000000; Strata's memory-sized series and chunk-bytes limits already bound a query.
+  'querier.max-fetched-chunks-per-query': count(0)
+    .describe('Per-tenant chunks one query may fetch from ingesters and the bucket (decoded head reads: 120 samples a chunk); over it 422; 0: no limit.')
+    .meta({ yaml: 'limits.max_fetched_chunks_per_query' }),
   'distributor.otel-created-timestamp-zero-ingestion-enabled': boolFlag(false)
     .describe("Per-tenant, Mimir's OTLP-only form: OTLP start times become a zero sample at that time.")
     .meta({ yaml: 'limits.otel_created_timestamp_zero_ingestion_enabled' }),
@@ -175,6 +185,12 @@ export function defaultLimitsFromFlags(c: LimitsConfig): TenantLimits {
     createdTimestampZeroIngestionEnabled: c['distributor.created-timestamp-zero-ingestion-enabled'],
     otelCreatedTimestampZeroIngestionEnabled: c['distributor.otel-created-timestamp-zero-ingestion-enabled'],
     maxTotalQueryLengthMs: c['query-frontend.max-total-query-length'],
+    maxQueryLookbackMs: c['querier.max-query-lookback'],
+    maxQueryParallelism: c['querier.max-query-parallelism'],
+    maxFetchedChunksPerQuery: c['querier.max-fetched-chunks-per-query'],
+    // The querier's flags, sized from the memory budget, apply where a tenant sets none.
+    maxFetchedSeriesPerQuery: undefined,
+    maxFetchedChunkBytesPerQuery: undefined,
     blockedQueries: [],
     compactorBlockUploadEnabled: c['compactor.block-upload-enabled'],
     compactorBlockUploadValidationEnabled: c['compactor.block-upload-validation-enabled'],

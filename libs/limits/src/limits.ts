@@ -76,6 +76,16 @@ export interface TenantLimits {
   otelCreatedTimestampZeroIngestionEnabled: boolean;
   /** A range query longer than this (end - start) is refused by the query-frontend; 0: no limit. */
   maxTotalQueryLengthMs: number;
+  /** Queries read no data older than now - this: the start is moved up, as Mimir does; 0: no limit. */
+  maxQueryLookbackMs: number;
+  /** Splits (by interval) of one range query that run at once; Mimir's max_query_parallelism. */
+  maxQueryParallelism: number;
+  /** Chunks one query may fetch from ingesters and the bucket; over it 422; 0: no limit. */
+  maxFetchedChunksPerQuery: number;
+  /** Series one query may fetch; undefined: the querier's -querier.max-fetched-series-per-query (sized from the memory budget). */
+  maxFetchedSeriesPerQuery: number | undefined;
+  /** Chunk bytes one query may fetch; undefined: the querier's -querier.max-fetched-chunk-bytes-per-query. */
+  maxFetchedChunkBytesPerQuery: number | undefined;
   /** Queries the query-frontend refuses (400, err-strata-query-blocked), as Mimir's blocked_queries. */
   blockedQueries: readonly BlockedQuery[];
   /** The compactor's block-upload API (mimirtool backfill) accepts this tenant's blocks. */
@@ -179,6 +189,11 @@ const FIELDS = {
   created_timestamp_zero_ingestion_enabled: [z.boolean(), 'createdTimestampZeroIngestionEnabled'],
   otel_created_timestamp_zero_ingestion_enabled: [z.boolean(), 'otelCreatedTimestampZeroIngestionEnabled'],
   max_total_query_length: [yamlDuration, 'maxTotalQueryLengthMs'],
+  max_query_lookback: [yamlDuration, 'maxQueryLookbackMs'],
+  max_query_parallelism: [positiveCount, 'maxQueryParallelism'],
+  max_fetched_chunks_per_query: [count, 'maxFetchedChunksPerQuery'],
+  max_fetched_series_per_query: [count, 'maxFetchedSeriesPerQuery'],
+  max_fetched_chunk_bytes_per_query: [count, 'maxFetchedChunkBytesPerQuery'],
   blocked_queries: [blockedQueriesSchema, 'blockedQueries'],
   compactor_block_upload_enabled: [z.boolean(), 'compactorBlockUploadEnabled'],
   compactor_block_upload_validation_enabled: [z.boolean(), 'compactorBlockUploadValidationEnabled'],

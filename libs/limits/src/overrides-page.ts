@@ -27,7 +27,8 @@ export function overridesPage(overrides: Overrides): StatusPage {
   };
 }
 
-/** A limit as the page shows it: lists and objects (relabel configs, spans) as JSON. */
+/** A limit as the page shows it: lists and objects (relabel configs, spans) as JSON; unset (a flag of another module applies) as that. */
 function scalar(v: unknown): StatusValue {
+  if (v === undefined) return '(the querier flag)';
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null ? v : JSON.stringify(v);
 }

@@ -230,3 +230,32 @@ test("blocked_queries and max_total_query_length take Mimir's YAML; a bad regex 
   assert.ok(!runtimeConfigSchema.safeParse({ overrides: { 'team-a': { blocked_queries: [{ pattern: ' ' }] } } }).success);
   assert.ok(!runtimeConfigSchema.safeParse({ overrides: { 'team-a': { blocked_queries: [{ pattern: 'up', unknown: 1 }] } } }).success);
 });
+
+test("the read limits take Mimir's keys; unset fetched-series and chunk-bytes limits leave the querier's flags in force", () => {
+  const overrides = new Overrides({
+    defaults: DEFAULT_LIMITS,
+    runtimeConfig: () =>
+      runtimeConfigSchema.parse({
+        overrides: {
+          'team-a': {
+            max_query_lookback: '7d',
+            max_query_parallelism: 2,
+            max_fetched_chunks_per_query: 1000,
+            max_fetched_series_per_query: 50,
+            max_fetched_chunk_bytes_per_query: 1_000_000,
+          },
+        },
+      }),
+  });
+  const a = overrides.forTenant('team-a');
+  assert.deepEqual(
+    [a.maxQueryLookbackMs, a.maxQueryParallelism, a.maxFetchedChunksPerQuery, a.maxFetchedSeriesPerQuery, a.maxFetchedChunkBytesPerQuery],
+    [7 * 86_400_000, 2, 1000, 50, 1_000_000],
+  );
+  const b = overrides.forTenant('team-b');
+  assert.deepEqual(
+    [b.maxQueryLookbackMs, b.maxQueryParallelism, b.maxFetchedChunksPerQuery, b.maxFetchedSeriesPerQuery, b.maxFetchedChunkBytesPerQuery],
+    [0, 14, 0, undefined, undefined],
+  );
+  assert.ok(!runtimeConfigSchema.safeParse({ overrides: { 'team-a': { max_query_parallelism: 0 } } }).success);
+});

@@ -27,7 +27,7 @@ export type {
 export { mergeSeriesSets, mergeSamples, mergeStringSets } from './merge-series.ts';
 export { MergeQuerier, restrictRange, tenantQuerier } from './merge-querier.ts';
 export { QueryAbortedError, throwIfAborted } from './abort.ts';
-export { estimatedSeriesBytes, seriesChunkBytes, seriesFloatSamples, queryBudgetExceeded, queryBudgetMessage } from './query-budget.ts';
+export { estimatedSeriesBytes, seriesChunkBytes, seriesChunkCount, seriesFloatSamples, queryBudgetExceeded, queryBudgetMessage } from './query-budget.ts';
 export type { QueryBudget } from './query-budget.ts';
 export type { Tombstone } from './tombstones.ts';
 export { applyTombstones, applyTombstonesAll, tombstoneIntervals } from './tombstones.ts';

@@ -14,15 +14,18 @@ export interface QueryBudget {
   maxEstimatedMemoryBytes?: number;
   /** Chunk bytes (seriesChunkBytes) one select may fetch; 0 or absent: no limit (-querier.max-fetched-chunk-bytes-per-query). */
   maxChunkBytes?: number;
+  /** Chunks (seriesChunkCount) one select may fetch; 0 or absent: no limit (-querier.max-fetched-chunks-per-query). */
+  maxChunks?: number;
 }
 
-type BudgetKind = 'series' | 'samples' | 'memory' | 'chunk-bytes';
+type BudgetKind = 'series' | 'samples' | 'memory' | 'chunk-bytes' | 'chunks';
 
 const ERROR_NAMES: Record<BudgetKind, string> = {
   series: 'max-series-per-query',
   samples: 'max-samples-per-query',
   memory: 'max-estimated-memory-per-query',
   'chunk-bytes': 'max-chunks-bytes-per-query',
+  chunks: 'max-chunks-per-query',
 };
 
 export function queryBudgetMessage(what: BudgetKind, limit: number): string {
@@ -31,7 +34,7 @@ export function queryBudgetMessage(what: BudgetKind, limit: number): string {
       return (
         `the query exceeded the maximum number of series (limit: ${limit} series) (err-strata-max-series-per-query). ` +
         'Consider reducing the time range and/or number of series selected by the query, e.g. by narrowing down the label matchers, ' +
-        'or raise -querier.max-fetched-series-per-query'
+        "or raise the tenant's max_fetched_series_per_query (-querier.max-fetched-series-per-query)"
       );
     case 'samples':
       // Prometheus' own words first (clients match on them), then the limit and the flag.
@@ -49,7 +52,13 @@ export function queryBudgetMessage(what: BudgetKind, limit: number): string {
       return (
         `the query exceeded the aggregated chunks size limit (limit: ${limit} bytes) (err-strata-max-chunks-bytes-per-query). ` +
         'Consider reducing the time range and/or number of series selected by the query, e.g. by narrowing down the label matchers, ' +
-        'or raise -querier.max-fetched-chunk-bytes-per-query'
+        "or raise the tenant's max_fetched_chunk_bytes_per_query (-querier.max-fetched-chunk-bytes-per-query)"
+      );
+    case 'chunks':
+      return (
+        `the query exceeded the maximum number of chunks (limit: ${limit} chunks) (err-strata-max-chunks-per-query). ` +
+        'Consider reducing the time range and/or number of series selected by the query, e.g. by narrowing down the label matchers, ' +
+        "or raise the tenant's max_fetched_chunks_per_query (-querier.max-fetched-chunks-per-query)"
       );
   }
 }
@@ -93,6 +102,19 @@ export function seriesChunkBytes(s: Series): number {
   if (s.chunks === undefined) return bytes + s.timestamps.length * XOR_SAMPLE_BYTES;
   for (const c of s.chunks) bytes += c.data.byteLength;
   return bytes;
+}
+
+/** Samples in one chunk as the head cuts them (Prometheus' 120), for series read decoded. */
+const SAMPLES_PER_CHUNK = 120;
+
+/**
+ * The chunks a fetched series cost (-querier.max-fetched-chunks-per-query): its chunks when it came
+ * as chunks; read decoded (a head asked for samples), the chunks its samples fill at 120 a chunk.
+ */
+export function seriesChunkCount(s: Series): number {
+  if (s.chunks !== undefined) return s.chunks.length;
+  const hs = s.histograms?.timestamps.length ?? 0;
+  return Math.ceil(s.timestamps.length / SAMPLES_PER_CHUNK) + Math.ceil(hs / SAMPLES_PER_CHUNK);
 }
 
 /** The memory a fetched series is estimated to take while a query holds it (-querier.max-estimated-memory-per-query); for chunks, once decoded. */

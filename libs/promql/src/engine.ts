@@ -3,7 +3,7 @@
 // All I/O of a query happens here, before evaluation starts.
 
 import type { Matcher, Querier, SelectHints, Series } from '@strata/model';
-import { compareLabels, estimatedSeriesBytes, queryBudgetMessage, seriesChunkBytes } from '@strata/model';
+import { compareLabels, estimatedSeriesBytes, queryBudgetMessage, seriesChunkBytes, seriesChunkCount, seriesFloatSamples } from '@strata/model';
 import type { Call, DurationExpr, Expr, VectorSelector } from './ast.ts';
 import { infoFetchMatchers } from './info.ts';
 import { children, documentedType, exprType, walk } from './ast.ts';
@@ -19,6 +19,8 @@ import { goPow, goQuote } from './go-compat.ts';
 import type { ParseOptions } from './parser.ts';
 import { parseExpr } from './parser.ts';
 import type { QueryResult } from './values.ts';
+import { countQueryableSamples, mergeShardStats } from './query-stats.ts';
+import type { FetchedStats, QueryStats, StatsLevel } from './stats-types.ts';
 
 export interface EngineOptions {
   querier: Querier;
@@ -50,6 +52,15 @@ export interface EngineOptions {
   defaultSubqueryStepMs?: number;
   /** Fold aggregations of selectors and range functions without building their input series (default on; off only to compare). */
   fusedAggregations?: boolean;
+  /** A tenant's own fetch limits (its runtime overrides), read per query; an undefined one: the engine's. */
+  tenantLimits?: (tenant: string) => TenantFetchLimits;
+}
+
+/** The per-tenant limits on what one query fetches (Mimir's max_fetched_*_per_query); 0: no limit. */
+export interface TenantFetchLimits {
+  maxFetchedSeries?: number;
+  maxFetchedChunks?: number;
+  maxFetchedChunkBytes?: number;
 }
 
 /** One query to evaluate: its expression and the steps it is evaluated at (an instant query: one step). */
@@ -70,6 +81,8 @@ interface QueryOverrides {
   querier?: Querier;
   /** A shorter timeout than the engine's; the engine's still bounds it. */
   timeoutMs?: number;
+  /** Statistics to put on the result (absent: none): timings and fetched figures, and sample counts (Prometheus' stats=true|all). */
+  stats?: StatsLevel;
 }
 
 export interface InstantQueryParams extends QueryOverrides {
@@ -113,8 +126,10 @@ export class Engine {
   private readonly parseOptions: ParseOptions;
   private readonly defaultSubqueryStepMs: number;
   private readonly fusedAggregations: boolean;
+  private readonly opts: EngineOptions;
 
   constructor(opts: EngineOptions) {
+    this.opts = opts;
     this.querier = opts.querier;
     this.lookbackDeltaMs = opts.lookbackDeltaMs ?? 300_000;
     this.maxSamples = opts.maxSamples ?? 50_000_000;
@@ -164,20 +179,30 @@ export class Engine {
    */
   private async exec(q: Evaluation, overrides: QueryOverrides): Promise<QueryResult> {
     // One deadline for all the shards.
+    const began = performance.now();
     const deadline = Date.now() + this.timeoutOf(overrides);
     const once = () => this.execOnce(q, { ...overrides, timeoutMs: Math.max(1, deadline - Date.now()) });
     const plan = shardableAggregation(q.expr);
-    if (plan === undefined) return once();
+    if (plan === undefined) return withExecTime(await once(), began);
     let refusal: unknown;
     try {
-      return await once();
+      return withExecTime(await once(), began);
     } catch (err) {
       if (!isQueryBudgetError(err)) throw err;
       refusal = err;
     }
     for (const count of SHARD_COUNTS) {
+      const shards: QueryStats[] = [];
+      const shard = async () => {
+        const r = await once();
+        if (r.stats) shards.push(r.stats);
+        return r;
+      };
       try {
-        return await evaluateSharded(plan, count, once);
+        const r = await evaluateSharded(plan, count, shard);
+        if (shards.length === 0) return r;
+        const timings = shards.reduce((t, s) => sumTimings(t, s.timings), zeroTimings());
+        return withExecTime({ ...r, stats: mergeShardStats(shards, timings) }, began);
       } catch (err) {
         if (isUnfoldable(err)) throw refusal;
         if (!isQueryBudgetError(err)) throw err;
@@ -196,11 +221,13 @@ export class Engine {
     const { tenant, query, expr, start, end, interval, instant } = q;
     const { signal } = overrides;
     const deadline = Date.now() + this.timeoutOf(overrides);
+    const began = performance.now();
     rejectUnsupported(expr);
     resolveAtStartEnd(expr, start, end);
     resolveDurationExprs(expr, instant ? 0 : interval, end - start);
 
-    const { data, bytes } = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, instant ? 0 : interval, signal, deadline);
+    const { data, bytes, fetched } = await this.fetch(overrides.querier ?? this.querier, tenant, expr, start, end, instant ? 0 : interval, signal, deadline);
+    const prepared = performance.now();
     // What the memory limit leaves after the fetched series, in evaluated points.
     const memorySamples = this.maxBytes > 0 ? Math.floor((this.maxBytes - bytes) / EVAL_SAMPLE_BYTES) : Infinity;
     const memoryBinds = memorySamples < this.maxSamples;
@@ -230,11 +257,19 @@ export class Engine {
         if (Date.now() > deadline) throw new PromQLTimeoutError('timeout', 'expression evaluation');
       },
     };
+    const level = overrides.stats;
+    const peak = level === 'basic' || level === 'all' ? trackPeak(shared) : undefined;
     const ev = new Evaluator(start, end, interval, shared);
     const value = ev.eval(expr);
-    const extra = { warnings: [...annotations.warnings], infos: [...annotations.infos] };
+    const evaluated = performance.now();
+    const stats = (sortedAt: number) =>
+      this.queryStats(
+        { expr, data, start, end, interval, level, peak, fetched },
+        [began, prepared, evaluated, sortedAt].map((t) => t / 1000),
+      );
+    const extra = () => ({ warnings: [...annotations.warnings], infos: [...annotations.infos], ...(level && { stats: stats(performance.now()) }) });
 
-    if (!Array.isArray(value)) return { resultType: 'string', result: { t: start, value: value.value }, ...extra };
+    if (!Array.isArray(value)) return { resultType: 'string', result: { t: start, value: value.value }, ...extra() };
     const mat = this.delayedNameRemoval ? ev.cleanupMetricLabels(value, instant && exprType(expr) === 'vector') : value;
 
     const type = exprType(expr);
@@ -245,11 +280,11 @@ export class Engine {
           const h = s.histograms?.[0]?.h;
           return h && s.floats.length === 0 ? { metric: s.metric, t: start, f: 0, h } : { metric: s.metric, t: start, f: s.floats[0].f };
         }),
-        ...extra,
+        ...extra(),
       };
     }
     if (instant && type === 'scalar') {
-      return { resultType: 'scalar', result: { t: start, f: mat[0]?.floats[0]?.f ?? NaN }, ...extra };
+      return { resultType: 'scalar', result: { t: start, f: mat[0]?.floats[0]?.f ?? NaN }, ...extra() };
     }
     const sorted = mat.slice().sort((a, b) => compareLabels(a.metric, b.metric));
     return {
@@ -257,8 +292,21 @@ export class Engine {
       result: sorted.map((s) =>
         s.histograms && s.histograms.length > 0 ? { metric: s.metric, floats: s.floats, histograms: s.histograms } : { metric: s.metric, floats: s.floats },
       ),
-      ...extra,
+      ...extra(),
     };
+  }
+
+  /** A query's statistics from its phases' times (s: began, fetched, evaluated, sorted): timings, fetched figures, and its samples when asked for. */
+  private queryStats(q: StatsInput, [began, prepared, evaluated, sorted]: number[]): QueryStats {
+    const timings = zeroTimings();
+    timings.queryPreparationTime = prepared - began;
+    timings.innerEvalTime = evaluated - prepared;
+    timings.resultSortTime = sorted - evaluated;
+    timings.evalTotalTime = sorted - began;
+    if (q.peak === undefined) return { timings, fetched: q.fetched };
+    const { lookbackDeltaMs: lookbackMs, defaultSubqueryStepMs } = this;
+    const samples = countQueryableSamples({ ...q, lookbackMs, defaultSubqueryStepMs, perStep: q.level === 'all', peakSamples: q.peak() });
+    return { timings, samples, fetched: q.fetched };
   }
 
   /** The steps a node under `path` is evaluated at: enclosing subqueries widen them (Prometheus' subqueryTimes); an @ resets them. */
@@ -290,17 +338,18 @@ export class Engine {
     step: number,
     signal: AbortSignal | undefined,
     deadline: number,
-  ): Promise<{ data: Map<VectorSelector | Call, PreparedSeries[]>; bytes: number }> {
+  ): Promise<{ data: Map<VectorSelector | Call, PreparedSeries[]>; bytes: number; fetched: FetchedStats }> {
     const selectors = this.selectors(expr, start, end, step);
     const results = await selectAll(querier, tenant, selectors, signal, deadline);
-    const bytes = this.checkFetchBudget(results);
+    const bytes = this.checkFetchBudget(results, this.opts.tenantLimits?.(tenant) ?? {});
+    const fetched = fetchedStats(results, selectors);
     const data = new Map<VectorSelector | Call, PreparedSeries[]>();
     const stats = statsOnlySelectors(expr);
     selectors.forEach(({ key }, i) => {
       const prepared = results[i].map(prepareSeries);
       data.set(key, key.kind === 'vectorSelector' && stats.has(key) ? prepared.map(statsOnly) : prepared);
     });
-    return { data, bytes };
+    return { data, bytes, fetched };
   }
 
   /** What each selector (and each info() call) selects: its matchers and the window every step it is evaluated at needs. */
@@ -350,16 +399,27 @@ export class Engine {
     };
   }
 
-  /** The fetched series against the query's series, chunk bytes and memory budgets; returns their estimated bytes (0 without a memory budget). */
-  private checkFetchBudget(results: Series[][]): number {
-    if (this.maxFetchedSeries > 0) {
+  /**
+   * The fetched series against the query's series, chunks, chunk bytes and memory budgets (the
+   * tenant's own where it has them); returns their estimated bytes (0 without a memory budget).
+   */
+  private checkFetchBudget(results: Series[][], tenant: TenantFetchLimits): number {
+    const maxSeries = tenant.maxFetchedSeries ?? this.maxFetchedSeries;
+    const maxChunks = tenant.maxFetchedChunks ?? 0;
+    const maxChunkBytes = tenant.maxFetchedChunkBytes ?? this.maxChunkBytes;
+    if (maxSeries > 0) {
       const fetched = results.reduce((n, r) => n + r.length, 0);
-      if (fetched > this.maxFetchedSeries) throw new PromQLExecutionError(queryBudgetMessage('series', this.maxFetchedSeries));
+      if (fetched > maxSeries) throw new PromQLExecutionError(queryBudgetMessage('series', maxSeries));
     }
-    if (this.maxChunkBytes > 0) {
+    if (maxChunks > 0) {
+      let chunks = 0;
+      for (const r of results) for (const s of r) chunks += seriesChunkCount(s);
+      if (chunks > maxChunks) throw new PromQLExecutionError(queryBudgetMessage('chunks', maxChunks));
+    }
+    if (maxChunkBytes > 0) {
       let chunkBytes = 0;
       for (const r of results) for (const s of r) chunkBytes += seriesChunkBytes(s);
-      if (chunkBytes > this.maxChunkBytes) throw new PromQLExecutionError(queryBudgetMessage('chunk-bytes', this.maxChunkBytes));
+      if (chunkBytes > maxChunkBytes) throw new PromQLExecutionError(queryBudgetMessage('chunk-bytes', maxChunkBytes));
     }
     let bytes = 0;
     if (this.maxBytes > 0) {
@@ -377,6 +437,64 @@ export class Engine {
     }
     return step;
   }
+}
+
+/** What queryStats counts from. */
+interface StatsInput {
+  expr: Expr;
+  data: Map<VectorSelector | Call, PreparedSeries[]>;
+  start: number;
+  end: number;
+  interval: number;
+  level: StatsLevel | undefined;
+  /** The evaluation's peak sample count, when sample statistics were asked for. */
+  peak: (() => number) | undefined;
+  fetched: FetchedStats;
+}
+
+/** What the selects fetched: series, chunks, chunk bytes and the samples in each select's window. */
+function fetchedStats(results: Series[][], selectors: FetchSelector[]): FetchedStats {
+  const f: FetchedStats = { fetchedSeriesCount: 0, fetchedChunksCount: 0, fetchedChunkBytes: 0, fetchedSamplesCount: 0, shardedQueries: 0 };
+  results.forEach((r, i) => {
+    const { mint, maxt } = selectors[i];
+    f.fetchedSeriesCount += r.length;
+    for (const s of r) {
+      f.fetchedChunksCount += seriesChunkCount(s);
+      f.fetchedChunkBytes += seriesChunkBytes(s);
+      f.fetchedSamplesCount += seriesFloatSamples(s, mint, maxt) + (s.histograms?.timestamps.length ?? 0);
+    }
+  });
+  return f;
+}
+
+function zeroTimings(): QueryStats['timings'] {
+  return { evalTotalTime: 0, resultSortTime: 0, queryPreparationTime: 0, innerEvalTime: 0, execQueueTime: 0, execTotalTime: 0 };
+}
+
+function sumTimings(a: QueryStats['timings'], b: QueryStats['timings']): QueryStats['timings'] {
+  const out = zeroTimings();
+  for (const k of Object.keys(out) as (keyof QueryStats['timings'])[]) out[k] = a[k] + b[k];
+  return out;
+}
+
+/** The result with the whole execution's time (execQueueTime stays 0: the engine runs a query at once). */
+function withExecTime(r: QueryResult, began: number): QueryResult {
+  if (r.stats) r.stats.timings.execTotalTime = (performance.now() - began) / 1000;
+  return r;
+}
+
+/** Makes the evaluator's sample count record its highest value (Prometheus' peakSamples); returns the reader. */
+function trackPeak(shared: SharedState): () => number {
+  let current = shared.currentSamples;
+  let peak = current;
+  Object.defineProperty(shared, 'currentSamples', {
+    get: () => current,
+    set: (v: number) => {
+      current = v;
+      if (v > peak) peak = v;
+    },
+  });
+  return () => peak;
 }
 
 /** One select the query makes: what it keys the data by, its matchers, window and hints. */

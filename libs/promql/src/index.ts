@@ -1,6 +1,7 @@
 // @strata/promql: PromQL parsing and evaluation with Prometheus 3 semantics.
 export { Engine, checkRangeResolution } from './engine.ts';
-export type { EngineOptions, InstantQueryParams, RangeQueryParams } from './engine.ts';
+export type { EngineOptions, InstantQueryParams, RangeQueryParams, TenantFetchLimits } from './engine.ts';
+export type { FetchedStats, QuerySamples, QueryStats, QueryTimings, StatsLevel } from './stats-types.ts';
 export { parseExpr, parseSelector } from './parser.ts';
 export type { ParseOptions } from './parser.ts';
 export { lex, describeToken } from './lexer.ts';

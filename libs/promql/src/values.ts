@@ -4,6 +4,7 @@
 
 import type { Labels } from '@strata/model';
 import type { FloatHistogram } from './histogram/float-histogram.ts';
+import type { QueryStats } from './stats-types.ts';
 
 /** One float sample; t in milliseconds. */
 export interface FPoint {
@@ -38,8 +39,8 @@ export type QueryValue =
   | { resultType: 'scalar'; result: FPoint }
   | { resultType: 'string'; result: { t: number; value: string } };
 
-/** A query's value plus the annotations Prometheus returns next to it. */
-export type QueryResult = QueryValue & { warnings: string[]; infos: string[] };
+/** A query's value plus the annotations Prometheus returns next to it, and what it cost (set by the engine). */
+export type QueryResult = QueryValue & { warnings: string[]; infos: string[]; stats?: QueryStats };
 
 // --- Evaluator-internal values -------------------------------------------
 

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ExemplarQuerier, Matcher, MetadataQuerier, Querier } from '@strata/model';
 import { compareUtf8, labelsToRecord } from '@strata/model';
-import type { Engine, QueryResult, RangeQueryParams } from '@strata/promql';
+import type { Engine, QueryResult, QueryStats, RangeQueryParams, StatsLevel } from '@strata/promql';
 import { checkRangeResolution, formatValue, parseExpr, parseSelector, prettyExpr, toPrometheusData, walk } from '@strata/promql';
 import { asStrataError } from '@strata/errors';
 import { TenantError, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
@@ -18,6 +18,7 @@ import { parseReadConsistency, type StrongReads } from './consistency.ts';
 import { PROMETHEUS_API_ERRORS, badData } from './errors.ts';
 import { MAX_TIME, MIN_TIME, matchParams, parseDurationParam, parseStep, parseTime, range, required, unescapeLabelName } from './params.ts';
 import type { ResultsCache } from './results-cache.ts';
+import { clampRangeStart, clampToLookback } from './query-lookback.ts';
 import { SpanKind, SpanStatusCode, defaultTracer, exemplarLabels, extractTraceContext, inSpan, type Tracer } from '@strata/tracing';
 
 export type ApiQuerier = Querier & Partial<ExemplarQuerier & MetadataQuerier>;
@@ -53,6 +54,9 @@ export interface PrometheusApiOptions {
   readFilter?: (q: ApiQuerier) => ApiQuerier;
   /** More routes sharing the tenant, auth, tracing and error handling (status, remote read, admin, cardinality). */
   routes?: ExtraRoute[];
+  /** The tenant's max_query_lookback (ms; 0: none), read per request from the runtime overrides. */
+  maxQueryLookbackMs?: (tenant: string) => number;
+  now?: () => number;
 }
 
 export interface RequestContext {
@@ -63,6 +67,8 @@ export interface RequestContext {
   signal: AbortSignal;
   querier: ApiQuerier;
   strong: boolean;
+  /** The oldest time the tenant may read (max_query_lookback); -Infinity: no limit. */
+  minTime: number;
 }
 
 /** What a handler answers: Prometheus' JSON envelope's data (and annotations), or a non-JSON reply. */
@@ -80,7 +86,12 @@ export interface Envelope {
   data: unknown;
   warnings?: string[];
   infos?: string[];
+  /** Response headers besides the envelope (the query's figures for the query-frontend's log). */
+  headers?: Record<string, string>;
 }
+
+/** The header a query's figures travel in to the query-frontend (its slow-query log): `key=value` pairs. */
+export const QUERY_STATS_HEADER = 'x-strata-query-stats';
 
 /** A route beyond the built-in ones: its path under each prefix, methods, and handler. */
 export interface ExtraRoute {
@@ -189,9 +200,12 @@ class PrometheusApi {
       onTenant(tenant);
       this.opts.auth?.authenticate(tenant, req.headers.authorization);
       const strong = parseReadConsistency(req.headers['x-read-consistency']) === 'strong';
-      const querier = await this.querier(strong);
+      const lookback = this.opts.maxQueryLookbackMs?.(tenant) ?? 0;
+      const minTime = lookback > 0 ? (this.opts.now ?? Date.now)() - lookback : -Infinity;
+      let querier = await this.querier(strong);
+      if (lookback > 0) querier = clampToLookback(querier, minTime);
       const rawBody = Buffer.isBuffer(req.body) ? req.body : undefined;
-      const body = await fn({ params: requestParams(req), body: rawBody, tenant, signal: abort.signal, querier, strong });
+      const body = await fn({ params: requestParams(req), body: rawBody, tenant, signal: abort.signal, querier, strong, minTime });
       const status = 'raw' in body ? body.status : 200;
       end({ status }, exemplarLabels());
       return sendAnswer(reply, body);
@@ -227,13 +241,16 @@ function sendAnswer(reply: FastifyReply, body: Envelope | RawReply): FastifyRepl
     for (const [k, v] of Object.entries(body.headers ?? {})) reply.header(k, v);
     return reply.send(body.body);
   }
-  return reply.code(200).send({ status: 'success', ...body });
+  const { headers, ...envelope } = body;
+  for (const [k, v] of Object.entries(headers ?? {})) reply.header(k, v);
+  return reply.code(200).send({ status: 'success', ...envelope });
 }
 
 async function query(engine: Engine, { params: p, tenant, signal, querier }: RequestContext): Promise<Envelope> {
   const query = required(p, 'query');
   const time = parseTime(p.get('time'), 'time', Date.now());
-  return withAnnotations(await engine.instantQuery({ tenant, query, time, signal, querier, timeoutMs: timeoutParam(p) }));
+  const stats = statsParam(p);
+  return withAnnotations(await engine.instantQuery({ tenant, query, time, signal, querier, timeoutMs: timeoutParam(p), stats }), stats);
 }
 
 async function queryRange(engine: Engine, resultsCache: ResultsCache | undefined, ctx: RequestContext): Promise<Envelope> {
@@ -247,11 +264,22 @@ async function queryRange(engine: Engine, resultsCache: ResultsCache | undefined
   const step = parseStep(p.get('step'), 'step');
   if (step <= 0) throw badData('invalid parameter "step": zero or negative query resolution step widths are not accepted. Try a positive integer');
   checkRangeResolution(start, end, step);
-  const params: RangeQueryParams = { tenant, query, start, end, step, signal, querier, timeoutMs: timeoutParam(p) };
+  const stats = statsParam(p);
+  // max_query_lookback: the range starts no earlier than the tenant may read (Mimir moves the start).
+  const from = clampRangeStart(start, end, step, ctx.minTime);
+  if (from === undefined) return { data: { resultType: 'matrix', result: [] } };
+  const params: RangeQueryParams = { tenant, query, start: from, end, step, signal, querier, timeoutMs: timeoutParam(p), stats };
   const run = (q: RangeQueryParams) => engine.rangeQuery(q);
   // Strong reads want the newest data; the cache only ever holds old data, but it would skip the wait.
-  const result = resultsCache && !strong ? await resultsCache.rangeQuery(params, run) : await run(params);
-  return withAnnotations(result);
+  // Statistics are of one evaluation, so a query that asks for them is not answered from the cache.
+  const result = resultsCache && !strong && stats === 'fetched' ? await resultsCache.rangeQuery(params, run) : await run(params);
+  return withAnnotations(result, stats);
+}
+
+/** Prometheus' `stats` parameter: any value asks for statistics, `all` for per-step ones too. */
+function statsParam(p: URLSearchParams): StatsLevel {
+  const v = p.get('stats') ?? '';
+  return v === '' ? 'fetched' : v === 'all' ? 'all' : 'basic';
 }
 
 async function series({ params: p, tenant, querier }: RequestContext): Promise<Envelope> {
@@ -334,12 +362,31 @@ async function formatQuery({ params: p }: RequestContext): Promise<Envelope> {
   return { data: prettyExpr(parseExpr(required(p, 'query'), { enableExperimentalFunctions: true, enableDurationExpressions: true })) };
 }
 
-/** A query's data plus the warnings and infos Prometheus puts next to it (omitted when empty). */
-function withAnnotations(r: QueryResult): Envelope {
-  const out: Envelope = { data: toPrometheusData(r) };
+/** A query's data (with its statistics when asked for) plus the warnings and infos Prometheus puts next to it (omitted when empty). */
+function withAnnotations(r: QueryResult, stats: StatsLevel = 'fetched'): Envelope {
+  const data = toPrometheusData(r) as Record<string, unknown>;
+  if (stats !== 'fetched' && r.stats) data.stats = renderStats(r.stats);
+  const out: Envelope = { data };
   if (r.warnings.length > 0) out.warnings = r.warnings;
   if (r.infos.length > 0) out.infos = r.infos;
+  if (r.stats) out.headers = { [QUERY_STATS_HEADER]: statsHeader(r.stats) };
   return out;
+}
+
+/** Prometheus' stats object (timings, samples), then what Strata fetched (Mimir's query stats) under `strata`. */
+function renderStats(s: QueryStats): Record<string, unknown> {
+  const out: Record<string, unknown> = { timings: s.timings };
+  if (s.samples) out.samples = s.samples;
+  out.strata = s.fetched;
+  return out;
+}
+
+function statsHeader(s: QueryStats): string {
+  const f = s.fetched;
+  return (
+    `series=${f.fetchedSeriesCount},chunks=${f.fetchedChunksCount},chunk_bytes=${f.fetchedChunkBytes},samples=${f.fetchedSamplesCount},` +
+    `shards=${f.shardedQueries},eval_seconds=${s.timings.evalTotalTime.toFixed(6)}`
+  );
 }
 
 function requestParams(req: FastifyRequest): URLSearchParams {

@@ -4,7 +4,7 @@ export { RingIngesterDiscovery } from './ring-discovery.ts';
 export type { RingIngesterDiscoveryOptions, KnownIngester, IngesterConnection } from './ring-discovery.ts';
 export { StoreAndIngestersQuerier } from './store-and-ingesters.ts';
 export type { StoreAndIngestersOptions } from './store-and-ingesters.ts';
-export { registerPrometheusApi } from './api.ts';
+export { registerPrometheusApi, QUERY_STATS_HEADER } from './api.ts';
 export type { PrometheusApiOptions, BuildInfo, ApiQuerier } from './api.ts';
 export { PROMETHEUS_API_ERRORS } from './errors.ts';
 export type { ApiErrorAnswer, ErrorType } from './errors.ts';

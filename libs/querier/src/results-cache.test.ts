@@ -118,6 +118,31 @@ describe('results cache', () => {
     assert.deepEqual(r, await engine.rangeQuery({ tenant: 't1', query, start: DAY + 2 * H, end: DAY + 4 * H, step }));
   });
 
+  it("runs at most the tenant's max_query_parallelism splits of one query at once", async () => {
+    const parallelism: Record<string, number> = { t1: 1, t2: 3 };
+    const cache = new ResultsCache({
+      backend: new MapBackend(),
+      splitIntervalMs: DAY,
+      maxFreshnessMs: 0,
+      ttlMs: DAY,
+      now: () => now,
+      concurrency: (t) => parallelism[t],
+    });
+    for (const tenant of ['t1', 't2']) {
+      let running = 0;
+      let most = 0;
+      const exec = async (p: RangeQueryParams): Promise<QueryResult> => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 10));
+        running--;
+        return engine.rangeQuery(p);
+      };
+      // Three days: three splits.
+      await cache.rangeQuery({ tenant, query: 'sum(c_total)', start: 0, end: 3 * DAY - H, step: H }, exec);
+      assert.equal(most, parallelism[tenant], tenant);
+    }
+  });
+
   it('runs queries that depend on their own range unsplit and uncached', async () => {
     const backend = new MapBackend();
     const cache = new ResultsCache({ backend, splitIntervalMs: DAY, maxFreshnessMs: 0, ttlMs: DAY, now: () => now });

@@ -27,8 +27,8 @@ export interface ResultsCacheOptions {
   ttlMs: number;
   registry?: Registry;
   now?: () => number;
-  /** At most this many splits run against the engine at once. */
-  concurrency?: number;
+  /** At most this many splits run against the engine at once: fixed, or the tenant's max_query_parallelism. */
+  concurrency?: number | ((tenant: string) => number);
 }
 
 type Exec = (p: RangeQueryParams) => Promise<QueryResult>;
@@ -83,7 +83,9 @@ export class ResultsCache {
         results[i] = await this.split({ ...p, start: splits[i][0], end: splits[i][1] }, exec);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? 4, splits.length) }, worker));
+    const c = this.opts.concurrency;
+    const parallelism = Math.max(1, typeof c === 'function' ? c(p.tenant) : (c ?? 4));
+    await Promise.all(Array.from({ length: Math.min(parallelism, splits.length) }, worker));
     return mergeResults(results);
   }
 

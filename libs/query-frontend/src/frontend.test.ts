@@ -166,6 +166,29 @@ test('a query slower than -query-frontend.log-queries-longer-than leaves one lin
   assert.deepEqual([line.obj.start, line.obj.end, line.obj.step, line.obj.path], ['0', '60', '15', '/api/v1/query_range']);
   assert.equal(typeof line.obj.queue_ms, 'number');
   assert.match(String(line.obj.querier), /^querier-[12]$/);
+  // What the querier fetched: both series, their samples in the window, and the chunks they fill.
+  assert.deepEqual([line.obj.fetched_series, line.obj.fetched_samples, line.obj.fetched_chunks, line.obj.shards], [2, 10, 2, 0]);
+  assert.ok(Number(line.obj.fetched_chunk_bytes) > 0);
+});
+
+test("stats=all through the frontend: Prometheus' stats with the scheduler's queue time as execQueueTime", async () => {
+  const r = await frontendApp.inject({ url: '/api/v1/query_range?query=rate(req_total[1m])&start=0&end=60&step=15&stats=all', headers: T1 });
+  assert.equal(r.statusCode, 200);
+  type Stats = { timings: Record<string, number>; samples: Record<string, unknown>; strata: Record<string, number> };
+  const stats = r.json<{ data: { stats: Stats } }>().data.stats;
+  assert.deepEqual(Object.keys(stats.timings), ['evalTotalTime', 'resultSortTime', 'queryPreparationTime', 'innerEvalTime', 'execQueueTime', 'execTotalTime']);
+  assert.equal(stats.timings.execQueueTime, stats.strata.queueTime);
+  assert.ok(stats.timings.execTotalTime >= stats.timings.execQueueTime);
+  assert.equal(stats.strata.fetchedSeriesCount, 2);
+  // Steps 0..60 by 15, each rate window (t-60s, t] over samples at 0, 15, ..., 60.
+  assert.deepEqual(stats.samples.totalQueryableSamplesPerStep, [
+    [0, 2],
+    [15, 4],
+    [30, 6],
+    [45, 8],
+    [60, 8],
+  ]);
+  assert.equal(stats.samples.totalQueryableSamples, 28);
 });
 
 test("the tenant's blocked queries and max query length are refused with 400 before they are queued", async () => {

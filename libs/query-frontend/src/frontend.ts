@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import { StrataError, asStrataError } from '@strata/errors';
-import { PROMETHEUS_API_ERRORS } from '@strata/querier';
+import { PROMETHEUS_API_ERRORS, QUERY_STATS_HEADER } from '@strata/querier';
 import { headersToWire, type FrontendTransport, type RoundTripResult, type WireHttpRequest } from '@strata/query-scheduler';
 import { formatDuration, parseDuration, tenantFromHeader, type Authenticator, type Logger } from '@strata/service';
 import type { StatusPage } from '@strata/ui';
@@ -90,9 +90,10 @@ class QueryFrontend {
       logged = this.log.begin(tenant, req.url.split('?')[0], queryOf(req), began);
       const r = await this.opts.transport.roundTrip(tenant, wireRequest(req), { maxQueriers: limits.maxQueriers, signal: abort.signal });
       const wallMs = this.now() - began;
-      this.log.end(logged, { wallMs, queueMs: r.queueTimeMs, querier: r.querierId, status: r.response.code });
-      this.logIfSlow(req, tenant, r, wallMs);
-      return sendResponse(reply, r);
+      const figures = queryFigures(r);
+      this.log.end(logged, { wallMs, queueMs: r.queueTimeMs, querier: r.querierId, status: r.response.code, ...figures });
+      this.logIfSlow(req, tenant, r, wallMs, figures);
+      return sendResponse(reply, withQueueTime(req, r));
     } catch (err) {
       const e = asStrataError(err);
       const { errorType, status } = PROMETHEUS_API_ERRORS[e.kind];
@@ -114,7 +115,7 @@ class QueryFrontend {
     throw refusal;
   }
 
-  private logIfSlow(req: FastifyRequest, tenant: string, r: RoundTripResult, wallMs: number): void {
+  private logIfSlow(req: FastifyRequest, tenant: string, r: RoundTripResult, wallMs: number, figures: QueryFigures): void {
     const threshold = this.opts.logQueriesLongerThanMs;
     if (threshold <= 0 || wallMs < threshold) return;
     const params = requestParams(req);
@@ -128,12 +129,56 @@ class QueryFrontend {
         step: params.get('step') ?? '',
         wall_ms: wallMs,
         queue_ms: r.queueTimeMs,
+        fetched_series: figures.series,
+        fetched_samples: figures.samples,
+        fetched_chunks: figures.chunks,
+        fetched_chunk_bytes: figures.chunkBytes,
+        shards: figures.shards,
         querier: r.querierId,
         status: r.response.code,
       },
       `slow query: ${wallMs} ms (${r.queueTimeMs} ms in the queue) for tenant ${tenant}`,
     );
   }
+}
+
+/** What the querier said a query fetched (its QUERY_STATS_HEADER); absent for other endpoints. */
+interface QueryFigures {
+  series?: number;
+  samples?: number;
+  chunks?: number;
+  chunkBytes?: number;
+  shards?: number;
+}
+
+function queryFigures(r: RoundTripResult): QueryFigures {
+  const raw = r.response.headers.find((h) => h.key.toLowerCase() === QUERY_STATS_HEADER)?.values[0];
+  if (raw === undefined) return {};
+  const kv = new Map(raw.split(',').map((p) => p.split('=') as [string, string]));
+  const num = (k: string) => (kv.has(k) ? Number(kv.get(k)) : undefined);
+  return { series: num('series'), samples: num('samples'), chunks: num('chunks'), chunkBytes: num('chunk_bytes'), shards: num('shards') };
+}
+
+/**
+ * A stats answer with the time the query waited in the scheduler's queue as Prometheus'
+ * execQueueTime (and in execTotalTime) and as `strata.queueTime`; any other answer unchanged.
+ */
+function withQueueTime(req: FastifyRequest, r: RoundTripResult): RoundTripResult {
+  if (r.response.code !== 200 || (requestParams(req).get('stats') ?? '') === '') return r;
+  let body: { data?: { stats?: { timings?: Record<string, number>; strata?: Record<string, number> } } };
+  try {
+    body = JSON.parse(r.response.body.toString('utf8')) as typeof body;
+  } catch {
+    return r;
+  }
+  const stats = body.data?.stats;
+  if (!stats?.timings) return r;
+  const queue = r.queueTimeMs / 1000;
+  stats.timings.execQueueTime = (stats.timings.execQueueTime ?? 0) + queue;
+  stats.timings.execTotalTime = (stats.timings.execTotalTime ?? 0) + queue;
+  if (stats.strata) stats.strata.queueTime = queue;
+  const headers = r.response.headers.filter((h) => h.key.toLowerCase() !== 'content-length');
+  return { ...r, response: { ...r.response, headers, body: Buffer.from(JSON.stringify(body)) } };
 }
 
 /** What a request asks for: its query, or its series matchers. */

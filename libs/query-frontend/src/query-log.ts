@@ -10,6 +10,12 @@ export interface LoggedQuery {
   queueMs?: number;
   querier?: string;
   status?: number;
+  /** What the querier fetched for it (query and query_range). */
+  series?: number;
+  samples?: number;
+  chunks?: number;
+  chunkBytes?: number;
+  shards?: number;
 }
 
 /** Answered queries kept for the slowest list. */
@@ -25,7 +31,10 @@ export class QueryLog {
     return q;
   }
 
-  end(q: LoggedQuery, outcome: Pick<LoggedQuery, 'wallMs' | 'queueMs' | 'querier' | 'status'>): void {
+  end(
+    q: LoggedQuery,
+    outcome: Pick<LoggedQuery, 'wallMs' | 'queueMs' | 'querier' | 'status' | 'series' | 'samples' | 'chunks' | 'chunkBytes' | 'shards'>,
+  ): void {
     this.running.delete(q);
     Object.assign(q, outcome);
     this.recent.push(q);

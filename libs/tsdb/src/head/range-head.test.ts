@@ -173,3 +173,16 @@ test('an instant selector in an instant query reads the newest sample alone, sta
   });
   assert.equal(ranged[0].timestamps.length, 21);
 });
+
+test('the chunks budget (max_fetched_chunks_per_query) stops a select in the head, counting chunks as sent', async () => {
+  const h = bigHead(3000);
+  const all = { matchers: [], mint: 0, maxt: 10_000, chunks: true };
+  const sent = (await new RangeHead(h, -Infinity, Infinity).select(all)).reduce((n, s) => n + (s.chunks?.length ?? 0), 0);
+  assert.ok(sent >= 3000);
+  await assert.rejects(new RangeHead(h, -Infinity, Infinity, { maxChunks: sent - 1 }).select(all), {
+    code: 'err-strata-max-chunks-per-query',
+    kind: 'unprocessable',
+    message: /maximum number of chunks \(limit: \d+ chunks\).*max_fetched_chunks_per_query/,
+  });
+  assert.equal((await new RangeHead(h, -Infinity, Infinity, { maxChunks: sent }).select(all)).length, 3000);
+});

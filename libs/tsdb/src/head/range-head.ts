@@ -6,6 +6,7 @@ import {
   estimatedSeriesBytes,
   queryBudgetExceeded,
   seriesChunkBytes,
+  seriesChunkCount,
   seriesFloatSamples,
   throwIfAborted,
   type BlockLabelValuesParams,
@@ -89,11 +90,12 @@ export class RangeHead implements BlockQuerier {
   }
 }
 
-/** What one select has taken so far against the budget's samples, memory and chunk bytes; add() throws the refusal past one. */
+/** What one select has taken so far against the budget's samples, memory, chunks and chunk bytes; add() throws the refusal past one. */
 class SelectSpending {
   private samples = 0;
   private bytes = 0;
   private chunkBytes = 0;
+  private chunks = 0;
 
   private readonly budget: QueryBudget;
   private readonly mint: number;
@@ -106,7 +108,7 @@ class SelectSpending {
   }
 
   add(s: Series): void {
-    const { maxSamples = 0, maxEstimatedMemoryBytes: maxBytes = 0, maxChunkBytes = 0 } = this.budget;
+    const { maxSamples = 0, maxEstimatedMemoryBytes: maxBytes = 0, maxChunkBytes = 0, maxChunks = 0 } = this.budget;
     this.samples += seriesFloatSamples(s, this.mint, this.maxt) + (s.histograms?.timestamps.length ?? 0);
     if (maxSamples > 0 && this.samples > maxSamples) throw queryBudgetExceeded('samples', maxSamples);
     if (maxBytes > 0) {
@@ -116,6 +118,10 @@ class SelectSpending {
     if (maxChunkBytes > 0) {
       this.chunkBytes += seriesChunkBytes(s);
       if (this.chunkBytes > maxChunkBytes) throw queryBudgetExceeded('chunk-bytes', maxChunkBytes);
+    }
+    if (maxChunks > 0) {
+      this.chunks += seriesChunkCount(s);
+      if (this.chunks > maxChunks) throw queryBudgetExceeded('chunks', maxChunks);
     }
   }
 }
