@@ -593,9 +593,20 @@ describe('k8s manifests', () => {
           if (typeof v !== 'string') return v;
           if (v === self) return '<zone>';
           if (v === other) return '<other-zone>';
-          return v.replaceAll(`ingester-zone-${self}`, 'ingester-zone-<zone>').replaceAll(`ingester-zone-${other}`, 'ingester-zone-<other-zone>');
+          return v.replaceAll(`zone-${self}`, 'zone-<zone>').replaceAll(`zone-${other}`, 'zone-<other-zone>');
         });
       assert.deepEqual(normalise(a, 'a', 'b'), normalise(b, 'b', 'a'));
+    });
+
+    test("ingesters fetch from their zone's replica: client-rack is the zone, brokers pick replicas by rack (KIP-392)", () => {
+      const kafka = template(find(objs(), 'StatefulSet', 'kafka')).spec.containers[0];
+      assert.equal(envOf(kafka, 'KAFKA_REPLICA_SELECTOR_CLASS'), 'org.apache.kafka.common.replica.RackAwareReplicaSelector');
+      const racks = envOf(kafka, 'KAFKA_RACKS').split(' ');
+      for (const [zone, ss] of zoneSets()) {
+        const { config } = strataConfig(template(ss).spec.containers[0], `${ss.metadata.name}-0`);
+        assert.equal(config['ingest-storage.kafka.client-rack'], `zone-${zone}`);
+        assert.ok(racks.includes(`zone-${zone}`), `no broker in rack zone-${zone} (${racks.join(', ')})`);
+      }
     });
 
     test('pod names are instance ids: pod <n> of zone <z> is ingester-zone-<z>-<n> and owns partition <n>', () => {

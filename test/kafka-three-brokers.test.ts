@@ -15,6 +15,8 @@ import { Collector, sleep } from '@strata/kafka/testing';
 const TOPIC = 'ingest';
 const PARTITIONS = 3;
 const TIMEOUT_MS = 2000;
+/** broker.rack of nodes 1, 2, 3 (the rack-aware replica selector is on). */
+const RACKS = ['zone-a', 'zone-b', 'zone-c'];
 
 describe('3 brokers, RF=3, min.insync.replicas=2', () => {
   const dir = mkdtempSync(join(tmpdir(), 'strata-kafka-3b-'));
@@ -63,7 +65,7 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
 
   before(async () => {
     const t = Date.now();
-    kafka = await startKafka({ dataDir: dir, brokers: 3 });
+    kafka = await startKafka({ dataDir: dir, brokers: 3, racks: RACKS });
     console.log(`3-broker start took ${Date.now() - t}ms`);
     await ensureTopic({ brokers: kafka.brokers, topic: TOPIC, partitions: PARTITIONS, replicationFactor: 3, minInsyncReplicas: 2 });
     writer = new IngestWriter({ brokers: kafka.brokers, topic: TOPIC, clientId: 'writer-3b', timeoutMs: TIMEOUT_MS });
@@ -212,6 +214,40 @@ describe('3 brokers, RF=3, min.insync.replicas=2', () => {
       let i = 0;
       for (const v of got) if (v === acked[p][i]) i++;
       assert.equal(i, acked[p].length, `partition ${p}: acked ${acked[p].length}, found ${i} in order among ${got.length}`);
+    }
+  });
+
+  test('a reader with a client rack fetches from the replica in its rack, not from the leader (KIP-392)', async () => {
+    const a = admin(kafka.brokers);
+    let leader: number;
+    try {
+      leader = await leaderOf(a, 0);
+    } finally {
+      await a.close();
+    }
+    const follower = [1, 2, 3].find((n) => n !== leader)!;
+    const c = new Collector();
+    const r = new PartitionReader({
+      brokers: kafka.brokers,
+      security: { clientRack: RACKS[follower - 1] },
+      topic: TOPIC,
+      partition: 0,
+      consumerGroup: 'reader-3b-rack',
+      startFrom: 'earliest',
+      onRecords: c.onRecords,
+    });
+    await r.start();
+    try {
+      for (let i = 0; i < 3; i++) assert.equal(await writeAll(), true);
+      await r.waitCaughtUp(0);
+      await sleep(1500);
+      const counts = r.fetchCounts();
+      const atFollower = counts.get(follower) ?? 0;
+      const atLeader = counts.get(leader) ?? 0;
+      assert.ok(atFollower > atLeader, `fetches by broker ${JSON.stringify([...counts])}: leader ${leader}, ${RACKS[follower - 1]}'s replica ${follower}`);
+      assert.ok(c.values().includes(acked[0].at(-1)!), 'the last acknowledged write was read from the in-rack replica');
+    } finally {
+      await r.stop();
     }
   });
 });

@@ -57,6 +57,8 @@ const BUSY_MIN_BYTES = 1 << 20;
 const CAUGHT_UP_POLL_MS = 1000;
 /** Backoff between failed fetches (leader moved, broker down); a new leader is found within the first few. */
 const FETCH_BACKOFF_MIN_MS = 50;
+/** How long a replica the leader named for this client's rack is fetched from before asking the leader again (Kafka's metadata.max.age.ms). */
+const PREFERRED_REPLICA_TTL_MS = 5 * 60_000;
 const FETCH_BACKOFF_MAX_MS = 1000;
 /** After this many failed fetches in a row the fetch client is rebuilt (fresh connections, seed brokers). */
 const REBUILD_AFTER_FAILURES = 5;
@@ -81,6 +83,9 @@ export class PartitionReader {
   private failure: PartitionReaderFailedError | undefined;
   /** The last fetch returned records: the next one lingers (BUSY_MAX_WAIT_MS) for more. */
   private lastFetchHadRecords = false;
+  /** KIP-392: the in-rack replica the leader told this client (-ingest-storage.kafka.client-rack) to fetch from. */
+  private preferredReplica: { node: number; until: number } | undefined;
+  private readonly fetchesByBroker = new Map<number, number>();
   /** Next offset to hand to onRecords (and to fetch). */
   private next = 0n;
   private readonly listeners = new Set<() => void>();
@@ -241,6 +246,8 @@ export class PartitionReader {
         if (batch !== undefined) await this.handleBatch(batch);
       } catch (err) {
         if (!this.running()) return;
+        // A follower that fails (lagging, gone) is left for the leader, which may name another.
+        this.preferredReplica = undefined;
         const type = kafkaErrorType(err);
         if (type === 'OFFSET_OUT_OF_RANGE') {
           await this.resetOutOfRange().catch(() => undefined);
@@ -278,9 +285,11 @@ export class PartitionReader {
       throw Object.assign(new Error(`partition ${this.opts.partition} has no leader (an election is running)`), { apiId: 'LEADER_NOT_AVAILABLE' });
     const from = this.next;
     const busy = this.lastFetchHadRecords;
+    const node = this.fetchNode(topic.partitions[this.opts.partition], leader);
+    this.fetchesByBroker.set(node, (this.fetchesByBroker.get(node) ?? 0) + 1);
     const response = await withDeadline(
       fetcher.fetch({
-        node: leader,
+        node,
         maxWaitTime: busy ? BUSY_MAX_WAIT_MS : MAX_WAIT_MS,
         minBytes: busy ? BUSY_MIN_BYTES : 1,
         maxBytes: MAX_BYTES_PER_PARTITION,
@@ -301,6 +310,9 @@ export class PartitionReader {
     for (const t of response.responses) {
       for (const p of t.partitions) {
         if (p.partitionIndex !== this.opts.partition) continue;
+        if (p.preferredReadReplica >= 0 && p.preferredReadReplica !== node) {
+          this.preferredReplica = { node: p.preferredReadReplica, until: Date.now() + PREFERRED_REPLICA_TTL_MS };
+        }
         for (const b of p.records ?? []) {
           end = maxOf(end, b.firstOffset + BigInt(b.lastOffsetDelta) + 1n);
           if ((b.attributes & IS_CONTROL_BATCH) !== 0) continue;
@@ -319,6 +331,22 @@ export class PartitionReader {
       this.notify();
     }
     return records.length > 0 ? records : undefined;
+  }
+
+  /** The leader, or the replica it named for this client's rack while that is still a live replica. */
+  private fetchNode(partition: { replicas: number[]; offlineReplicas?: number[] } | undefined, leader: number): number {
+    const p = this.preferredReplica;
+    if (p === undefined) return leader;
+    if (Date.now() > p.until || !(partition?.replicas.includes(p.node) ?? false) || (partition?.offlineReplicas?.includes(p.node) ?? false)) {
+      this.preferredReplica = undefined;
+      return leader;
+    }
+    return p.node;
+  }
+
+  /** Fetch requests sent to each broker (node id): with a client rack, mostly the in-rack replica's. */
+  fetchCounts(): ReadonlyMap<number, number> {
+    return this.fetchesByBroker;
   }
 
   private async handleBatch(records: ConsumedRecord[]): Promise<void> {

@@ -28,6 +28,8 @@ export interface StartKafkaOptions {
   jvmArgs?: string[];
   /** A second client listener with TLS and/or SASL (its addresses: LocalKafka.secureBrokers); the PLAINTEXT one stays. */
   secure?: SecureListener;
+  /** broker.rack per node (with the rack-aware replica selector), e.g. one zone each. */
+  racks?: string[];
   /** A node exited that nobody stopped (crash, OOM, kill -9); `startBroker(i)` brings it back. */
   onUnexpectedExit?: (node: number, exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
 }
@@ -60,7 +62,7 @@ export async function startKafka(opts: StartKafkaOptions): Promise<LocalKafka> {
   const libsDir = await fetchKafka({ version: opts.version, log });
 
   await mkdir(opts.dataDir, { recursive: true });
-  const layout = await planCluster(opts.dataDir, count, opts.secure);
+  const layout = { ...(await planCluster(opts.dataDir, count, opts.secure)), ...(opts.racks !== undefined ? { racks: opts.racks } : {}) };
   const args = jvmArgs({ heapMb: opts.heapMb, extra: [...classDataArgs(libsDir), ...(opts.jvmArgs ?? [])] });
   // Nodes stopped on purpose (stopBroker) are not a reason to abort a wait, nor an unexpected exit.
   const wanted = layout.nodes.map(() => true);
