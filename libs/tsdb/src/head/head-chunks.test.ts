@@ -151,7 +151,7 @@ test("a chunked read of a few series holds its own chunks, not the files' read b
     // files in sending order, so one series' chunks sit in blocks full of other series' chunks.
     const head = new Head({ chunkRangeMs: 2 * HOUR, chunksDir: join(dir, 'chunks_head') });
     const stats = emptyAppendStats();
-    const n = 4000;
+    const n = 2000;
     const labels: Labels[] = Array.from({ length: n }, (_, i) => labelsFromRecord({ __name__: 'm', i: String(i) }));
     const order = labels.map((_, i) => (i * 1237) % n);
     for (const l of labels) head.append(l, new Float64Array([0]), new Float64Array([1]), stats);
