@@ -222,6 +222,39 @@ test("Mimir's cardinality label_names and label_values, with selector and limit"
   assert.equal((await get(app, '/prometheus/api/v1/cardinality/label_values')).status, 400);
 });
 
+test("Mimir's cardinality active_series: the tenant's series with a sample in the active window, selector required", async () => {
+  const q = new MemoryQuerier();
+  q.append('t1', labelsFromRecord({ __name__: 'up', job: 'api', instance: 'h1' }), [NOW - 10_000], [1]);
+  q.append('t1', labelsFromRecord({ __name__: 'up', job: 'api', instance: 'h0' }), [NOW - 20_000], [1]);
+  q.append('t1', labelsFromRecord({ __name__: 'up', job: 'api', instance: 'idle' }), [NOW - 120_000], [1]);
+  q.append('t1', labelsFromRecord({ __name__: 'req_total', job: 'api' }), [NOW - 10_000], [1]);
+  q.append('t2', labelsFromRecord({ __name__: 'up', job: 'other' }), [NOW - 10_000], [1]);
+  const app = createHttpServer({ logger: createLogger('test', 'silent'), registry: new Registry(), readiness: { notReadyReason: () => undefined } });
+  registerPrometheusApi(app, {
+    querier: q,
+    engine: new Engine({ querier: q }),
+    multitenancyEnabled: true,
+    logger: createLogger('test', 'silent'),
+    registry: new Registry(),
+    prefixes: ['/prometheus/api/v1'],
+    routes: cardinalityRoutes({ headWindowMs: 3_600_000, activeWindowMs: 60_000, now: () => NOW }),
+  });
+  const sel = encodeURIComponent('{__name__="up"}');
+  const active = await get(app, `/prometheus/api/v1/cardinality/active_series?selector=${sel}`);
+  assert.equal(active.status, 200);
+  assert.deepEqual(active.body, {
+    data: [
+      { __name__: 'up', instance: 'h0', job: 'api' },
+      { __name__: 'up', instance: 'h1', job: 'api' },
+    ],
+  });
+  const other = await get(app, `/prometheus/api/v1/cardinality/active_series?selector=${sel}`, 't2');
+  assert.deepEqual(other.body, { data: [{ __name__: 'up', job: 'other' }] });
+  const missing = await get(app, '/prometheus/api/v1/cardinality/active_series');
+  assert.equal(missing.status, 400);
+  assert.match(String(missing.body.error), /missing 'selector' parameter/);
+});
+
 test('admin delete_series: 204, one tombstone per match[], and the series reads as gone', async () => {
   const { app, deleted } = server();
   const res = await app.inject({

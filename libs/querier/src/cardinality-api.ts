@@ -1,8 +1,9 @@
-// Mimir's cardinality API (/api/v1/cardinality/label_names and /label_values)
-// over the caller's tenant's in-memory series (the ingesters' head window):
-// Mimir's bare JSON shapes, `selector` and `limit` parameters.
+// Mimir's cardinality API (/api/v1/cardinality/label_names, /label_values and
+// /active_series) over the caller's tenant's in-memory series (the ingesters'
+// head window; active series: a sample in the last 20 minutes): Mimir's bare
+// JSON shapes, `selector` and `limit` parameters.
 
-import { compareUtf8, type Matcher } from '@strata/model';
+import { compareUtf8, labelsToRecord, type Matcher } from '@strata/model';
 import { parseSelector } from '@strata/promql';
 import type { ExtraRoute, RawReply, RequestContext } from './api.ts';
 import { badData } from './errors.ts';
@@ -10,8 +11,13 @@ import { badData } from './errors.ts';
 export interface CardinalityOptions {
   /** The window counted (the ingesters' head), in ms. */
   headWindowMs: number;
+  /** A series is active with a sample this recent (Mimir's -ingester.active-series-metrics-idle-timeout, 20m). */
+  activeWindowMs?: number;
   now?: () => number;
 }
+
+/** Mimir's default idle timeout of an active series. */
+const ACTIVE_WINDOW_MS = 20 * 60_000;
 
 const MAX_LIMIT = 500;
 
@@ -89,7 +95,21 @@ export function cardinalityRoutes(opts: CardinalityOptions): ExtraRoute[] {
     return json({ series_count_total: all.length, labels });
   };
 
+  // Mimir requires the selector here; the series are label sets, sorted.
+  const activeSeries = async ({ params, tenant, querier, signal }: RequestContext) => {
+    if (!params.has('selector')) throw badData("missing 'selector' parameter");
+    const maxt = now();
+    const found = await querier.select({ tenant, matchers: selectorParam(params), mint: maxt - (opts.activeWindowMs ?? ACTIVE_WINDOW_MS), maxt, signal });
+    const seen = new Map<string, Record<string, string>>();
+    for (const s of found) {
+      const rec = labelsToRecord(s.labels);
+      seen.set(JSON.stringify(rec), rec);
+    }
+    return json({ data: [...seen.entries()].sort(([a], [b]) => compareUtf8(a, b)).map(([, rec]) => rec) });
+  };
+
   return [
+    { endpoint: 'cardinality_active_series', path: '/cardinality/active_series', methods: ['GET', 'POST'], handler: activeSeries },
     { endpoint: 'cardinality_label_names', path: '/cardinality/label_names', methods: ['GET', 'POST'], handler: labelNames },
     { endpoint: 'cardinality_label_values', path: '/cardinality/label_values', methods: ['GET', 'POST'], handler: labelValues },
   ];

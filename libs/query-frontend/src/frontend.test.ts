@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { labelsFromRecord } from '@strata/model';
 import { MemoryQuerier } from '@strata/model/testing';
 import { Engine } from '@strata/promql';
-import { registerPrometheusApi } from '@strata/querier';
+import { cardinalityRoutes, registerPrometheusApi } from '@strata/querier';
 import { FrontendTransport, QuerierWorker, QueryScheduler, injectingHandler } from '@strata/query-scheduler';
 import { listenOnLoopback } from '@strata/query-scheduler/testing';
 import { createHttpServer, createLogger, type Logger } from '@strata/service';
@@ -48,6 +48,7 @@ function querierHttp(): FastifyInstance {
     logger: silent,
     registry,
     prefixes: ['/api/v1', '/prometheus/api/v1'],
+    routes: cardinalityRoutes({ headWindowMs: 3_600_000, now: () => 60_000 }),
   });
   return app;
 }
@@ -124,6 +125,9 @@ test('through the frontend every read endpoint answers byte for byte what the qu
     { method: 'GET' as const, url: '/api/v1/label/instance/values' },
     { method: 'GET' as const, url: '/api/v1/query?query=sum(' },
     { method: 'POST' as const, url: '/api/v1/query', payload: 'query=count(req_total)&time=60' },
+    { method: 'GET' as const, url: '/prometheus/api/v1/cardinality/active_series?selector=req_total' },
+    { method: 'GET' as const, url: '/prometheus/api/v1/cardinality/label_names' },
+    { method: 'POST' as const, url: '/prometheus/api/v1/cardinality/label_values', payload: 'label_names[]=instance' },
   ];
   for (const r of requests) {
     const headers = { ...T1, ...(r.payload ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) };
@@ -133,6 +137,8 @@ test('through the frontend every read endpoint answers byte for byte what the qu
     assert.equal(fronted.body, direct.body, r.url);
     assert.equal(fronted.headers['content-type'], direct.headers['content-type'], r.url);
   }
+  const active = await frontendApp.inject({ url: '/prometheus/api/v1/cardinality/active_series?selector=req_total', headers: T1 });
+  assert.equal(active.json<{ data: unknown[] }>().data.length, 2);
 });
 
 test('the frontend authenticates the tenant itself: no org id is 401 and never reaches the queue', async () => {

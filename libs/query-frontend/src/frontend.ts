@@ -15,7 +15,19 @@ import { QueryLog, type LoggedQuery } from './query-log.ts';
 import { queryRefusal, type FrontendQueryLimits, type QueryShape } from './query-limits.ts';
 
 /** The read endpoints the frontend forwards, under each prefix (Prometheus' paths). */
-export const READ_ENDPOINTS = ['query', 'query_range', 'series', 'labels', 'label/:name/values', 'query_exemplars', 'metadata', 'format_query'];
+export const READ_ENDPOINTS = [
+  'query',
+  'query_range',
+  'series',
+  'labels',
+  'label/:name/values',
+  'query_exemplars',
+  'metadata',
+  'format_query',
+  'cardinality/label_names',
+  'cardinality/label_values',
+  'cardinality/active_series',
+];
 
 export interface QueryFrontendOptions {
   transport: FrontendTransport;
