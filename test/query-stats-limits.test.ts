@@ -5,7 +5,7 @@
 // directly and through the frontend (with the queue time); each max_fetched_*_per_query refuses
 // one tenant's query with 422 naming the limit and its value while a tenant with a higher override
 // is answered; max_query_lookback clamps the range instead of refusing; the frontend's slow-query
-// line carries the fetched series, samples and chunk bytes.
+// line carries the fetched series, samples and chunk bytes; cardinality/active_series is per tenant.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -99,15 +99,13 @@ describe('stats=all and per-tenant query limits, through the query-frontend and 
       headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
     });
     assert.equal(res.status, 204, await res.text());
-    await waitFor('the pushed series are queryable', async () => {
-      const r = await api<{ result: unknown[] }>(
-        strata.strata.url,
-        '/prometheus/api/v1/query',
-        { query: 'http_requests_total', time: end },
-        { headers: org('big') },
-      );
-      return r.data?.result?.length === 3 ? true : undefined;
-    });
+    // Each limited tenant's series consumed, asked through an endpoint no fetch limit applies to.
+    for (const tenant of TENANTS.filter((t) => t !== 'short-lookback')) {
+      await waitFor(`${tenant}'s series are queryable`, async () => {
+        const r = await api<string[]>(strata.strata.url, '/prometheus/api/v1/label/instance/values', {}, { headers: org(tenant) });
+        return r.data?.length === 3 ? true : undefined;
+      });
+    }
   });
 
   after(async () => {
@@ -174,14 +172,40 @@ describe('stats=all and per-tenant query limits, through the query-frontend and 
   });
 
   test('max_query_lookback moves the start of the range up instead of refusing it; another tenant reads it all', async () => {
-    const params = { query: 'http_requests_total', start: String(t0 / 1000), end, step: '15' };
+    // A series pushed now (the setup's length varies), from 3 minutes ago to 5 s ago.
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const probe: SeriesInput = {
+      labels: [{ name: '__name__', value: 'lookback_probe' }],
+      samples: Array.from({ length: 13 }, (_, k) => ({ value: k, timestamp: now - 180_000 + k * 15_000 - 5_000 })),
+    };
+    for (const tenant of ['short-lookback', 'big']) assert.equal((await push(strata.strata.url, [probe], org(tenant))).status, 200);
+    const params = { query: 'lookback_probe', start: String((now - 180_000) / 1000), end: String(now / 1000), step: '15' };
     type Matrix = { result: { values: [number, string][] }[] };
-    const clamped = await api<Matrix>(frontend.url, '/prometheus/api/v1/query_range', params, { headers: org('short-lookback') });
-    assert.equal(clamped.httpStatus, 200, JSON.stringify(clamped));
+    const clamped = await waitFor('the probe is queryable', async () => {
+      const r = await api<Matrix>(frontend.url, '/prometheus/api/v1/query_range', params, { headers: org('short-lookback') });
+      return r.data?.result?.length === 1 ? r : undefined;
+    });
     const first = clamped.data.result[0].values[0][0];
     assert.ok(first * 1000 >= Date.now() - 65_000, `first step ${first} is within the last minute`);
-    const full = await api<Matrix>(frontend.url, '/prometheus/api/v1/query_range', params, { headers: org('big') });
-    assert.equal(full.data.result[0].values[0][0], t0 / 1000);
+    const full = await waitFor('the probe is queryable for another tenant', async () => {
+      const r = await api<Matrix>(frontend.url, '/prometheus/api/v1/query_range', params, { headers: org('big') });
+      return r.data?.result?.length === 1 ? r : undefined;
+    });
+    assert.equal(full.data.result[0].values[0][0], (now - 180_000) / 1000);
+  });
+
+  test("Mimir's cardinality active_series answers the tenant's series, directly and through the frontend", async () => {
+    const selector = encodeURIComponent('{job="api"}');
+    for (const url of [strata.strata.url, frontend.url]) {
+      const mine = await fetch(`${url}/prometheus/api/v1/cardinality/active_series?selector=${selector}`, { headers: org('big') });
+      assert.equal(mine.status, 200);
+      assert.deepEqual(
+        ((await mine.json()) as { data: Record<string, string>[] }).data.map((s) => s.instance),
+        ['a', 'b', 'c'],
+      );
+      const none = await fetch(`${url}/prometheus/api/v1/cardinality/active_series?selector=${selector}`, { headers: org('nobody') });
+      assert.deepEqual(await none.json(), { data: [] });
+    }
   });
 
   test('the slow-query log line has the tenant, query, range, step, wall and queue time, series, samples and chunk bytes', async () => {
