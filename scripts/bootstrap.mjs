@@ -1,6 +1,6 @@
 // Runs before `npm start` and `npm test`, before node_modules may exist:
 // installs npm dependencies when they are missing or stale, then fetches the
-// Apache Kafka jars (and, for the tests, Prometheus 3, telemetrygen and mimirtool) into the git-ignored
+// Apache Kafka jars (and, for the tests, Prometheus 3, telemetrygen, mimirtool and fake-gcs-server) into the git-ignored
 // cache. Plain Node, no dependencies.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { fetchPrometheus3 } from './prometheus3.mjs';
 import { fetchMimirtool } from './mimirtool.mjs';
 import { fetchTelemetrygen } from './telemetrygen.mjs';
+import { fetchFakeGcsServer } from './fake-gcs-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const marker = join(root, 'node_modules', '.package-lock.json');
@@ -42,9 +43,10 @@ if (version !== `v${pinned}`) {
   process.exit(1);
 }
 run(node, ['--import', 'tsx', join(root, 'scripts', 'kafka.ts'), 'fetch']);
-// Only the tests need Prometheus 3, telemetrygen and mimirtool (`node scripts/bootstrap.mjs test`).
+// Only the tests need Prometheus 3, telemetrygen, mimirtool and fake-gcs-server (`node scripts/bootstrap.mjs test`).
 if (process.argv[2] === 'test') {
   fetchPrometheus3();
   fetchTelemetrygen();
+  fetchFakeGcsServer();
   fetchMimirtool();
 }

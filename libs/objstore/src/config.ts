@@ -7,9 +7,11 @@ import type { Bucket } from './bucket.ts';
 import { BucketConfigError } from './errors.ts';
 import { FilesystemBucket } from './filesystem-bucket.ts';
 import { S3Bucket } from './s3-bucket.ts';
+import { GcsBucket } from './gcs-bucket.ts';
+import { AzureBucket } from './azure-bucket.ts';
 
 export const bucketConfigShape = {
-  'blocks-storage.backend': z.enum(['filesystem', 's3']).default('filesystem').describe('Where blocks are stored.'),
+  'blocks-storage.backend': z.enum(['filesystem', 's3', 'gcs', 'azure']).default('filesystem').describe('Where blocks are stored.'),
   'blocks-storage.filesystem.dir': z
     .string()
     .min(1)
@@ -26,12 +28,79 @@ export const bucketConfigShape = {
     .enum(['auto', 'virtual-hosted', 'path'])
     .default('auto')
     .describe("S3 URL style; auto: path-style except on AWS' own endpoints."),
+  'blocks-storage.gcs.bucket-name': z.string().default('').describe('GCS bucket name (required with -blocks-storage.backend=gcs).'),
+  'blocks-storage.gcs.service-account': z
+    .string()
+    .default('')
+    .describe("JSON key of a GCS service account (the file's content, a secret); empty: application default credentials."),
+  // Not a Mimir flag: Mimir reaches an emulator through STORAGE_EMULATOR_HOST.
+  'blocks-storage.gcs.endpoint': z
+    .string()
+    .default('')
+    .describe("For emulators and private endpoints only: the GCS API's http(s)://host:port, reached without auth; empty: Google's own."),
+  'blocks-storage.gcs.max-retries': z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(20)
+    .describe('Attempts per GCS request, uploads included, with exponential backoff (0: unlimited, 1: no retries).'),
+  'blocks-storage.azure.account-name': z.string().default('').describe('Azure storage account name (required with -blocks-storage.backend=azure).'),
+  'blocks-storage.azure.account-key': z.string().default('').describe('Azure storage account key (a secret), for shared-key auth.'),
+  'blocks-storage.azure.container-name': z.string().default('').describe('Azure storage container name (required with -blocks-storage.backend=azure).'),
+  'blocks-storage.azure.endpoint-suffix': z
+    .string()
+    .default('')
+    .describe('Azure storage endpoint suffix without scheme, after "<account-name>."; empty: blob.core.windows.net.'),
+  // Not a Mimir flag: Mimir reaches Azurite through -blocks-storage.azure.connection-string.
+  'blocks-storage.azure.endpoint': z
+    .string()
+    .default('')
+    .describe('For emulators and private endpoints only: the blob service URL (http://127.0.0.1:10000/devstoreaccount1); overrides the suffix.'),
+  'blocks-storage.azure.max-retries': z.coerce.number().int().min(1).default(20).describe('Attempts per Azure request, with exponential backoff.'),
 };
 
 export type BucketConfig = z.infer<z.ZodObject<typeof bucketConfigShape>>;
 
 export function createBucket(config: BucketConfig): Bucket {
-  if (config['blocks-storage.backend'] === 'filesystem') return new FilesystemBucket(config['blocks-storage.filesystem.dir']);
+  switch (config['blocks-storage.backend']) {
+    case 'filesystem':
+      return new FilesystemBucket(config['blocks-storage.filesystem.dir']);
+    case 's3':
+      return createS3Bucket(config);
+    case 'gcs':
+      return createGcsBucket(config);
+    case 'azure':
+      return createAzureBucket(config);
+  }
+}
+
+function createGcsBucket(config: BucketConfig): Bucket {
+  const bucketName = config['blocks-storage.gcs.bucket-name'];
+  if (bucketName === '') throw new BucketConfigError('-blocks-storage.gcs.bucket-name is required with -blocks-storage.backend=gcs');
+  return new GcsBucket({
+    bucketName,
+    serviceAccount: config['blocks-storage.gcs.service-account'],
+    endpoint: config['blocks-storage.gcs.endpoint'],
+    maxRetries: config['blocks-storage.gcs.max-retries'],
+  });
+}
+
+function createAzureBucket(config: BucketConfig): Bucket {
+  for (const flag of ['account-name', 'container-name'] as const) {
+    if (config[`blocks-storage.azure.${flag}`] === '')
+      throw new BucketConfigError(`-blocks-storage.azure.${flag} is required with -blocks-storage.backend=azure`);
+  }
+  return new AzureBucket({
+    accountName: config['blocks-storage.azure.account-name'],
+    accountKey: config['blocks-storage.azure.account-key'],
+    containerName: config['blocks-storage.azure.container-name'],
+    endpointSuffix: config['blocks-storage.azure.endpoint-suffix'],
+    endpoint: config['blocks-storage.azure.endpoint'],
+    maxRetries: config['blocks-storage.azure.max-retries'],
+  });
+}
+
+function createS3Bucket(config: BucketConfig): Bucket {
   const bucketName = config['blocks-storage.s3.bucket-name'];
   if (bucketName === '') throw new BucketConfigError('-blocks-storage.s3.bucket-name is required with -blocks-storage.backend=s3');
   const endpoint = config['blocks-storage.s3.endpoint'];

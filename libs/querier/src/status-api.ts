@@ -23,7 +23,7 @@ export interface StatusOptions {
 }
 
 /** Keys whose values are credentials: printed as Prometheus prints secrets. */
-const SECRET_KEY = /(secret|password|token(?!s-file)|credentials|api-key|private-key)/i;
+const SECRET_KEY = /(secret|password|token(?!s-file)|credentials|api-key|private-key|account-key|service-account)/i;
 const SECRET = '<secret>';
 
 export function redactedConfig(config: Record<string, unknown>): Record<string, unknown> {
