@@ -200,13 +200,31 @@ export class PartitionReader {
   /**
    * Resolves once the consumed position is within `maxLag` records of the partition's end offset,
    * fetched now and again each time it is reached (or every second), so writes that arrive during
-   * replay are caught up too. Resolves at once for an empty partition.
+   * replay are caught up too. Resolves at once for an empty partition. Asking for the end offset
+   * may fail for a while (a broker restarting, a machine too loaded to answer in time): that is
+   * asked again with backoff, logged once per failing spell; only the reader failing or stopping ends it.
    */
   async waitCaughtUp(maxLag: number, onProgress?: (consumed: bigint, end: bigint) => void): Promise<void> {
     const allowed = BigInt(Math.max(0, Math.floor(maxLag)));
+    let backoff = FETCH_BACKOFF_MIN_MS;
     for (;;) {
       this.throwIfDone();
-      const end = await this.endOffset();
+      let end: bigint;
+      try {
+        end = await this.endOffset();
+      } catch (err) {
+        this.throwIfDone();
+        if (backoff === FETCH_BACKOFF_MIN_MS) {
+          this.logger.warn(
+            { err, partition: this.opts.partition },
+            `reading the end offset of partition ${this.opts.partition} failed, retrying: ${innermostMessage(err)}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, backoff));
+        backoff = Math.min(backoff * 2, FETCH_BACKOFF_MAX_MS);
+        continue;
+      }
+      backoff = FETCH_BACKOFF_MIN_MS;
       const consumed = this.next;
       onProgress?.(consumed, end);
       if (end - consumed <= allowed) return;
