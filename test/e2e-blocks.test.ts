@@ -1,5 +1,6 @@
 // Blocks end to end with separate processes and a real broker, on the
-// filesystem bucket and on S3 (s3rver on loopback): both zones' ingesters cut
+// filesystem bucket, on S3, GCS and Azure (s3rver, fake-gcs-server and Azurite
+// on loopback): both zones' ingesters cut
 // short blocks and ship them; promtool lists and dumps exactly what was
 // pushed; queries across head and blocks are the same before and after flush;
 // a kill -9'd ingester replays only from its committed offset and nothing is
@@ -7,17 +8,18 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, LocalCluster, freePorts } from '@strata/local-cluster';
-import { bucketConfigShape, createBucket, startS3Server, type Bucket, type LocalS3Server } from '@strata/objstore';
+import { bucketConfigShape, createBucket, startAzuriteServer, startGcsServer, startS3Server, type Bucket } from '@strata/objstore';
 import { flagsToConfig, parseFlags } from '@strata/service';
 import { BucketStore, readBucketIndex } from '@strata/storegateway';
 import { createLogger } from '@strata/service';
 import { api, push, waitFor } from './support/client.ts';
 import { copyTenantBlocks, havePromtool, parseDump, parseList, promtool } from './support/promtool.ts';
+import { FAKE_GCS_SERVER } from '../scripts/fake-gcs-server.mjs';
 
 const TENANT = 'team-blocks';
 const HEADERS = { 'X-Scope-OrgID': TENANT };
@@ -28,13 +30,19 @@ const STEP = 1_000;
 const logger = createLogger('e2e-blocks', 'silent');
 
 // STRATA_E2E_BLOCKS_BACKENDS=filesystem runs one backend only (for quick iteration).
-const backends = (process.env.STRATA_E2E_BLOCKS_BACKENDS ?? 'filesystem,s3').split(',') as ('filesystem' | 's3')[];
+const backends = (process.env.STRATA_E2E_BLOCKS_BACKENDS ?? 'filesystem,s3,gcs,azure').split(',') as ('filesystem' | 's3' | 'gcs' | 'azure')[];
+
+function skipReason(backend: string): string | false {
+  if (!havePromtool) return 'promtool is not installed';
+  if (backend === 'gcs' && !existsSync(FAKE_GCS_SERVER)) return `${FAKE_GCS_SERVER} is missing; the test bootstrap builds it`;
+  return false;
+}
 
 for (const backend of backends) {
-  describe(`blocks e2e on the ${backend} bucket`, { timeout: 600_000, skip: havePromtool ? false : 'promtool is not installed' }, () => {
+  describe(`blocks e2e on the ${backend} bucket`, { timeout: 600_000, skip: skipReason(backend) }, () => {
     let cluster: LocalCluster;
     let dir: string;
-    let s3: LocalS3Server | undefined;
+    let emulator: { flags(): string[]; stop(): Promise<void> } | undefined;
     let bucket: Bucket;
     let storeOnly: AppProcess;
     // Every pushed sample: instance -> timestamp -> value (NaN for stale markers).
@@ -49,10 +57,10 @@ for (const backend of backends) {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), `strata-e2e-blocks-${backend}-`));
       let bucketArgs: string[] | undefined;
-      if (backend === 's3') {
-        s3 = await startS3Server({ dir: join(dir, 's3') });
-        bucketArgs = s3.flags();
-      }
+      if (backend === 's3') emulator = await startS3Server({ dir: join(dir, 's3') });
+      if (backend === 'gcs') emulator = await startGcsServer({ binary: FAKE_GCS_SERVER });
+      if (backend === 'azure') emulator = await startAzuriteServer({ dir: join(dir, 'azurite') });
+      bucketArgs = emulator?.flags();
       const common = ['-blocks-storage.bucket-store.sync-interval=1s', '-blocks-storage.bucket-store.ignore-deletion-marks-delay=0s'];
       cluster = await LocalCluster.start({
         dataDir: dir,
@@ -96,7 +104,7 @@ for (const backend of backends) {
       await storeOnly?.kill('SIGTERM');
       await cluster?.stop();
       await bucket?.close();
-      await s3?.stop();
+      await emulator?.stop();
       if (process.env.STRATA_KEEP_TEST_DATA === undefined) rmSync(dir, { recursive: true, force: true });
     });
 
