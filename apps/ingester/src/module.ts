@@ -103,7 +103,7 @@ function newIngester(
     // Over these the ingester keeps appending what Kafka holds and asks distributors, through its ring entry, to refuse writes.
     instanceLimits: { maxSeries: config['ingester.instance-limits.max-series'], maxHeapShare: DEFAULT_MAX_HEAP_SHARE },
     onOverLimit,
-    createSource: (onRecords) =>
+    createSource: (onRecords, onMissedRecords) =>
       new PartitionReader({
         brokers: t.brokers,
         security: t.kafkaSecurity,
@@ -113,6 +113,7 @@ function newIngester(
         startFrom: 'committed',
         logger,
         onRecords,
+        onMissedRecords,
         // A reader that gave up for good leaves the ingester serving stale data: fail loudly instead.
         onError: (err) => failure.fail(err),
       }),

@@ -31,6 +31,7 @@ export class IngesterMetrics {
   readonly samplesRejected: Counter<'tenant' | 'reason'>;
   readonly exemplarsAppended: Counter<'tenant'>;
   readonly recordsConsumed: Counter;
+  readonly recordsMissed: Counter;
   readonly queriesStopped: Counter<'reason'>;
   readonly samplesConsumed: Counter<'tenant'>;
   readonly receiveDelay: Histogram<'partition'>;
@@ -55,6 +56,11 @@ export class IngesterMetrics {
     this.recordsConsumed = new Counter({
       name: 'strata_ingester_kafka_records_consumed_total',
       help: 'Kafka records consumed from the owned partition.',
+      registers,
+    });
+    this.recordsMissed = new Counter({
+      name: 'strata_ingester_missed_records_total',
+      help: "Kafka records of the owned partition deleted by the topic's retention before this ingester read them (lost to it; its zone twin may hold them).",
       registers,
     });
     this.queriesStopped = new Counter({

@@ -97,8 +97,8 @@ export interface BlocksStorageOptions {
 
 export interface IngesterOptions {
   identity: IngesterIdentity;
-  /** Builds the reader, handing it the ingester's record handler. */
-  createSource(onRecords: (batch: IngestRecord[]) => Promise<void> | void): RecordSource;
+  /** Builds the reader, handing it the ingester's record handler and where to report records retention deleted before they were read. */
+  createSource(onRecords: (batch: IngestRecord[]) => Promise<void> | void, onMissedRecords: (from: bigint, to: bigint) => void): RecordSource;
   maxLagForReady: number;
   logger: Logger;
   registry: Registry;
@@ -228,7 +228,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         metrics: this.metrics.blockCutter!,
       });
     }
-    this.source = opts.createSource((batch) => this.consume(batch));
+    this.source = opts.createSource(
+      (batch) => this.consume(batch),
+      (from, to) => this.metrics.recordsMissed.inc(Number(to - from)),
+    );
     if (opts.instanceLimits)
       this.limitGate = new InstanceLimitGate({ limits: opts.instanceLimits, numSeries: () => this.numSeries, onChange: (r) => opts.onOverLimit?.(r) });
   }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { Admin } from '@platformatic/kafka';
 import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader, type PartitionReaderOptions } from './partition-reader.ts';
 import { PartitionReaderFailedError } from './errors.ts';
@@ -228,6 +229,36 @@ describe('PartitionReader', () => {
     assert.equal(settled, 'caught up');
     await r.waitCaughtUp(0);
     assert.deepEqual(c.values(), ['b0', 'b1', 'b2', 'b3']);
+    await r.stop();
+  });
+
+  test('records retention deleted before they were read are reported as missed, then reading goes on (never a silent skip)', async () => {
+    const first = reader({ partition: 4, consumerGroup: 'reader-retention-gap', startFrom: 'committed', onRecords: () => undefined });
+    await write(4, ['g0', 'g1', 'g2', 'g3', 'g4']);
+    await first.start();
+    const base = (await first.endOffset()) - 5n;
+    await first.commit(base + 1n);
+    await first.stop();
+    const admin = new Admin({ clientId: 'reader-retention-gap', bootstrapBrokers: brokers });
+    try {
+      // What retention does to old segments: the log start moves past records nobody read.
+      await admin.deleteRecords({ topics: [{ name: TOPIC, partitions: [{ partition: 4, offset: base + 3n }] }] });
+    } finally {
+      await admin.close();
+    }
+    const missed: [bigint, bigint][] = [];
+    const c = new Collector();
+    const r = reader({
+      partition: 4,
+      consumerGroup: 'reader-retention-gap',
+      startFrom: 'committed',
+      onRecords: c.onRecords,
+      onMissedRecords: (f, t) => missed.push([f, t]),
+    });
+    await r.start();
+    await r.waitCaughtUp(0);
+    assert.deepEqual(missed, [[base + 1n, base + 3n]]);
+    assert.deepEqual(c.values().slice(-2), ['g3', 'g4']);
     await r.stop();
   });
 });

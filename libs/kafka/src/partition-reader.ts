@@ -37,6 +37,11 @@ export interface PartitionReaderOptions {
   onRecords: (batch: ConsumedRecord[]) => Promise<void> | void;
   /** 'earliest' replays the whole partition ignoring commits; 'committed' resumes (earliest when none). */
   startFrom: StartFrom;
+  /**
+   * Records [from, to) left the partition (retention deleted them) before this reader read them:
+   * they are skipped, since they can never be read, and this says so (a metric, an alert).
+   */
+  onMissedRecords?: (from: bigint, to: bigint) => void;
   /** Called once if the reader fails for good; default logs. */
   onError?: (err: PartitionReaderFailedError) => void;
   /** Bound of start(). Default 60000. */
@@ -383,10 +388,13 @@ export class PartitionReader {
   private async resetOutOfRange(): Promise<void> {
     const { low, high } = await this.partitionOffsets();
     if (this.next >= low && this.next <= high) return;
-    this.logger.warn(
-      { position: this.next.toString(), low: low.toString(), high: high.toString(), partition: this.opts.partition },
-      'kafka partition reader position is outside the partition (retention deleted it); continuing at the earliest offset',
-    );
+    if (this.next < low) this.missed(this.next, low);
+    else {
+      this.logger.warn(
+        { position: this.next.toString(), low: low.toString(), high: high.toString(), partition: this.opts.partition },
+        'kafka partition reader position is past the end of the partition (was the topic recreated?); continuing at the earliest offset',
+      );
+    }
     this.next = low;
     this.notify();
   }
@@ -449,14 +457,25 @@ export class PartitionReader {
     if (this.opts.startFrom === 'earliest') return low;
     const committed = await this.committedOffset();
     if (committed === undefined) return low;
-    if (committed < low || committed > high) {
+    if (committed < low) this.missed(committed, low);
+    else if (committed > high) {
       this.logger.warn(
         { committed: committed.toString(), low: low.toString(), high: high.toString() },
-        'committed offset is outside the partition; replaying from the earliest offset',
+        'committed offset is past the end of the partition (was the topic recreated?); replaying from the earliest offset',
       );
-      return low;
     }
-    return committed;
+    return committed < low || committed > high ? low : committed;
+  }
+
+  /** Records [from, to) were deleted before being read: an error, never a silent skip. */
+  private missed(from: bigint, to: bigint): void {
+    const { partition } = this.opts;
+    this.logger.error(
+      { partition, from: from.toString(), to: to.toString(), missed: (to - from).toString() },
+      `records ${from} to ${to - 1n} of ${this.topic}/${partition} (${to - from}) were deleted by Kafka's retention before they were read; ` +
+        "they are lost to this reader, continuing at the earliest offset left (raise the topic's retention.ms above the longest outage)",
+    );
+    this.opts.onMissedRecords?.(from, to);
   }
 
   private async committedOffset(): Promise<bigint | undefined> {
