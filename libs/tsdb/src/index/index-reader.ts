@@ -10,6 +10,10 @@ import { crc32c } from '../encoding/crc32c.ts';
 import { Decbuf } from '../encoding/encoding.ts';
 import { INDEX_FORMAT_V2, INDEX_MAGIC, INDEX_TOC_LEN, SERIES_ALIGN, type ChunkMeta, type IndexToc } from './index-writer.ts';
 import { EMPTY_POSTINGS, intersectPostings, subtractPostings, unionPostings } from './postings-list.ts';
+import { postingsCache } from './postings-cache.ts';
+
+/** Tells readers apart in the shared postings cache. */
+let nextReaderId = 0;
 
 /** Reads closer than this are merged into one. */
 const COALESCE_GAP = 16 * 1024;
@@ -38,6 +42,7 @@ export class IndexReader {
   private readonly symbols: string[];
   private readonly byName: Map<string, NameEntry>;
   private readonly seriesEnd: number;
+  private readonly readerId = nextReaderId++;
 
   private constructor(src: ByteSource, size: number, version: number, toc: IndexToc, symbols: string[], byName: Map<string, NameEntry>, seriesEnd: number) {
     this.src = src;
@@ -122,7 +127,22 @@ export class IndexReader {
       if (i >= 0) idx.push(i);
     }
     if (idx.length === 0) return EMPTY_POSTINGS;
-    return unionPostings(await this.readPostingsLists(idx.map((i) => ({ offset: e.offsets[i], end: e.ends[i] }))));
+    const lists: Uint32Array[] = [];
+    const missing: { offset: number; end: number }[] = [];
+    for (const i of idx) {
+      const cached = postingsCache.get(this.cacheKey(e.offsets[i]));
+      if (cached !== undefined) lists.push(cached);
+      else missing.push({ offset: e.offsets[i], end: e.ends[i] });
+    }
+    for (const { offset, ids } of await this.readPostingsLists(missing)) {
+      postingsCache.set(this.cacheKey(offset), ids);
+      lists.push(ids);
+    }
+    return unionPostings(lists);
+  }
+
+  private cacheKey(offset: number): string {
+    return `${this.readerId}:${offset}`;
   }
 
   /**
@@ -233,9 +253,10 @@ export class IndexReader {
     return s;
   }
 
-  private async readPostingsLists(ranges: { offset: number; end: number }[]): Promise<Uint32Array[]> {
+  /** The lists at `ranges`, in offset order, each with its offset. */
+  private async readPostingsLists(ranges: { offset: number; end: number }[]): Promise<{ offset: number; ids: Uint32Array }[]> {
     const sorted = ranges.slice().sort((a, b) => a.offset - b.offset);
-    const out: Uint32Array[] = [];
+    const out: { offset: number; ids: Uint32Array }[] = [];
     let i = 0;
     while (i < sorted.length) {
       const start = sorted[i].offset;
@@ -246,7 +267,7 @@ export class IndexReader {
         j++;
       }
       const buf = await this.src.read(start, end - start);
-      for (let k = i; k < j; k++) out.push(await this.postingsAt(sorted[k].offset, buf, sorted[k].offset - start));
+      for (let k = i; k < j; k++) out.push({ offset: sorted[k].offset, ids: await this.postingsAt(sorted[k].offset, buf, sorted[k].offset - start) });
       i = j;
     }
     return out;
