@@ -7,11 +7,12 @@
 
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Counter } from 'prom-client';
 import type { Bucket } from '@strata/objstore';
 import type { Logger } from '@strata/service';
 import { uploadBlock } from '@strata/storegateway';
-import { BlockReader, isUlid, writeBlockFromChunks } from '@strata/tsdb';
+import { BlockReader, isUlid, writeBlockFromChunks, type WrittenBlock } from '@strata/tsdb';
 import { readShipped, writeShipped } from './shipper-state.ts';
 import type { LocalBlock, TenantDB } from './tenant-db.ts';
 
@@ -160,17 +161,19 @@ export class BlockCutter {
 
   private async cut(db: TenantDB, mint: number, maxt: number): Promise<void> {
     const began = this.opts.now();
-    const series = await db.head.snapshotForBlockInTurns(mint, maxt);
-    db.cutUpTo = maxt;
-    if (series.length === 0) return;
-    await mkdir(db.dir, { recursive: true });
-    // meta.json spans the cut range, as Prometheus' head blocks do: both zones' blocks of a range line up for the compactor.
-    const written = await writeBlockFromChunks({ dir: db.dir, series, source: 'receive', minTime: mint, maxTime: maxt });
+    // The longest the event loop was held while cutting: Kafka acks and requests waited that long behind it.
+    const stalls = monitorEventLoopDelay({ resolution: 20 });
+    stalls.enable();
+    let written: WrittenBlock | null;
+    try {
+      written = await this.writeRange(db, mint, maxt);
+    } finally {
+      stalls.disable();
+    }
     if (written === null) return;
-    const reader = await BlockReader.openDir(written.dir);
-    db.blocks.push({ meta: written.meta, dir: written.dir, reader, shipped: false, rangeStart: mint, rangeEnd: maxt });
     this.opts.metrics.blocksCut.inc();
     const { stats } = written.meta;
+    const stallMs = Math.round(stalls.max / 1e6);
     this.opts.logger.info(
       {
         tenant: db.tenant,
@@ -181,9 +184,24 @@ export class BlockCutter {
         samples: stats.numSamples,
         chunks: stats.numChunks,
         ms: this.opts.now() - began,
+        stallMs,
       },
-      `cut block ${written.meta.ulid} of tenant ${db.tenant}: [${mint}, ${maxt}), ${stats.numSeries} series, ${stats.numSamples} samples`,
+      `cut block ${written.meta.ulid} of tenant ${db.tenant}: [${mint}, ${maxt}), ${stats.numSeries} series, ${stats.numSamples} samples; longest event-loop stall ${stallMs} ms`,
     );
+  }
+
+  /** Writes the head's [mint, maxt) as a local block and opens it; null when the range holds nothing. */
+  private async writeRange(db: TenantDB, mint: number, maxt: number): Promise<WrittenBlock | null> {
+    const series = await db.head.snapshotForBlockInTurns(mint, maxt);
+    db.cutUpTo = maxt;
+    if (series.length === 0) return null;
+    await mkdir(db.dir, { recursive: true });
+    // meta.json spans the cut range, as Prometheus' head blocks do: both zones' blocks of a range line up for the compactor.
+    const written = await writeBlockFromChunks({ dir: db.dir, series, source: 'receive', minTime: mint, maxTime: maxt });
+    if (written === null) return null;
+    const reader = await BlockReader.openDir(written.dir);
+    db.blocks.push({ meta: written.meta, dir: written.dir, reader, shipped: false, rangeStart: mint, rangeEnd: maxt });
+    return written;
   }
 
   /** Uploads unshipped blocks oldest first; after each, truncates the head below what is shipped. */

@@ -8,6 +8,7 @@ import { BufferedFileWriter } from '../block/buffered-file.ts';
 import { BlockWriteError } from '../block/block-errors.ts';
 import { crc32c } from '../encoding/crc32c.ts';
 import { Encbuf } from '../encoding/encoding.ts';
+import { forEachInTurns } from '../in-turns.ts';
 
 export const INDEX_MAGIC = 0xbaaad700;
 export const INDEX_FORMAT_V2 = 2;
@@ -67,7 +68,7 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
   f.write(e.get());
 
   toc.symbols = f.pos;
-  const symbolIndex = writeSymbols(f, e, series);
+  const symbolIndex = await writeSymbols(f, e, series);
   toc.series = f.pos;
   const { postings, all } = await writeSeries(f, e, series, symbolIndex);
   const names = Array.from(postings.keys()).sort(compareUtf8);
@@ -86,15 +87,16 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
 }
 
 /** Symbols: every label name and value, sorted by bytes, referenced by position. Returns each symbol's position. */
-function writeSymbols(f: BufferedFileWriter, e: Encbuf, series: IndexSeries[]): Map<string, number> {
+async function writeSymbols(f: BufferedFileWriter, e: Encbuf, series: IndexSeries[]): Promise<Map<string, number>> {
   // Prometheus' symbols include "" (from the all-postings key); keeping it makes our index byte-identical.
   const symbolSet = new Set<string>(['']);
-  for (const s of series) {
+  // Every label of every series: millions of set insertions for a big head, so in turns of the event loop.
+  await forEachInTurns(series, (s) => {
     for (const l of s.labels) {
       symbolSet.add(l.name);
       symbolSet.add(l.value);
     }
-  }
+  });
   const symbols = Array.from(symbolSet).sort(compareUtf8);
   const symbolIndex = new Map<string, number>();
   symbols.forEach((s, i) => symbolIndex.set(s, i));
