@@ -42,6 +42,10 @@ const concurrency = unit ? 2 : 1;
 // Unit tests load the libs as the servers do, on Node's own type stripping (tsconfig's
 // erasableSyntaxOnly keeps them strippable): tsx's loader costs about half a CPU-second per file.
 const loader = unit ? [] : ['--import', 'tsx'];
+// V8's code cache for every module loaded (Node's NODE_COMPILE_CACHE, inherited by the processes the
+// tests start): each test file loads hundreds of the same modules, and compiling them again was about
+// 40 % of a small file's CPU (api-status.test.ts: 2.1 → 1.2 CPU-s).
+const compileCache = process.env.NODE_COMPILE_CACHE ?? join(root, '.cache', 'node-compile-cache');
 
 if (only.length === 0 && !unit) {
   console.log('strata test: type-checking');
@@ -70,7 +74,7 @@ const r = spawnSync(
     '--test-reporter-destination=stdout',
     ...files,
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, STRATA_TEST: '1' } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, STRATA_TEST: '1', NODE_COMPILE_CACHE: compileCache } },
 );
 console.log(`strata test: ${((Date.now() - started) / 1000).toFixed(1)} s wall for ${files.length} files, exit ${r.status ?? r.signal}`);
 process.exit(r.status ?? 1);

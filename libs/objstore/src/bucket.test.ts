@@ -24,8 +24,8 @@ import {
 import { flagsToConfig, parseFlags, redactConfig } from '@strata/service';
 import { FAKE_GCS_SERVER } from '../../../scripts/fake-gcs-server.mjs';
 
-function contract(name: string, make: () => Promise<{ bucket: Bucket; cleanup: () => Promise<void> }>, skip: string | false = false): void {
-  describe(`${name} bucket`, { skip }, () => {
+function contract(name: string, make: () => Promise<{ bucket: Bucket; cleanup: () => Promise<void> }>): void {
+  describe(`${name} bucket`, () => {
     let bucket: Bucket;
     let cleanup: () => Promise<void>;
     let dir: string;
@@ -109,16 +109,14 @@ contract('s3 (s3rver on loopback)', async () => {
   };
 });
 
-contract(
-  'gcs (fake-gcs-server on loopback)',
-  async () => {
-    const gcs = await startGcsServer({ binary: FAKE_GCS_SERVER });
-    const bucket = createBucket(flagsToConfig(bucketConfigShape, parseFlags(gcs.flags(), {})));
-    assert.ok(bucket instanceof GcsBucket);
-    return { bucket, cleanup: () => gcs.stop() };
-  },
-  existsSync(FAKE_GCS_SERVER) ? false : `${FAKE_GCS_SERVER} is missing; the test bootstrap builds it (node scripts/fake-gcs-server.mjs)`,
-);
+contract('gcs (fake-gcs-server on loopback)', async () => {
+  // Built by the test bootstrap (npm test, npm run test:unit); a missing one is a failure, never a skip.
+  assert.ok(existsSync(FAKE_GCS_SERVER), `${FAKE_GCS_SERVER} is missing; build it with node scripts/fake-gcs-server.mjs`);
+  const gcs = await startGcsServer({ binary: FAKE_GCS_SERVER });
+  const bucket = createBucket(flagsToConfig(bucketConfigShape, parseFlags(gcs.flags(), {})));
+  assert.ok(bucket instanceof GcsBucket);
+  return { bucket, cleanup: () => gcs.stop() };
+});
 
 contract('azure (Azurite on loopback)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'strata-azurite-'));
