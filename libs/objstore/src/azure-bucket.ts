@@ -4,7 +4,7 @@
 
 import { StorageSharedKeyCredential, ContainerClient, type ContainerClient as AzureContainerClient } from '@azure/storage-blob';
 import { dirPrefix, isFileBody, type Bucket, type ListOptions, type ObjectAttributes, type PutBody } from './bucket.ts';
-import { BucketConfigError, ObjectNotFoundError } from './errors.ts';
+import { BucketConfigError, ObjectNotFoundError, foundByAttributes } from './errors.ts';
 
 export interface AzureBucketOptions {
   accountName: string;
@@ -77,14 +77,8 @@ export class AzureBucket implements Bucket {
     return out.sort();
   }
 
-  async exists(key: string): Promise<boolean> {
-    try {
-      await this.attributes(key);
-      return true;
-    } catch (err) {
-      if (err instanceof ObjectNotFoundError) return false;
-      throw err;
-    }
+  exists(key: string): Promise<boolean> {
+    return foundByAttributes(this, key);
   }
 
   async attributes(key: string): Promise<ObjectAttributes> {

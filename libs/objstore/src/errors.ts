@@ -31,3 +31,14 @@ export class BucketConfigError extends StrataError {
 export function isObjectNotFound(err: unknown): boolean {
   return err instanceof ObjectNotFoundError;
 }
+
+/** exists() of a store without a cheaper check: its attributes, absent when it answers not found. */
+export async function foundByAttributes(bucket: { attributes(key: string): Promise<unknown> }, key: string): Promise<boolean> {
+  try {
+    await bucket.attributes(key);
+    return true;
+  } catch (err) {
+    if (err instanceof ObjectNotFoundError) return false;
+    throw err;
+  }
+}

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { IdempotencyStrategy, Storage, type Bucket as GcsSdkBucket, type StorageOptions } from '@google-cloud/storage';
 import { dirPrefix, isFileBody, type Bucket, type ListOptions, type ObjectAttributes, type PutBody } from './bucket.ts';
-import { BucketConfigError, ObjectNotFoundError } from './errors.ts';
+import { BucketConfigError, ObjectNotFoundError, foundByAttributes } from './errors.ts';
 
 export interface GcsBucketOptions {
   bucketName: string;
@@ -102,14 +102,8 @@ export class GcsBucket implements Bucket {
     return out.sort();
   }
 
-  async exists(key: string): Promise<boolean> {
-    try {
-      await this.attributes(key);
-      return true;
-    } catch (err) {
-      if (err instanceof ObjectNotFoundError) return false;
-      throw err;
-    }
+  exists(key: string): Promise<boolean> {
+    return foundByAttributes(this, key);
   }
 
   async attributes(key: string): Promise<ObjectAttributes> {

@@ -14,7 +14,7 @@ import {
   type GetObjectCommandOutput,
 } from '@aws-sdk/client-s3';
 import { dirPrefix, isFileBody, type Bucket, type ListOptions, type ObjectAttributes, type PutBody } from './bucket.ts';
-import { ObjectNotFoundError } from './errors.ts';
+import { ObjectNotFoundError, foundByAttributes } from './errors.ts';
 
 export interface S3BucketOptions {
   /** host:port (scheme from `insecure`) or a full http(s):// URL; '' for AWS' own endpoint of the region. */
@@ -111,14 +111,8 @@ export class S3Bucket implements Bucket {
     return out.sort();
   }
 
-  async exists(key: string): Promise<boolean> {
-    try {
-      await this.attributes(key);
-      return true;
-    } catch (err) {
-      if (err instanceof ObjectNotFoundError) return false;
-      throw err;
-    }
+  exists(key: string): Promise<boolean> {
+    return foundByAttributes(this, key);
   }
 
   async attributes(key: string): Promise<ObjectAttributes> {

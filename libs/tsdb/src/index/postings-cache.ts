@@ -6,7 +6,7 @@
 // never goes stale; a closed reader's entries age out.
 
 /** What the process keeps, at most (index readers of the ingesters' local blocks and of the bucket store). */
-export const POSTINGS_CACHE_BYTES = 256 * 1024 * 1024;
+const POSTINGS_CACHE_BYTES = 256 * 1024 * 1024;
 
 export class PostingsCache {
   private readonly maxBytes: number;
