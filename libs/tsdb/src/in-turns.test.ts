@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelsFromRecord } from '@strata/model';
 import { Head, emptyAppendStats } from './index.ts';
-import { TURN_ITEMS, sortInTurns } from './in-turns.ts';
+import { TURN_ITEMS, Turns, sortInTurns } from './in-turns.ts';
 
 test('sortInTurns sorts as Array.prototype.sort does, stably, across several runs and merges', async () => {
   let seed = 7;
@@ -14,6 +14,23 @@ test('sortInTurns sorts as Array.prototype.sort does, stably, across several run
     assert.equal(got, items, 'in place');
     assert.deepEqual(got, want, `n=${n}`);
   }
+});
+
+test('a loop with Turns lets the event loop turn while it works, however costly its items', async () => {
+  let turns = 0;
+  const ticker = setInterval(() => turns++, 0);
+  const t = new Turns();
+  const until = performance.now() + 300;
+  let items = 0;
+  // Few, slow items: a turn every so many items would never come.
+  while (performance.now() < until) {
+    if (t.due()) await t.next();
+    const busy = performance.now() + 0.5;
+    while (performance.now() < busy);
+    items++;
+  }
+  clearInterval(ticker);
+  assert.ok(turns >= 5, `timers ran ${turns} times during ${items} items of 0.5 ms`);
 });
 
 test('a block snapshot of a big head lets the event loop turn: other work runs while it is cut, and it equals the one-go snapshot', async () => {

@@ -10,7 +10,7 @@ import { BlockWriteError } from './block-errors.ts';
 import { encodeHistogramChunks, type HistogramSample } from '../head/histogram-series.ts';
 import type { EncodedChunk } from '../chunkenc/chunk-encoding.ts';
 import { XorChunkEncoder } from '../chunkenc/xor-chunk.ts';
-import { forEachInTurns, sortInTurns } from '../in-turns.ts';
+import { Turns, forEachInTurns, sortInTurns } from '../in-turns.ts';
 
 export const DEFAULT_SAMPLES_PER_CHUNK = 120;
 
@@ -83,14 +83,18 @@ export async function writeBlock(opts: WriteBlockOptions): Promise<WrittenBlock 
 export async function writeBlockFromChunks(opts: WriteChunksBlockOptions): Promise<WrittenBlock | null> {
   // In turns of the event loop: an ingester cuts blocks of a million series while it consumes and answers.
   const series: { labels: Labels; chunks: readonly EncodedChunk[] }[] = [];
-  await forEachInTurns([...opts.series], (s) => {
+  await forEachInTurns(opts.series, (s) => {
     if (s.chunks.length > 0) series.push({ labels: normaliseLabels(s.labels), chunks: s.chunks });
   });
   if (series.length === 0) return null;
   if (!(await sortedInTurns(series))) await sortInTurns(series, (a, b) => compareLabels(a.labels, b.labels));
   const b = await BlockBuilder.create({ dir: opts.dir, ulid: opts.ulid, segmentSize: opts.segmentSize });
   try {
-    for (const s of series) await b.addSeries(s.labels, s.chunks);
+    const turns = new Turns();
+    for (const s of series) {
+      if (turns.due()) await turns.next();
+      await b.addSeries(s.labels, s.chunks);
+    }
     return await b.finish(opts);
   } catch (err) {
     if (!b.finished) await b.abort();
@@ -149,11 +153,10 @@ function lowerBound(a: Float64Array, x: number): number {
 
 /** Whether the series are in label order already (a head's snapshot is), checked in turns. */
 async function sortedInTurns(series: readonly { labels: Labels }[]): Promise<boolean> {
-  let sorted = true;
-  let prev: Labels | undefined;
-  await forEachInTurns(series, (s) => {
-    if (prev !== undefined && compareLabels(prev, s.labels) > 0) sorted = false;
-    prev = s.labels;
-  });
-  return sorted;
+  const turns = new Turns();
+  for (let i = 1; i < series.length; i++) {
+    if (turns.due()) await turns.next();
+    if (compareLabels(series[i - 1].labels, series[i].labels) > 0) return false;
+  }
+  return true;
 }

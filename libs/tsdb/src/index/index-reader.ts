@@ -11,6 +11,7 @@ import { Decbuf } from '../encoding/encoding.ts';
 import { INDEX_FORMAT_V2, INDEX_MAGIC, INDEX_TOC_LEN, SERIES_ALIGN, type ChunkMeta, type IndexToc } from './index-writer.ts';
 import { EMPTY_POSTINGS, intersectPostings, subtractPostings, unionPostings } from './postings-list.ts';
 import { postingsCache } from './postings-cache.ts';
+import { Turns } from '../in-turns.ts';
 
 /** Tells readers apart in the shared postings cache. */
 let nextReaderId = 0;
@@ -301,7 +302,11 @@ async function readSymbols(src: ByteSource, off: number): Promise<string[]> {
   const d = new Decbuf(b, 4, 4 + len, 'index symbols');
   const n = d.be32();
   const symbols = new Array<string>(n);
-  for (let i = 0; i < n; i++) symbols[i] = d.uvarintStr();
+  const turns = new Turns();
+  for (let i = 0; i < n; i++) {
+    if (turns.due()) await turns.next();
+    symbols[i] = d.uvarintStr();
+  }
   return symbols;
 }
 
@@ -315,7 +320,9 @@ async function readPostingsOffsetTable(src: ByteSource, toc: IndexToc, limit: nu
   const n = d.be32();
   const byName = new Map<string, NameEntry>();
   const all: { e: NameEntry; i: number; offset: number }[] = [];
+  const turns = new Turns();
   for (let k = 0; k < n; k++) {
+    if (turns.due()) await turns.next();
     const keys = d.uvarint();
     if (keys !== 2) throw new BlockFormatError(`index postings offset table: entry with ${keys} keys (want 2)`);
     const name = d.uvarintStr();

@@ -3,12 +3,12 @@
 // postings (all-postings key first), label offset table, postings offset
 // table, TOC; every section CRC32C-checked. Series must arrive sorted.
 
-import { compareLabels, compareUtf8, type Labels } from '@strata/model';
+import { compareUtf8, type Labels } from '@strata/model';
 import { BufferedFileWriter } from '../block/buffered-file.ts';
 import { BlockWriteError } from '../block/block-errors.ts';
 import { crc32c } from '../encoding/crc32c.ts';
 import { Encbuf } from '../encoding/encoding.ts';
-import { forEachInTurns } from '../in-turns.ts';
+import { Turns, forEachInTurns, sortInTurns } from '../in-turns.ts';
 
 export const INDEX_MAGIC = 0xbaaad700;
 export const INDEX_FORMAT_V2 = 2;
@@ -73,7 +73,8 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
   const { postings, all } = await writeSeries(f, e, series, symbolIndex);
   const names = Array.from(postings.keys()).sort(compareUtf8);
   const sortedValues = new Map<string, string[]>();
-  for (const n of names) sortedValues.set(n, Array.from((postings.get(n) as Map<string, number[]>).keys()).sort(compareUtf8));
+  // A name like `instance` has a value per target: millions to sort, in turns.
+  for (const n of names) sortedValues.set(n, await sortInTurns(Array.from((postings.get(n) as Map<string, number[]>).keys()), compareUtf8));
   toc.labelIndices = f.pos;
   const labelIndexOffsets = await writeLabelIndices(f, e, names, sortedValues, symbolIndex);
   toc.postings = f.pos;
@@ -81,7 +82,7 @@ async function writeIndexTo(f: BufferedFileWriter, series: IndexSeries[]): Promi
   toc.labelIndicesTable = f.pos;
   writeLabelIndicesTable(f, e, names, labelIndexOffsets);
   toc.postingsTable = f.pos;
-  writePostingsTable(f, e, table);
+  await writePostingsTable(f, e, table);
   writeToc(f, e, toc);
   return f.pos;
 }
@@ -97,18 +98,25 @@ async function writeSymbols(f: BufferedFileWriter, e: Encbuf, series: IndexSerie
       symbolSet.add(l.value);
     }
   });
-  const symbols = Array.from(symbolSet).sort(compareUtf8);
+  const symbols = await sortInTurns(Array.from(symbolSet), compareUtf8);
   const symbolIndex = new Map<string, number>();
-  symbols.forEach((s, i) => symbolIndex.set(s, i));
   e.reset();
   e.putBE32(0); // length, patched below
   e.putBE32(symbols.length);
-  for (const s of symbols) e.putUvarintStr(s);
+  const turns = new Turns();
+  for (let i = 0; i < symbols.length; i++) {
+    if (turns.due()) await turns.next();
+    symbolIndex.set(symbols[i], i);
+    e.putUvarintStr(symbols[i]);
+  }
   writeSection(f, e);
   return symbolIndex;
 }
 
-/** Series, each 16-byte aligned; its ID is offset / 16. Postings are gathered on the way (`all`: every ID). */
+/**
+ * Series, each 16-byte aligned; its ID is offset / 16. Postings are gathered on the way (`all`: every ID).
+ * The series come sorted and unique (BlockBuilder refuses them otherwise).
+ */
 async function writeSeries(
   f: BufferedFileWriter,
   e: Encbuf,
@@ -117,13 +125,10 @@ async function writeSeries(
 ): Promise<{ postings: Postings; all: number[] }> {
   const postings: Postings = new Map();
   const all: number[] = [];
-  let prev: Labels | null = null;
   const body = new Encbuf(1024);
+  const turns = new Turns();
   for (const s of series) {
-    if (prev !== null && compareLabels(prev, s.labels) >= 0) {
-      throw new BlockWriteError('index series must be unique and sorted by labels');
-    }
-    prev = s.labels;
+    if (turns.due()) await turns.next();
     f.pad(SERIES_ALIGN);
     if (f.pos / SERIES_ALIGN > 0xffffffff) throw new BlockWriteError('index series section exceeds 64GiB');
     const id = f.pos / SERIES_ALIGN;
@@ -186,6 +191,7 @@ async function writeLabelIndices(
   symbolIndex: Map<string, number>,
 ): Promise<number[]> {
   const labelIndexOffsets: number[] = [];
+  const turns = new Turns();
   for (const n of names) {
     f.pad(4);
     labelIndexOffsets.push(f.pos);
@@ -194,7 +200,10 @@ async function writeLabelIndices(
     e.putBE32(0);
     e.putBE32(1);
     e.putBE32(values.length);
-    for (const v of values) e.putBE32(symbolIndex.get(v) as number);
+    for (const v of values) {
+      if (turns.due()) await turns.next();
+      e.putBE32(symbolIndex.get(v) as number);
+    }
     writeSection(f, e);
     if (f.needsFlush) await f.flush();
   }
@@ -213,10 +222,14 @@ async function writePostings(
   f.pad(4);
   const table: PostingsEntry[] = [];
   writePostingsList(f, e, table, '', '', all);
+  const turns = new Turns();
   for (const n of names) {
     const byValue = postings.get(n) as Map<string, number[]>;
-    for (const v of sortedValues.get(n) as string[]) writePostingsList(f, e, table, n, v, byValue.get(v) as number[]);
-    if (f.needsFlush) await f.flush();
+    for (const v of sortedValues.get(n) as string[]) {
+      if (turns.due()) await turns.next();
+      writePostingsList(f, e, table, n, v, byValue.get(v) as number[]);
+      if (f.needsFlush) await f.flush();
+    }
   }
   return table;
 }
@@ -243,11 +256,13 @@ function writeLabelIndicesTable(f: BufferedFileWriter, e: Encbuf, names: string[
   writeSection(f, e);
 }
 
-function writePostingsTable(f: BufferedFileWriter, e: Encbuf, table: PostingsEntry[]): void {
+async function writePostingsTable(f: BufferedFileWriter, e: Encbuf, table: PostingsEntry[]): Promise<void> {
   e.reset();
   e.putBE32(0);
   e.putBE32(table.length);
+  const turns = new Turns();
   for (const t of table) {
+    if (turns.due()) await turns.next();
     e.putUvarint(2);
     e.putUvarintStr(t.name);
     e.putUvarintStr(t.value);
