@@ -197,7 +197,8 @@ export class BlockCutter {
     if (series.length === 0) return null;
     await mkdir(db.dir, { recursive: true });
     // meta.json spans the cut range, as Prometheus' head blocks do: both zones' blocks of a range line up for the compactor.
-    const written = await writeBlockFromChunks({ dir: db.dir, series, source: 'receive', minTime: mint, maxTime: maxt });
+    // The ingester's head holds labels as the distributor validated them: sorted, no empty values.
+    const written = await writeBlockFromChunks({ dir: db.dir, series, sorted: true, source: 'receive', minTime: mint, maxTime: maxt });
     if (written === null) return null;
     const reader = await BlockReader.openDir(written.dir);
     db.blocks.push({ meta: written.meta, dir: written.dir, reader, shipped: false, rangeStart: mint, rangeEnd: maxt });

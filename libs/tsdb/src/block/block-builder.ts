@@ -50,6 +50,8 @@ export interface WrittenBlock {
 export class BlockBuilder {
   private readonly chunks: ChunksWriter;
   private readonly series: IndexSeries[] = [];
+  /** The last series' labels, which the next must sort after. */
+  private lastLabels: Labels | null = null;
   private numSamples = 0;
   private numChunks = 0;
   private minTime = Infinity;
@@ -85,7 +87,7 @@ export class BlockBuilder {
    */
   async addSeries(labels: Labels, chunks: readonly EncodedChunk[]): Promise<void> {
     if (chunks.length === 0) return;
-    const prev = this.series.length > 0 ? this.series[this.series.length - 1].labels : null;
+    const prev = this.lastLabels;
     if (prev !== null && compareLabels(prev, labels) >= 0) {
       throw new BlockWriteError(`series ${formatLabels(labels)} is not after ${formatLabels(prev)}: series must be unique and sorted`);
     }
@@ -104,7 +106,8 @@ export class BlockBuilder {
     this.numChunks += metas.length;
     if (metas[0].minTime < this.minTime) this.minTime = metas[0].minTime;
     if (metas[metas.length - 1].maxTime > this.maxTime) this.maxTime = metas[metas.length - 1].maxTime;
-    this.series.push({ labels, chunks: metas });
+    this.series.push({ labels: flatLabels(labels), chunks: metas });
+    this.lastLabels = labels;
   }
 
   /** Writes index, tombstones and meta.json, then renames into place. Null (nothing written) for a block without series. */
@@ -180,6 +183,15 @@ export function normaliseLabels(labels: Labels): Labels {
     if (out[i].name === out[i - 1].name) throw new BlockWriteError(`label name ${out[i].name} appears twice in ${formatLabels(labels)}`);
   }
   return out;
+}
+
+function flatLabels(labels: Labels): string[] {
+  const flat = new Array<string>(2 * labels.length);
+  for (let i = 0; i < labels.length; i++) {
+    flat[2 * i] = labels[i].name;
+    flat[2 * i + 1] = labels[i].value;
+  }
+  return flat;
 }
 
 export function formatLabels(labels: Labels): string {

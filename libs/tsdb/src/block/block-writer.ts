@@ -31,6 +31,11 @@ export interface WriteChunksBlockOptions extends FinishBlockOptions {
   dir: string;
   /** Series with encoded chunks; sorted here after label normalisation. */
   series: Iterable<{ labels: Labels; chunks: readonly EncodedChunk[] }>;
+  /**
+   * The series are unique, sorted by labels and their labels normalised, as a head's snapshot is:
+   * each series' labels are then taken once, as it is written (a head's are made on demand).
+   */
+  sorted?: boolean;
   ulid?: string;
   segmentSize?: number;
 }
@@ -82,12 +87,7 @@ export async function writeBlock(opts: WriteBlockOptions): Promise<WrittenBlock 
 /** Writes a block from encoded chunks; null (nothing written) when there is no series. */
 export async function writeBlockFromChunks(opts: WriteChunksBlockOptions): Promise<WrittenBlock | null> {
   // In turns of the event loop: an ingester cuts blocks of a million series while it consumes and answers.
-  const series: { labels: Labels; chunks: readonly EncodedChunk[] }[] = [];
-  await forEachInTurns(opts.series, (s) => {
-    if (s.chunks.length > 0) series.push({ labels: normaliseLabels(s.labels), chunks: s.chunks });
-  });
-  if (series.length === 0) return null;
-  if (!(await sortedInTurns(series))) await sortInTurns(series, (a, b) => compareLabels(a.labels, b.labels));
+  const series = opts.sorted === true ? opts.series : await normalisedAndSorted(opts.series);
   const b = await BlockBuilder.create({ dir: opts.dir, ulid: opts.ulid, segmentSize: opts.segmentSize });
   try {
     const turns = new Turns();
@@ -151,7 +151,17 @@ function lowerBound(a: Float64Array, x: number): number {
   return lo;
 }
 
-/** Whether the series are in label order already (a head's snapshot is), checked in turns. */
+/** The series with chunks, labels normalised, sorted by labels, in turns. */
+async function normalisedAndSorted(from: Iterable<{ labels: Labels; chunks: readonly EncodedChunk[] }>) {
+  const series: { labels: Labels; chunks: readonly EncodedChunk[] }[] = [];
+  await forEachInTurns(from, (s) => {
+    if (s.chunks.length > 0) series.push({ labels: normaliseLabels(s.labels), chunks: s.chunks });
+  });
+  if (!(await sortedInTurns(series))) await sortInTurns(series, (a, b) => compareLabels(a.labels, b.labels));
+  return series;
+}
+
+/** Whether the series are in label order already, checked in turns. */
 async function sortedInTurns(series: readonly { labels: Labels }[]): Promise<boolean> {
   const turns = new Turns();
   for (let i = 1; i < series.length; i++) {

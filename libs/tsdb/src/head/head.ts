@@ -6,7 +6,6 @@
 
 import {
   SERIES_HASH_SEED,
-  compareLabels,
   compareUtf8,
   foldHash,
   hashLabels,
@@ -32,7 +31,7 @@ import type { OooInsert } from './ooo-samples.ts';
 import { Postings } from '../index/postings.ts';
 import { RecordSymbols, type HeadSymbols } from './record-symbols.ts';
 import { SeriesRows } from './series-rows.ts';
-import { flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, hashLabelBytes } from './series-hash.ts';
+import { compareFlatLabels, flatEquals, flatEqualsBytes, flatEqualsRefs, flatToLabels, hashLabelBytes } from './series-hash.ts';
 import { HI_WORD, LO_WORD, MAX_ABS_TIMESTAMP } from '../chunkenc/xor-chunk.ts';
 import { forEachInTurns, sortInTurns } from '../in-turns.ts';
 
@@ -79,8 +78,27 @@ export type SeriesRef = MemorySeries;
 
 /** One series of a block being cut from the head. */
 export interface BlockSeries {
-  labels: Labels;
-  chunks: EncodedChunk[];
+  readonly labels: Labels;
+  readonly chunks: EncodedChunk[];
+}
+
+/**
+ * A head series in a cut: its labels stay the head's flat strings and are made when the block
+ * writer takes them, one series at a time (a cut of millions of series held 300 bytes of label
+ * objects per series otherwise).
+ */
+class HeadBlockSeries implements BlockSeries {
+  readonly flat: readonly string[];
+  readonly chunks: EncodedChunk[];
+
+  constructor(flat: readonly string[], chunks: EncodedChunk[]) {
+    this.flat = flat;
+    this.chunks = chunks;
+  }
+
+  get labels(): Labels {
+    return flatToLabels(this.flat);
+  }
 }
 
 export interface SeriesExemplars {
@@ -485,7 +503,7 @@ export class Head {
    */
   snapshotForBlock(mint: number, maxt: number): BlockSeries[] {
     this.setMinValidTime(maxt);
-    const out: BlockSeries[] = [];
+    const out: HeadBlockSeries[] = [];
     for (const s of this.series) addBlockSeries(out, s, mint, maxt);
     return out.sort(compareBlockSeries);
   }
@@ -497,7 +515,7 @@ export class Head {
    */
   async snapshotForBlockInTurns(mint: number, maxt: number): Promise<BlockSeries[]> {
     this.setMinValidTime(maxt);
-    const out: BlockSeries[] = [];
+    const out: HeadBlockSeries[] = [];
     await forEachInTurns(this.series, (s) => addBlockSeries(out, s, mint, maxt));
     return sortInTurns(out, compareBlockSeries);
   }
@@ -647,13 +665,13 @@ export class Head {
 }
 
 /** The series' chunks in [mint, maxt) as a block series, its open chunk closed when it has nothing newer. */
-function addBlockSeries(out: BlockSeries[], s: MemorySeries, mint: number, maxt: number): void {
+function addBlockSeries(out: HeadBlockSeries[], s: MemorySeries, mint: number, maxt: number): void {
   if (!s.hasDataIn(mint, maxt - 1)) return;
   if (s.lastT < maxt) s.closeAllOpen();
   const chunks = s.encodedChunks(mint, maxt);
-  if (chunks.length > 0) out.push({ labels: flatToLabels(s.lbls), chunks });
+  if (chunks.length > 0) out.push(new HeadBlockSeries(s.lbls, chunks));
 }
 
-function compareBlockSeries(a: BlockSeries, b: BlockSeries): number {
-  return compareLabels(a.labels, b.labels);
+function compareBlockSeries(a: HeadBlockSeries, b: HeadBlockSeries): number {
+  return compareFlatLabels(a.flat, b.flat);
 }

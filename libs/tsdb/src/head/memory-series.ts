@@ -9,7 +9,7 @@
 import type { Labels, NativeHistogram, SeriesChunk } from '@strata/model';
 import type { ChunkArena, ReusingArena } from './chunk-arena.ts';
 import type { EncodedChunk } from '../chunkenc/chunk-encoding.ts';
-import type { ChunkSegment, HeadChunks } from './head-chunks.ts';
+import { FileChunk, type ChunkSegment, type HeadChunks } from './head-chunks.ts';
 import type { DecodedSamplesCache, DecodedOwner, DecodedSamples, SampleArena } from './decoded-samples.ts';
 import { HistogramSeries, encodeHistogramChunks, histogramArrays, type HistogramArrays, type HistogramSample } from './histogram-series.ts';
 import { sameHistogram } from '../chunkenc/histogram-layout.ts';
@@ -284,23 +284,12 @@ export class MemorySeries extends XorChunkEncoder implements DecodedOwner {
     return slab instanceof Uint8Array ? slab.subarray(off, off + len) : slab.read(off, len);
   }
 
-  /**
-   * Closed chunk k for a block: its bytes as a view, or for a chunk in a file read when `data` is
-   * read (each time: a block cut reads each once), so a cut holds no copy of every chunk at once.
-   */
+  /** Closed chunk k for a block: its bytes as a view, or a FileChunk read when the block takes it. */
   private closedEncoded(k: number): EncodedChunk {
     const m = this.cmeta as number[];
     const slab = (this.cslabs as (Uint8Array | ChunkSegment)[])[k];
     if (slab instanceof Uint8Array) return { minTime: m[4 * k], maxTime: m[4 * k + 1], data: this.closedChunk(k) };
-    const off = m[4 * k + 2];
-    const len = m[4 * k + 3];
-    return {
-      minTime: m[4 * k],
-      maxTime: m[4 * k + 1],
-      get data() {
-        return slab.read(off, len, false);
-      },
-    };
+    return new FileChunk(m[4 * k], m[4 * k + 1], slab, m[4 * k + 2], m[4 * k + 3]);
   }
 
   /** Closes the open float and histogram chunks. */

@@ -1,7 +1,7 @@
 // Label sets of the head kept flat (name, value, ...) compared with and hashed beside labels
 // given as strings, bytes or record symbol references. The hash itself is @strata/model's.
 
-import { FNV_OFFSET, FNV_PRIME, SERIES_HASH_SEED, foldHash, seriesKey, type EncodedLabels, type Labels } from '@strata/model';
+import { FNV_OFFSET, FNV_PRIME, SERIES_HASH_SEED, compareUtf8, foldHash, seriesKey, type EncodedLabels, type Labels } from '@strata/model';
 
 export function flatEquals(flat: readonly string[], labels: Labels): boolean {
   if (flat.length !== labels.length * 2) return false;
@@ -9,6 +9,13 @@ export function flatEquals(flat: readonly string[], labels: Labels): boolean {
     if (flat[2 * i] !== labels[i].name || flat[2 * i + 1] !== labels[i].value) return false;
   }
   return true;
+}
+
+/** compareLabels of two flat label lists (name, value, name, value, …): element by element, the shorter first on a tie. */
+export function compareFlatLabels(a: readonly string[], b: readonly string[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return compareUtf8(a[i], b[i]);
+  return a.length - b.length;
 }
 
 export function flatToLabels(flat: readonly string[]): Labels {

@@ -3,7 +3,7 @@
 // postings (all-postings key first), label offset table, postings offset
 // table, TOC; every section CRC32C-checked. Series must arrive sorted.
 
-import { compareUtf8, type Labels } from '@strata/model';
+import { compareUtf8 } from '@strata/model';
 import { BufferedFileWriter } from '../block/buffered-file.ts';
 import { BlockWriteError } from '../block/block-errors.ts';
 import { crc32c } from '../encoding/crc32c.ts';
@@ -24,7 +24,8 @@ export interface ChunkMeta {
 }
 
 export interface IndexSeries {
-  labels: Labels;
+  /** Label names and values in turn (name, value, name, value, …): a block's series all wait here until the index is written. */
+  labels: readonly string[];
   chunks: ChunkMeta[];
 }
 
@@ -93,10 +94,7 @@ async function writeSymbols(f: BufferedFileWriter, e: Encbuf, series: IndexSerie
   const symbolSet = new Set<string>(['']);
   // Every label of every series: millions of set insertions for a big head, so in turns of the event loop.
   await forEachInTurns(series, (s) => {
-    for (const l of s.labels) {
-      symbolSet.add(l.name);
-      symbolSet.add(l.value);
-    }
+    for (const symbol of s.labels) symbolSet.add(symbol);
   });
   const symbols = await sortInTurns(Array.from(symbolSet), compareUtf8);
   const symbolIndex = new Map<string, number>();
@@ -134,11 +132,12 @@ async function writeSeries(
     const id = f.pos / SERIES_ALIGN;
     all.push(id);
     body.reset();
-    body.putUvarint(s.labels.length);
-    for (const l of s.labels) {
-      body.putUvarint(symbolIndex.get(l.name) as number);
-      body.putUvarint(symbolIndex.get(l.value) as number);
-      addPosting(postings, l.name, l.value, id);
+    const flat = s.labels;
+    body.putUvarint(flat.length >>> 1);
+    for (let i = 0; i < flat.length; i += 2) {
+      body.putUvarint(symbolIndex.get(flat[i]) as number);
+      body.putUvarint(symbolIndex.get(flat[i + 1]) as number);
+      addPosting(postings, flat[i], flat[i + 1], id);
     }
     putChunkMetas(body, s.chunks);
     e.reset();
