@@ -10,6 +10,7 @@ import { fetchPrometheus3 } from './prometheus3.mjs';
 import { fetchMimirtool } from './mimirtool.mjs';
 import { fetchTelemetrygen } from './telemetrygen.mjs';
 import { fetchFakeGcsServer } from './fake-gcs-server.mjs';
+import { dropGoCaches } from './go-install.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const marker = join(root, 'node_modules', '.package-lock.json');
@@ -49,4 +50,5 @@ if (process.argv[2] === 'test') {
   fetchTelemetrygen();
   fetchFakeGcsServer();
   fetchMimirtool();
+  dropGoCaches();
 }

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { goInstall } from './go-install.mjs';
+import { dropGoCaches, goInstall } from './go-install.mjs';
 
 export const FAKE_GCS_SERVER_VERSION = 'v1.56.1';
 const MODULE = 'github.com/fsouza/fake-gcs-server';
@@ -22,9 +22,11 @@ export function fetchFakeGcsServer() {
     name: 'fake-gcs-server',
     what: `fake-gcs-server ${FAKE_GCS_SERVER_VERSION}`,
     packages: [`${MODULE}@${FAKE_GCS_SERVER_VERSION}`],
-    dir,
     bin: dirname(FAKE_GCS_SERVER),
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) fetchFakeGcsServer();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  fetchFakeGcsServer();
+  dropGoCaches();
+}

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { goBuildInModule } from './go-install.mjs';
+import { dropGoCaches, goBuildInModule } from './go-install.mjs';
 
 export const MIMIR_VERSION = 'v1.3.1-0.20260423142704-aced80d74930';
 const MODULE = 'github.com/grafana/mimir';
@@ -30,4 +30,7 @@ export function fetchMimirtool() {
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) fetchMimirtool();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  fetchMimirtool();
+  dropGoCaches();
+}

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { goInstall } from './go-install.mjs';
+import { dropGoCaches, goInstall } from './go-install.mjs';
 
 // Go module versions v0.3XX.Y are Prometheus v3.XX.Y.
 export const PROMETHEUS3_VERSION = '3.16.0';
@@ -24,9 +24,14 @@ export function fetchPrometheus3() {
     name: 'prometheus3',
     what: `prometheus and promtool ${PROMETHEUS3_VERSION}`,
     packages: [`github.com/prometheus/prometheus/cmd/prometheus@${MODULE_VERSION}`, `github.com/prometheus/prometheus/cmd/promtool@${MODULE_VERSION}`],
-    dir: PROMETHEUS3_DIR,
+    // Without the service discoveries (cloud SDKs, Kubernetes' client), which the tests never use:
+    // 281 s instead of 925 s to build here, half the binary.
+    tags: ['remove_all_sd'],
     bin,
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) fetchPrometheus3();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  fetchPrometheus3();
+  dropGoCaches();
+}

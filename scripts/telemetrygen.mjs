@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { goInstall } from './go-install.mjs';
+import { dropGoCaches, goInstall } from './go-install.mjs';
 
 export const TELEMETRYGEN_VERSION = 'v0.161.0';
 const MODULE = 'github.com/open-telemetry/opentelemetry-collector-contrib/cmd/telemetrygen';
@@ -22,9 +22,11 @@ export function fetchTelemetrygen() {
     name: 'telemetrygen',
     what: `telemetrygen ${TELEMETRYGEN_VERSION}`,
     packages: [`${MODULE}@${TELEMETRYGEN_VERSION}`],
-    dir,
     bin: dirname(TELEMETRYGEN),
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) fetchTelemetrygen();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  fetchTelemetrygen();
+  dropGoCaches();
+}
