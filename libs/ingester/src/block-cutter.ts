@@ -227,17 +227,17 @@ export class BlockCutter {
         this.opts.metrics.uploadFailures.inc();
         throw new Error(`uploading block ${b.meta.ulid}: ${(err as Error).message}`, { cause: err });
       } finally {
-        this.truncate(db);
+        await this.truncate(db);
       }
     }
-    this.truncate(db);
+    await this.truncate(db);
   }
 
-  private truncate(db: TenantDB): void {
+  private async truncate(db: TenantDB): Promise<void> {
     let bound = db.cutUpTo;
     for (const b of db.blocks) if (!b.shipped && b.rangeStart < bound) bound = b.rangeStart;
     if (bound > db.persistedBefore) {
-      db.head.truncate(bound);
+      await db.head.truncateInTurns(bound);
       db.persistedBefore = bound;
     }
   }

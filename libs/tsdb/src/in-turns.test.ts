@@ -51,3 +51,25 @@ test('a block snapshot of a big head lets the event loop turn: other work runs w
   );
   assert.equal(inTurns.length, 60_000);
 });
+
+test('truncating a big head in turns lets the event loop turn, and leaves what truncate leaves', async () => {
+  const build = () => {
+    const head = new Head();
+    const stats = emptyAppendStats();
+    for (let i = 0; i < 150_000; i++) {
+      head.append(labelsFromRecord({ __name__: 'm', i: String(i) }), new Float64Array([1000, 2000, 9000]), new Float64Array([1, 2, 3]), stats);
+    }
+    return head;
+  };
+  const inTurns = build();
+  let turns = 0;
+  const ticker = setInterval(() => turns++, 0);
+  await inTurns.truncateInTurns(5000);
+  clearInterval(ticker);
+  assert.ok(turns >= 2, `timers ran ${turns} times during the truncation`);
+  const atOnce = build();
+  atOnce.truncate(5000);
+  const samples = (h: Head) => h.snapshotForBlock(0, 10_000).map((s) => [s.labels, s.chunks.map((c) => [c.minTime, c.maxTime])]);
+  assert.deepEqual(samples(inTurns), samples(atOnce));
+  assert.equal(inTurns.numSeries, 150_000);
+});

@@ -525,6 +525,24 @@ export class Head {
     this.setMinValidTime(mint);
     let dropped = 0;
     for (const s of this.series) if (s.truncateBefore(mint)) dropped++;
+    this.afterTruncate(mint, dropped);
+  }
+
+  /**
+   * truncate in turns of the event loop: what an ingester calls after shipping a block, so a head of
+   * millions of series keeps consuming and answering meanwhile (a query may see some series cut
+   * and others not yet; the shipped block holds what is gone).
+   */
+  async truncateInTurns(mint: number): Promise<void> {
+    this.setMinValidTime(mint);
+    let dropped = 0;
+    await forEachInTurns(this.series, (s) => {
+      if (s.truncateBefore(mint)) dropped++;
+    });
+    this.afterTruncate(mint, dropped);
+  }
+
+  private afterTruncate(mint: number, dropped: number): void {
     if (this.minT < mint) this.minT = mint;
     if (dropped > 0) this.dropEmptySeries();
     if (this.series.length === 0) this.minT = Infinity;
