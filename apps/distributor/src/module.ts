@@ -131,6 +131,7 @@ function kafkaWriter(t: Strata): IngestWriter {
     attemptTimeoutMs: config['ingest-storage.kafka.write-attempt-timeout'],
     maxInFlight: config['ingest-storage.kafka.producer-max-in-flight'],
     maxBatchBytes: config['ingest-storage.kafka.producer-max-record-size-bytes'],
+    compression: config['ingest-storage.kafka.producer-compression'],
     onProduceRequest: producedWritesObserver(t.registry),
     logger: t.logger,
   });

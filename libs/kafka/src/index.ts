@@ -11,6 +11,6 @@ export { DEFAULT_TOPIC, RECORD_FORMAT_SYMBOLIZED, RECORD_FORMAT_WRITE_REQUEST, R
 export type { ConsumedRecord, PartitionRecord, RecordFormat } from './record.ts';
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT, kafkaConfigShape, kafkaBrokers } from './config.ts';
-export type { KafkaConfig } from './config.ts';
+export type { KafkaConfig, ProducerCompression } from './config.ts';
 export { describeKafkaSecurity, kafkaSecurity } from './kafka-security.ts';
 export type { KafkaSecurity } from './kafka-security.ts';

@@ -6,6 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { IngestWriter } from './ingest-writer.ts';
 import { PartitionReader } from './partition-reader.ts';
 import { KafkaUnavailableError } from './errors.ts';
@@ -43,6 +45,23 @@ async function waitForLeaders(admin: Admin, topic: string, partitions: number): 
     if (ps.length === partitions && ps.every((p) => p.leader >= 0)) return;
     assert.ok(Date.now() - t < 10_000, `topic ${topic} has no leaders after 10s`);
   }
+}
+
+/** Kafka's compression codec ids (the low 3 bits of a record batch's attributes). */
+const CODEC_IDS = { none: 0, snappy: 2, lz4: 3, zstd: 4 } as const;
+
+/** The codec of each record batch in a partition's log segments on the broker's disk. */
+function batchCodecs(dataDir: string, topic: string, partition: number): number[] {
+  const codecs: number[] = [];
+  for (const node of readdirSync(dataDir).filter((d) => d.startsWith('node-'))) {
+    const dir = join(dataDir, node, 'data', `${topic}-${partition}`);
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.log'))) {
+      const log = readFileSync(join(dir, f));
+      // A batch: baseOffset int64, batchLength int32 (bytes after it), partitionLeaderEpoch int32, magic int8, crc int32, attributes int16.
+      for (let at = 0; at + 23 <= log.length; at += 12 + log.readInt32BE(at + 8)) codecs.push(log.readInt16BE(at + 21) & 0x7);
+    }
+  }
+  return codecs;
 }
 
 describe('IngestWriter', () => {
@@ -212,6 +231,34 @@ describe('IngestWriter', () => {
       }
     } finally {
       await batched.stop();
+    }
+  });
+
+  test('batches compressed whole with each codec are acked by the broker and read back as written', async () => {
+    const codecs = ['snappy', 'lz4', 'zstd'] as const;
+    const admin = new Admin({ clientId: 'writer-test-admin-codecs', bootstrapBrokers: env.kafka.brokers });
+    await admin.createTopics({ topics: ['codecs'], partitions: codecs.length, replicas: 1 });
+    await waitForLeaders(admin, 'codecs', codecs.length);
+    await admin.close();
+    // Values that repeat, as label strings do across records, so each codec has something to shrink.
+    const values = Array.from({ length: 20 }, (_, i) => `node_cpu_seconds_total{cpu="${i % 4}",mode="idle"} ${i}`.repeat(20));
+    for (const [partition, compression] of codecs.entries()) {
+      const w = new IngestWriter({ brokers: env.kafka.brokers, topic: 'codecs', clientId: `writer-${compression}`, timeoutMs: 10_000, compression });
+      try {
+        await w.start();
+        for (const [i, v] of values.entries()) await w.write('t', [{ partition, value: Buffer.from(v), format: i % 2 === 0 ? 'symbolized' : 'write-request' }]);
+      } finally {
+        await w.stop();
+      }
+      const c = await readAllOf(env.kafka.brokers, 'codecs', partition, values.length, `writer-codecs-read-${compression}`);
+      assert.deepEqual(c.distinctValues(), values, compression);
+      assert.deepEqual(new Set(batchCodecs(env.kafka.dataDir, 'codecs', partition)), new Set([CODEC_IDS[compression]]), `${compression}: codec of every batch in the log`);
+      const formatOf = new Map(c.records.map((r) => [r.value.toString(), r.format]));
+      assert.deepEqual(
+        values.map((v) => formatOf.get(v)),
+        values.map((_, i) => (i % 2 === 0 ? 'symbolized' : 'write-request')),
+        compression,
+      );
     }
   });
 

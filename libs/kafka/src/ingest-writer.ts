@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProduceAcks, type Admin, type Producer } from '@platformatic/kafka';
 import { ClientSlot } from './client-slot.ts';
-import { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT } from './config.ts';
+import { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT, type ProducerCompression } from './config.ts';
 import { withDeadline } from './deadline.ts';
 import { KafkaUnavailableError, kafkaErrorType, unavailable } from './errors.ts';
 import { createAdmin, createProducer } from './kafka-client.ts';
@@ -42,6 +42,8 @@ export interface IngestWriterOptions {
   maxBatchBytes?: number;
   /** Called per produce request with the number of writes it carries (for a metric). */
   onProduceRequest?: (writes: number) => void;
+  /** Codec of whole batches (-ingest-storage.kafka.producer-compression); default none: each record's value snappy-compressed. */
+  compression?: ProducerCompression;
 }
 
 type ProduceMessage = ReturnType<typeof toProduceMessage>;
@@ -129,6 +131,7 @@ export class IngestWriter {
           brokers: this.seedBrokers(),
           clientId: opts.clientId,
           security: opts.security,
+          compression: opts.compression,
           // A leader that does not answer one request in time is asked again (or its successor is).
           requestTimeoutMs: this.attemptTimeoutMs,
           // A dead host does not refuse, it stays silent: each retry must not wait long for a connect.
@@ -344,7 +347,8 @@ export class IngestWriter {
     if (max >= count) count = await this.knownPartitions(producer, true, bound);
     const sendable = wave.filter((r) => r.partition < count);
     if (sendable.length === 0) return [];
-    const messages = sendable.map((r) => toProduceMessage(this.topic, tenant, r));
+    const snappyValues = (this.opts.compression ?? 'none') === 'none';
+    const messages = sendable.map((r) => toProduceMessage(this.topic, tenant, r, snappyValues));
     const send = coalesce ? this.produceCoalesced(producer, messages) : this.produce(producer, messages);
     try {
       const offsets = await withDeadline(send, bound, 'producing to Kafka');

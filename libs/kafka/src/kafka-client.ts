@@ -2,6 +2,7 @@
 // timeouts bounded by the caller's, the library's own retries as given (the writer retries itself).
 // The library never prints (it logs through `debug`, off unless DEBUG names it).
 import { Admin, Consumer, Producer, type BaseOptions } from '@platformatic/kafka';
+import type { ProducerCompression } from './config.ts';
 import type { KafkaSecurity } from './kafka-security.ts';
 
 export interface ClientOptions {
@@ -15,6 +16,8 @@ export interface ClientOptions {
   retries?: number;
   /** SASL, TLS and rack (-ingest-storage.kafka.sasl-*, tls-*, client-rack); default plaintext. */
   security?: KafkaSecurity;
+  /** A producer's batch codec; default none. */
+  compression?: ProducerCompression;
 }
 
 function baseOptions(opts: ClientOptions): BaseOptions {
@@ -45,6 +48,7 @@ export function createAdmin(opts: ClientOptions): Admin {
 export function createProducer(opts: ClientOptions): Producer {
   return new Producer({
     ...baseOptions(opts),
+    ...(opts.compression !== undefined && opts.compression !== 'none' ? { compression: opts.compression } : {}),
     idempotent: false,
     // The writer refreshes metadata and re-sends itself, per partition, within its deadline.
     repeatOnStaleMetadata: false,

@@ -39,6 +39,16 @@ test('a version-2 value is decompressed; version 1 and unknown versions pass as 
   assert.equal(read(Buffer.from([0xff, 0xff, 0xff]), RECORD_FORMAT_WRITE_REQUEST), '\ufffd\ufffd\ufffd', 'corrupt: handed on for the decoder to reject');
 });
 
+test('for a batch compressed whole, values go as they are: version 1 and 4, read back in their format', () => {
+  for (const format of ['write-request', 'symbolized'] as const) {
+    const m = toProduceMessage('ingest', 't', { partition: 0, value: Buffer.from('series bytes'), format }, false);
+    assert.equal(m.value.toString(), 'series bytes', 'not snappy-compressed');
+    assert.equal(text(m.headers).v, format === 'symbolized' ? '4' : '1');
+    const r = fromMessage({ key: m.key, value: m.value, offset: 0n, timestamp: 0n, headers: [...m.headers] });
+    assert.deepEqual([r.format, r.value.toString()], [format, 'series bytes']);
+  }
+});
+
 test('fromMessage decodes key, offset, timestamp and headers (last value wins)', () => {
   const r = fromMessage({
     key: Buffer.from('tenant-ü'),

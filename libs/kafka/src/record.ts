@@ -1,14 +1,15 @@
 // The ingest record contract shared by the distributor (writes) and ingesters (reads):
 // key = tenant id (utf8), header `v` = record format version, value = the caller's
-// bytes, snappy-compressed (block format) on the wire and handed back as they were,
-// with their format.
+// bytes, snappy-compressed (block format) on the wire unless the producer compresses whole
+// batches (-ingest-storage.kafka.producer-compression), handed back as they were, with their
+// format.
 
 import { compressSync } from 'snappy';
 import { uncompress, uncompressedLength } from '@strata/snappy';
 
 export const DEFAULT_TOPIC = 'ingest';
 export const RECORD_VERSION_HEADER = 'v';
-/** Version 1: the value is a remote-write 1.0 WriteRequest holding one partition's series. Still read. */
+/** Version 1: the value is a remote-write 1.0 WriteRequest holding one partition's series, as it is. */
 const RECORD_FORMAT_UNCOMPRESSED = '1';
 /**
  * Version 2: the same WriteRequest, snappy-compressed. Labels repeat in every
@@ -21,6 +22,14 @@ export const RECORD_FORMAT_WRITE_REQUEST = '2';
  * references into it), snappy-compressed; see symbolizeSeries in @strata/remote-write.
  */
 export const RECORD_FORMAT_SYMBOLIZED = '3';
+/** Version 4: version 3's Request as it is, for a batch the producer compresses whole. */
+const RECORD_FORMAT_SYMBOLIZED_UNCOMPRESSED = '4';
+
+/** The `v` header of each format, its value snappy-compressed or as it is. */
+const RECORD_VERSIONS = {
+  'write-request': { snappy: RECORD_FORMAT_WRITE_REQUEST, raw: RECORD_FORMAT_UNCOMPRESSED },
+  symbolized: { snappy: RECORD_FORMAT_SYMBOLIZED, raw: RECORD_FORMAT_SYMBOLIZED_UNCOMPRESSED },
+} as const;
 
 /** What a record value holds: a 1.0 WriteRequest, or float series as a symbolized 2.0 Request (version 3). */
 export type RecordFormat = 'write-request' | 'symbolized';
@@ -46,18 +55,22 @@ export interface ConsumedRecord {
   timestamp: number;
 }
 
-/** The record as the Kafka client produces it: key = tenant, value compressed, `v` over any caller header, all as bytes. */
+/**
+ * The record as the Kafka client produces it: key = tenant, value snappy-compressed (`snappy`) or as
+ * it is (the batch is compressed whole), `v` over any caller header, all as bytes.
+ */
 export function toProduceMessage(
   topic: string,
   tenant: string,
   record: PartitionRecord,
+  snappy = true,
 ): { topic: string; partition: number; key: Buffer; value: Buffer; headers: Map<Buffer, Buffer> } {
   const headers = new Map<Buffer, Buffer>();
-  const version = record.format === 'symbolized' ? RECORD_FORMAT_SYMBOLIZED : RECORD_FORMAT_WRITE_REQUEST;
+  const version = RECORD_VERSIONS[record.format ?? 'write-request'][snappy ? 'snappy' : 'raw'];
   for (const [name, value] of Object.entries({ ...record.headers, [RECORD_VERSION_HEADER]: version })) {
     headers.set(Buffer.from(name), Buffer.from(value));
   }
-  return { topic, partition: record.partition, key: Buffer.from(tenant, 'utf8'), value: compressSync(record.value), headers };
+  return { topic, partition: record.partition, key: Buffer.from(tenant, 'utf8'), value: snappy ? compressSync(record.value) : record.value, headers };
 }
 
 /** A consumed record as the wire has it: headers as [name, value] pairs (a repeated header keeps its last value). */
@@ -74,7 +87,7 @@ export function fromMessage(message: {
   return {
     tenant: message.key?.toString('utf8') ?? '',
     value: recordValue(message.value ?? Buffer.alloc(0), version),
-    format: version === RECORD_FORMAT_SYMBOLIZED ? 'symbolized' : 'write-request',
+    format: version === RECORD_FORMAT_SYMBOLIZED || version === RECORD_FORMAT_SYMBOLIZED_UNCOMPRESSED ? 'symbolized' : 'write-request',
     offset: message.offset,
     headers,
     timestamp: Number(message.timestamp),
