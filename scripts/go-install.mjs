@@ -36,7 +36,10 @@ export function goInstall({ name, what, packages, bin, tags = [] }) {
   const started = Date.now();
   mkdirSync(bin, { recursive: true });
   console.error(`strata ${name}: building ${what} with ${go} (once; a few minutes)`);
-  const r = spawnSync('go', ['install', ...(tags.length > 0 ? ['-tags', tags.join(',')] : []), ...packages], { stdio: 'inherit', env: { ...goEnv(), GOBIN: bin } });
+  const r = spawnSync('go', ['install', ...(tags.length > 0 ? ['-tags', tags.join(',')] : []), ...packages], {
+    stdio: 'inherit',
+    env: { ...goEnv(), GOBIN: bin },
+  });
   if (r.status !== 0) {
     console.error(`strata ${name}: go install failed (exit ${r.status}); is the Go module proxy reachable?`);
     process.exit(r.status ?? 1);

@@ -107,7 +107,8 @@ async function main(): Promise<void> {
   try {
     if (!NO_KAFKA) kafka = await startKafka({ dataDir: dir, brokers: 1 });
     const results: RunResult[] = [];
-    for (const [run, compression] of (NO_KAFKA ? (['none'] as const) : COMPRESSIONS).entries()) results.push(await runOnce(kafka, compression, `ingest-${run}-${compression}`, encoded));
+    for (const [run, compression] of (NO_KAFKA ? (['none'] as const) : COMPRESSIONS).entries())
+      results.push(await runOnce(kafka, compression, `ingest-${run}-${compression}`, encoded));
     if (results.length > 1) printCodecs(results);
   } finally {
     await kafka?.stop();
@@ -206,7 +207,15 @@ async function runOnce(
     if (kafka === undefined) return { compression, sent, inTopic, distributorCpuS: cpuS, brokerCpuS: 0, kafkaBytes: NaN, fetchCpuS: NaN };
     await ingestWriter?.stop();
     ingestWriter = undefined;
-    return { compression, sent, inTopic, distributorCpuS: cpuS, brokerCpuS: brokerCpu, kafkaBytes: topicBytes(kafka, topic), fetchCpuS: await fetchAll(kafka, topic) };
+    return {
+      compression,
+      sent,
+      inTopic,
+      distributorCpuS: cpuS,
+      brokerCpuS: brokerCpu,
+      kafkaBytes: topicBytes(kafka, topic),
+      fetchCpuS: await fetchAll(kafka, topic),
+    };
   } finally {
     await ingestWriter?.stop();
   }

@@ -8,7 +8,7 @@ export const DEFAULT_MAX_RECORD_SIZE_BYTES = 15_983_616;
 /** Kafka's producer default of max.in.flight.requests.per.connection. */
 export const DEFAULT_PRODUCER_MAX_IN_FLIGHT = 5;
 /** Codecs of -ingest-storage.kafka.producer-compression (Kafka's compression.type, gzip aside). */
-export const PRODUCER_COMPRESSIONS = ['none', 'snappy', 'lz4', 'zstd'] as const;
+const PRODUCER_COMPRESSIONS = ['none', 'snappy', 'lz4', 'zstd'] as const;
 export type ProducerCompression = (typeof PRODUCER_COMPRESSIONS)[number];
 
 export const kafkaConfigShape = {

@@ -252,7 +252,11 @@ describe('IngestWriter', () => {
       }
       const c = await readAllOf(env.kafka.brokers, 'codecs', partition, values.length, `writer-codecs-read-${compression}`);
       assert.deepEqual(c.distinctValues(), values, compression);
-      assert.deepEqual(new Set(batchCodecs(env.kafka.dataDir, 'codecs', partition)), new Set([CODEC_IDS[compression]]), `${compression}: codec of every batch in the log`);
+      assert.deepEqual(
+        new Set(batchCodecs(env.kafka.dataDir, 'codecs', partition)),
+        new Set([CODEC_IDS[compression]]),
+        `${compression}: codec of every batch in the log`,
+      );
       const formatOf = new Map(c.records.map((r) => [r.value.toString(), r.format]));
       assert.deepEqual(
         values.map((v) => formatOf.get(v)),
