@@ -7,7 +7,7 @@ export { fetchLastProducedOffsets } from './offsets.ts';
 export { LastProducedOffsetsReader } from './last-produced-offsets.ts';
 export type { LastProducedOffsetsOptions } from './last-produced-offsets.ts';
 export { KafkaError, KafkaUnavailableError, PartitionReaderFailedError } from './errors.ts';
-export { DEFAULT_TOPIC, RECORD_FORMAT_SYMBOLIZED, RECORD_FORMAT_WRITE_REQUEST, RECORD_VERSION_HEADER } from './record.ts';
+export { DEFAULT_TOPIC, fromMessage } from './record.ts';
 export type { ConsumedRecord, PartitionRecord, RecordFormat } from './record.ts';
 export type { Logger } from './logger.ts';
 export { DEFAULT_MAX_RECORD_SIZE_BYTES, DEFAULT_PRODUCER_MAX_IN_FLIGHT, kafkaConfigShape, kafkaBrokers } from './config.ts';

@@ -8,7 +8,7 @@ import { compressSync } from 'snappy';
 import { uncompress, uncompressedLength } from '@strata/snappy';
 
 export const DEFAULT_TOPIC = 'ingest';
-export const RECORD_VERSION_HEADER = 'v';
+const RECORD_VERSION_HEADER = 'v';
 /** Version 1: the value is a remote-write 1.0 WriteRequest holding one partition's series, as it is. */
 const RECORD_FORMAT_UNCOMPRESSED = '1';
 /**
