@@ -83,9 +83,10 @@ export class BlockBuilder {
 
   /**
    * Adds one series. Labels must be normalised (see normaliseLabels) and each
-   * call's labels sort after the previous call's; chunks in time order, not overlapping.
+   * call's labels sort after the previous call's; chunks in time order, not overlapping. `flat`: the
+   * same labels as name, value, … when the caller holds them so (a head does), kept instead of a copy.
    */
-  async addSeries(labels: Labels, chunks: readonly EncodedChunk[]): Promise<void> {
+  async addSeries(labels: Labels, chunks: readonly EncodedChunk[], flat: readonly string[] = flatLabels(labels)): Promise<void> {
     if (chunks.length === 0) return;
     const prev = this.lastLabels;
     if (prev !== null && compareLabels(prev, labels) >= 0) {
@@ -106,7 +107,7 @@ export class BlockBuilder {
     this.numChunks += metas.length;
     if (metas[0].minTime < this.minTime) this.minTime = metas[0].minTime;
     if (metas[metas.length - 1].maxTime > this.maxTime) this.maxTime = metas[metas.length - 1].maxTime;
-    this.series.push({ labels: flatLabels(labels), chunks: metas });
+    this.series.push({ labels: flat, chunks: metas });
     this.lastLabels = labels;
   }
 

@@ -30,10 +30,11 @@ export interface WriteBlockOptions extends FinishBlockOptions {
 export interface WriteChunksBlockOptions extends FinishBlockOptions {
   dir: string;
   /** Series with encoded chunks; sorted here after label normalisation. */
-  series: Iterable<{ labels: Labels; chunks: readonly EncodedChunk[] }>;
+  series: Iterable<{ labels: Labels; chunks: readonly EncodedChunk[]; flat?: readonly string[] }>;
   /**
    * The series are unique, sorted by labels and their labels normalised, as a head's snapshot is:
-   * each series' labels are then taken once, as it is written (a head's are made on demand).
+   * each series' labels are then taken once, as it is written (a head's are made on demand), and
+   * its `flat` labels, when it has them, are what the index keeps.
    */
   sorted?: boolean;
   ulid?: string;
@@ -87,13 +88,13 @@ export async function writeBlock(opts: WriteBlockOptions): Promise<WrittenBlock 
 /** Writes a block from encoded chunks; null (nothing written) when there is no series. */
 export async function writeBlockFromChunks(opts: WriteChunksBlockOptions): Promise<WrittenBlock | null> {
   // In turns of the event loop: an ingester cuts blocks of a million series while it consumes and answers.
-  const series = opts.sorted === true ? opts.series : await normalisedAndSorted(opts.series);
+  const series: WriteChunksBlockOptions['series'] = opts.sorted === true ? opts.series : await normalisedAndSorted(opts.series);
   const b = await BlockBuilder.create({ dir: opts.dir, ulid: opts.ulid, segmentSize: opts.segmentSize });
   try {
     const turns = new Turns();
     for (const s of series) {
       if (turns.due()) await turns.next();
-      await b.addSeries(s.labels, s.chunks);
+      await b.addSeries(s.labels, s.chunks, s.flat);
     }
     return await b.finish(opts);
   } catch (err) {
