@@ -26,6 +26,7 @@ import { loadAverage, machineDescription, rssBytes, sum } from './proc-stats.ts'
 import { renderNotes, renderTable, type TargetReport } from './report.ts';
 import { scaleBench } from './scale.ts';
 import { sleep } from './sender.ts';
+import { heapSizeMiB, memoryBudget } from '@strata/service';
 import { PrometheusTarget, StrataTarget, VictoriaMetricsTarget, type BenchTarget } from './targets.ts';
 
 type TargetKey = 'strata' | 'prometheus' | 'victoria';
@@ -300,9 +301,11 @@ async function benchTarget(key: TargetKey, o: Options): Promise<TargetReport> {
 async function profileStrata(o: Options): Promise<void> {
   const profDir = join(runDir, 'profiles');
   mkdirSync(profDir, { recursive: true });
-  // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preloaded module runs the profiler instead.
+  // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preloaded module runs the profiler instead. The heap is
+  // sized here as the memory budget would size it: a process re-executing itself for that loses its profiler.
   const saved = process.env.NODE_OPTIONS;
-  process.env.NODE_OPTIONS = [saved, `--import=${new URL('./profiler-preload.mjs', import.meta.url).pathname}`].filter(Boolean).join(' ');
+  const preload = `--import=${new URL('./profiler-preload.mjs', import.meta.url).pathname}`;
+  process.env.NODE_OPTIONS = [saved, `--max-old-space-size=${heapSizeMiB(memoryBudget(0))}`, preload].filter(Boolean).join(' ');
   process.env.STRATA_BENCH_PROFILE_DIR = profDir;
   let target: StrataTarget;
   try {

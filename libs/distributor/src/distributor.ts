@@ -44,7 +44,7 @@ import { REQUEST_LATENCY_BUCKETS, exemplarsEnabled as registryTakesExemplars, ty
 import { errors } from './errors.ts';
 import { framedSize, packRecords } from './records.ts';
 import { seriesTokenFrom } from './sharding.ts';
-import { PushBatch, labelsToStore, relabelled, type Failure, type PartitionSeries, type RouteOutcome, type Routable, type TimeBounds } from './push-batch.ts';
+import { PushBatch, labelsToStore, ownLabels, type Failure, type PartitionSeries, type RouteOutcome, type Routable, type TimeBounds } from './push-batch.ts';
 import { KnownSeries } from './known-series.ts';
 import { HaDedupe } from './ha-dedupe.ts';
 import { WritePartitions, type PartitionLookup } from '@strata/ring';
@@ -374,21 +374,20 @@ export class Distributor {
     const knownToken = s instanceof ParsedSeries && !b.relabelling ? this.known.token(s, b.seed, b.labelLimits) : -1;
     const fast = knownToken >= 0;
     const run = this.known.run;
-    // The labels to check and store when not `fast`: relabelled by the tenant's rules, sorted as Prometheus sorts them.
-    const own = fast || !b.relabelling ? s.labels : relabelled(s.labels, b.limits);
-    if (own === undefined) {
+    // Known series were sent sorted and are never decoded. The rest: relabelled by the tenant's rules, sorted as Prometheus sorts them.
+    const own = fast ? undefined : ownLabels(b, s);
+    if (own === null) {
       this.relabelDropped.inc({ tenant: b.tenant });
       return;
     }
-    // Known series were sent sorted; the rest are sorted here (in place, on the parsed or relabelled labels).
-    const resorted = !fast && (sortLabelsInPlace(own) || own !== s.labels);
+    const resorted = own !== undefined && (sortLabelsInPlace(own) || own !== s.labels);
     const failure =
       steps.reject?.(s) ??
-      (fast ? undefined : validateParsedSeries({ labels: own, invalidUtf8: s.invalidUtf8 }, b.labelLimits)) ??
+      (own === undefined ? undefined : validateParsedSeries({ labels: own, invalidUtf8: s.invalidUtf8 }, b.labelLimits)) ??
       checkSampleTimes(s, b.now, b.limits);
     if (failure !== undefined) return this.rejectSeries(b, s, failure);
     // undefined: the labels as sent (not decoded when `fast`).
-    const labels = labelsToStore(s, own, fast, resorted, b.haReplicaLabel);
+    const labels = labelsToStore(s, own, resorted, b.haReplicaLabel);
     let body = steps.body(s, labels);
     if (!b.exemplarsEnabled && s.exemplars > 0) body = withoutExemplars(body);
     let histograms = s.histograms;

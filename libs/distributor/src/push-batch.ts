@@ -127,7 +127,12 @@ export class PushBatch {
 }
 
 /** The labels the tenant's metric_relabel_configs and drop_labels leave (sorted); undefined when a rule dropped the series. */
-export function relabelled(labels: Label[], limits: Readonly<TenantLimits>): Label[] | undefined {
+/** A series' labels to check and store (decoded, relabelled when the tenant has rules); null when a rule dropped it. */
+export function ownLabels(b: PushBatch, s: Routable): Label[] | null {
+  return b.relabelling ? (relabelled(s.labels, b.limits) ?? null) : s.labels;
+}
+
+function relabelled(labels: Label[], limits: Readonly<TenantLimits>): Label[] | undefined {
   const out = relabel(labels, limits.metricRelabelConfigs);
   if (out === undefined || limits.dropLabels.length === 0) return out;
   const kept = out.filter((l) => !limits.dropLabels.includes(l.name));
@@ -137,11 +142,11 @@ export function relabelled(labels: Label[], limits: Readonly<TenantLimits>): Lab
 /**
  * The labels to store when they differ from the labels as sent: without empty values (Prometheus
  * treats an empty value as no label) and without the HA replica label; undefined: store them as
- * sent (`fast`: they were never decoded).
+ * sent (`own` undefined: they were never decoded).
  */
-export function labelsToStore(s: Routable, own: Label[], fast: boolean, resorted: boolean, haReplicaLabel: string | undefined): Label[] | undefined {
+export function labelsToStore(s: Routable, own: Label[] | undefined, resorted: boolean, haReplicaLabel: string | undefined): Label[] | undefined {
   let labels: Label[] | undefined;
-  if (!fast) labels = withoutEmptyLabelValues(own);
+  if (own !== undefined) labels = withoutEmptyLabelValues(own);
   if (haReplicaLabel !== undefined) labels = withoutLabel(labels ?? s.labels, haReplicaLabel);
   if (labels !== undefined && labels === s.labels && !resorted) labels = undefined;
   return labels;
