@@ -127,7 +127,7 @@ describe('telemetrygen over OTLP/HTTP: Strata answers as Prometheus 3 does', { t
       startSingleProcess('telemetrygen', [`-runtime-config.file=${runtime}`]),
       startPrometheus3(
         dir,
-        ['--web.enable-otlp-receiver', '--web.enable-remote-write-receiver', '--enable-feature=otlp-native-delta-ingestion'],
+        ['--web.enable-otlp-receiver', '--web.enable-remote-write-receiver', '--enable-feature=otlp-native-delta-ingestion,exemplar-storage'],
         PROMETHEUS_CONFIG,
       ),
     ]);
@@ -224,6 +224,66 @@ describe('telemetrygen over OTLP/HTTP: Strata answers as Prometheus 3 does', { t
       tg_queue: 'gauge',
       tg_requests_total: 'counter',
     });
+  });
+
+  test('target_info spans a request every 2.5 minutes; exponential histograms keep their exemplars (zero threshold as Prometheus 3)', async () => {
+    const ns = (s: number) => BigInt(s) * 1_000_000_000n;
+    const latest = end - 1;
+    const traceId = '0102030405060708090a0b0c0d0e0f10';
+    const spanId = 'a0a1a2a3a4a5a6a7';
+    const body = encodeExportRequest({
+      resourceMetrics: [
+        {
+          resource: { 'service.name': 'spanning', 'service.instance.id': 'i-1', 'host.name': 'node-2' },
+          scopeMetrics: [
+            {
+              metrics: [
+                { name: 'spanning.gauge', gauge: { dataPoints: [{ timeUnixNano: ns(latest - 400), value: 1 }] } },
+                {
+                  name: 'spanning.latency',
+                  exponentialHistogram: {
+                    aggregationTemporality: 2,
+                    dataPoints: [
+                      {
+                        timeUnixNano: ns(latest),
+                        count: 9,
+                        sum: 4.5,
+                        scale: 2,
+                        zeroCount: 3,
+                        zeroThreshold: 0.001,
+                        positive: { offset: -2, bucketCounts: [1, 2, 0, 0, 0, 3] },
+                        exemplars: [{ timeUnixNano: ns(latest - 2), value: 0.7, traceId, spanId }],
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const post = (url: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body }).then((r) => r.status);
+    assert.deepEqual(await Promise.all([post(`${strata.strata.url}/otlp/v1/metrics`), post(`${prometheus.url}/api/v1/otlp/v1/metrics`)]), [200, 200]);
+    const samples = { query: 'target_info{job="spanning"}[10m]', time: String(latest) };
+    const p = await get(prometheus.url, '/api/v1/query', samples);
+    const s = await waitFor('the spanning resource in Strata', async () => {
+      const r = await get(strata.strata.url, '/prometheus/api/v1/query', samples);
+      return (r.data as { result: unknown[] }).result.length > 0 ? r : undefined;
+    });
+    assert.deepEqual(normalised(s.data), normalised(p.data), 'target_info samples');
+    const values = (p.data as { result: { values: [number, string][] }[] }).result[0].values.map(([t]) => latest - t);
+    assert.deepEqual(values, [400, 250, 100, 0], 'Prometheus 3 writes target_info every 150 s from the earliest point, then at the latest');
+    const histogram = { query: 'spanning_latency', time: String(latest) };
+    const [ph, sh] = await Promise.all([get(prometheus.url, '/api/v1/query', histogram), get(strata.strata.url, '/prometheus/api/v1/query', histogram)]);
+    assert.deepEqual(normalised(sh.data), normalised(ph.data), 'the histogram, its zero bucket included');
+    const exemplars = { query: 'spanning_latency', start: String(latest - 10), end: String(latest) };
+    const [pe, se] = await Promise.all([
+      get(prometheus.url, '/api/v1/query_exemplars', exemplars),
+      get(strata.strata.url, '/prometheus/api/v1/query_exemplars', exemplars),
+    ]);
+    assert.notDeepEqual(pe.data, [], 'Prometheus 3 keeps the exemplar');
+    assert.deepEqual(normalised(se.data), normalised(pe.data), 'exemplars');
   });
 
   test('scope promotion and Content-Encoding: both take gzip OTLP; remote write gzip is 415 on both; zstd OTLP only Strata (as Mimir)', async () => {

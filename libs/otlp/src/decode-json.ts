@@ -104,7 +104,7 @@ function numberPoint(o: Obj, path: string): NumberDataPoint {
     startTimeUnixNano: uint64(o, 'startTimeUnixNano', path),
     timeUnixNano: uint64(o, 'timeUnixNano', path),
     value: asInt != null ? Number(int64(asInt, `${path}.asInt`)) : double(o, 'asDouble', path),
-    exemplars: list(o, 'exemplars', path).map((x, i) => exemplar(obj(x, `${path}.exemplars[${i}]`), `${path}.exemplars[${i}]`)),
+    exemplars: exemplars(o, path),
     flags: Number(uint64(o, 'flags', path)),
   };
 }
@@ -119,7 +119,7 @@ function histogramPoint(o: Obj, path: string): HistogramDataPoint {
     sum: sum == null ? undefined : toDouble(sum, `${path}.sum`),
     bucketCounts: list(o, 'bucketCounts', path).map((c, i) => Number(toUint64(c, `${path}.bucketCounts[${i}]`))),
     explicitBounds: list(o, 'explicitBounds', path).map((b, i) => toDouble(b, `${path}.explicitBounds[${i}]`)),
-    exemplars: list(o, 'exemplars', path).map((x, i) => exemplar(obj(x, `${path}.exemplars[${i}]`), `${path}.exemplars[${i}]`)),
+    exemplars: exemplars(o, path),
     flags: Number(uint64(o, 'flags', path)),
   };
 }
@@ -150,6 +150,7 @@ function exponentialPoint(o: Obj, path: string): ExponentialHistogramDataPoint {
     zeroThreshold: zt == null ? 0 : toDouble(zt, `${path}.zeroThreshold`),
     positive: buckets(o, 'positive', path),
     negative: buckets(o, 'negative', path),
+    exemplars: exemplars(o, path),
     flags: Number(uint64(o, 'flags', path)),
   };
 }
@@ -167,6 +168,10 @@ function summaryPoint(o: Obj, path: string): SummaryDataPoint {
     }),
     flags: Number(uint64(o, 'flags', path)),
   };
+}
+
+function exemplars(o: Obj, path: string): OtlpExemplar[] {
+  return list(o, 'exemplars', path).map((x, i) => exemplar(obj(x, `${path}.exemplars[${i}]`), `${path}.exemplars[${i}]`));
 }
 
 function exemplar(o: Obj, path: string): OtlpExemplar {

@@ -321,6 +321,7 @@ function readExponentialPoint(r: ProtoReader, end: number): ExponentialHistogram
     zeroThreshold: 0,
     positive: { offset: 0, bucketCounts: [] },
     negative: { offset: 0, bucketCounts: [] },
+    exemplars: [],
     flags: 0,
   };
   const msg = 'ExponentialHistogramDataPoint';
@@ -358,6 +359,9 @@ function readExponentialPoint(r: ProtoReader, end: number): ExponentialHistogram
         break;
       case 0x50:
         p.flags = r.uvarint(end, 10, msg);
+        break;
+      case 0x5a:
+        p.exemplars.push(readExemplar(r, r.len(end, 11, msg)));
         break;
       case 0x71:
         p.zeroThreshold = readDouble(r, end, 14, msg);

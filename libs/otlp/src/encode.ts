@@ -62,6 +62,7 @@ export interface ExponentialPointInput {
   zeroThreshold?: number;
   positive?: { offset: number; bucketCounts: number[] };
   negative?: { offset: number; bucketCounts: number[] };
+  exemplars?: ExemplarInput[];
   flags?: number;
 }
 
@@ -160,6 +161,7 @@ function writeMetric(w: ProtoWriter, m: MetricInput): void {
         w.end(bs);
       }
       if (p.flags !== undefined) varint(w, 10, p.flags);
+      for (const x of p.exemplars ?? []) writeExemplar(w, 11, x);
       if (p.zeroThreshold !== undefined) {
         w.tag(14, WIRE_FIXED64);
         w.double(p.zeroThreshold);
@@ -352,6 +354,7 @@ function metricJson(m: MetricInput): unknown {
           zeroThreshold: p.zeroThreshold === undefined ? undefined : num(p.zeroThreshold),
           positive: p.positive === undefined ? undefined : { offset: p.positive.offset, bucketCounts: p.positive.bucketCounts.map(String) },
           negative: p.negative === undefined ? undefined : { offset: p.negative.offset, bucketCounts: p.negative.bucketCounts.map(String) },
+          exemplars: p.exemplars?.map(exemplarJson),
           flags: p.flags,
         })),
       },

@@ -69,6 +69,7 @@ export interface ExponentialHistogramDataPoint {
   zeroThreshold: number;
   positive: ExponentialBuckets;
   negative: ExponentialBuckets;
+  exemplars: OtlpExemplar[];
   flags: number;
 }
 

@@ -213,7 +213,14 @@ test('translation: gauges, counters with _total, histograms, summaries, job/inst
   assert.deepEqual(find(t, { __name__: 'rpc_latency_seconds_sum', ...JOB }).samples, [{ value: 2.5, timestamp: T_MS }]);
 
   const info = find(t, { __name__: 'target_info', big_int: '-9007199254740993', host_name: 'node-7', k8s_pod_uid: '123', tags: '["a",1,true]', ...JOB });
-  assert.deepEqual(info.samples, [{ value: 1, timestamp: T_MS + 15_000 }], "target_info at the resource's latest timestamp");
+  assert.deepEqual(
+    info.samples,
+    [
+      { value: 1, timestamp: T_MS },
+      { value: 1, timestamp: T_MS + 15_000 },
+    ],
+    "target_info from the resource's earliest point, every 150 s, and at its latest",
+  );
   assert.deepEqual(find(t, { __name__: 'no_service' }).samples, [{ value: 1, timestamp: T_MS }]);
   assert.equal(series(t).filter((s) => s.__name__ === 'target_info').length, 1, 'a resource without job/instance gets no target_info');
 
@@ -519,7 +526,7 @@ test('exponential histograms become native histograms as Prometheus converts the
     assert.deepEqual(a.histogram, {
       counterResetHint: 'unknown',
       schema: 2,
-      zeroThreshold: 1e-9,
+      zeroThreshold: 1e-128, // Prometheus' own, not the point's 1e-9
       zeroCount: 1,
       count: 13,
       sum: 4.5,
@@ -538,5 +545,83 @@ test('exponential histograms become native histograms as Prometheus converts the
       t.metadata.find((m) => m.metricFamilyName === 'rpc_duration_seconds'),
       { type: 'histogram', metricFamilyName: 'rpc_duration_seconds', help: '', unit: 'seconds' },
     );
+  }
+});
+
+test('target_info: every 150 s from the earliest point (refused metrics count) to the latest, once per timestamp, at most the last hour', () => {
+  const s = (n: number) => BigInt(n) * 1_000_000_000n;
+  const at = (t: bigint) => ({ timeUnixNano: t, value: 1 });
+  const resource = { 'service.name': 'span', 'service.instance.id': 'i', 'host.name': 'h' };
+  const times = (points: bigint[], twice = false) => {
+    const rm = { resource, scopeMetrics: [{ metrics: [{ name: 'g', gauge: { dataPoints: points.map(at) } }] }] };
+    const t = translateMetrics(decodeExportRequest(encodeExportRequest({ resourceMetrics: twice ? [rm, rm] : [rm] })));
+    return find(t, { __name__: 'target_info', host_name: 'h', job: 'span', instance: 'i' }).samples.map((x) => x.timestamp / 1000 - 1_000_000);
+  };
+  assert.deepEqual(times([s(1_000_000), s(1_000_400)]), [0, 150, 300, 400]);
+  assert.deepEqual(times([s(1_000_000), s(1_000_300)]), [0, 150, 300], 'no second sample at the latest when the step lands on it');
+  assert.deepEqual(times([s(1_000_000), s(1_000_400)], true), [0, 150, 300, 400], 'two resources with the same labels: one sample per timestamp');
+  const wide = times([0n, s(1_000_400)]);
+  assert.equal(wide.length, 25, 'a point at 1970 does not make millions of samples');
+  assert.equal(wide.at(-1), 400);
+  const refused = translateMetrics(
+    decodeExportRequest(
+      encodeExportRequest({
+        resourceMetrics: [
+          {
+            resource,
+            scopeMetrics: [
+              {
+                metrics: [
+                  { name: 'g', gauge: { dataPoints: [at(s(1_000_300))] } },
+                  { name: 'd', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [at(s(1_000_000))] } },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    ),
+  );
+  assert.equal(refused.errors.length, 1, 'the delta sum is refused');
+  assert.deepEqual(
+    find(refused, { __name__: 'target_info', host_name: 'h', job: 'span', instance: 'i' }).samples.map((x) => x.timestamp / 1000 - 1_000_000),
+    [0, 150, 300],
+    "a refused metric's points still widen the span, as in Prometheus",
+  );
+});
+
+test('exponential histogram points keep their exemplars (trace and span ids as labels), from protobuf and JSON', () => {
+  const req = {
+    resourceMetrics: [
+      {
+        resource: { 'service.name': 'x' },
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'lat',
+                exponentialHistogram: {
+                  aggregationTemporality: 2 as const,
+                  dataPoints: [{ timeUnixNano: T, count: 1, scale: 0, exemplars: [{ timeUnixNano: T, value: 0.5, traceId: TRACE, spanId: SPAN }] }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  for (const decoded of [decodeExportRequest(encodeExportRequest(req)), decodeExportRequestJson(encodeExportRequestJson(req))]) {
+    const t = translateMetrics(decoded);
+    assert.deepEqual(find(t, { __name__: 'lat', job: 'x' }).exemplars, [
+      {
+        labels: [
+          { name: 'trace_id', value: TRACE },
+          { name: 'span_id', value: SPAN },
+        ],
+        value: 0.5,
+        timestamp: T_MS,
+      },
+    ]);
   }
 });

@@ -75,6 +75,15 @@ export interface Translation {
 }
 
 const TARGET_INFO = 'target_info';
+/** Half of the 5-minute lookback delta, as Prometheus' OTLP receiver spaces target_info samples. */
+const TARGET_INFO_INTERVAL_MS = 150_000;
+/**
+ * target_info covers at most a request's last hour (25 samples): Prometheus walks the whole span,
+ * so one point stamped 1970 costs it millions of samples, and its head takes none older than that.
+ */
+const TARGET_INFO_SPAN_MS = 3_600_000;
+/** The zero bucket's width Prometheus gives every converted exponential histogram. */
+const OTLP_ZERO_THRESHOLD = 1e-128;
 /** OpenMetrics caps exemplar labels at 128 UTF-8 characters; attributes go only if they fit. */
 const MAX_EXEMPLAR_RUNES = 128;
 
@@ -114,69 +123,78 @@ function promotionOf(opts: TranslateOptions): Promotion | undefined {
 
 function addResourceMetrics(c: Conversion, rm: ResourceMetrics): void {
   const resource = resourceOf(rm.resource, c.naming, c.promotion);
-  let latest = 0n;
+  const span: TimeSpan = { earliest: -1n, latest: 0n };
   for (const sm of rm.scopeMetrics) {
     resource.scope = c.opts.promoteScopeMetadata === true ? scopeLabels(sm.scope, sm.schemaUrl, c.naming.escape) : undefined;
     for (const m of sm.metrics) {
-      const t = addMetric(c, resource, m);
-      if (t > latest) latest = t;
+      widenToPoints(span, m);
+      addMetric(c, resource, m);
     }
   }
-  if (addTargetInfo(c.out, resource, latest, c.opts.keepIdentifyingResourceAttributes === true) && !c.metadata.has(TARGET_INFO)) {
+  if (addTargetInfo(c.out, resource, span, c.opts.keepIdentifyingResourceAttributes === true) && !c.metadata.has(TARGET_INFO)) {
     c.metadata.set(TARGET_INFO, { type: 'gauge', metricFamilyName: TARGET_INFO, help: 'Target metadata', unit: '' });
   }
 }
 
-/** One metric's points and metadata; returns the latest timestamp added (0n: none). */
-function addMetric(c: Conversion, resource: Resource, m: OtlpMetric): bigint {
+/** One metric's points and metadata. */
+function addMetric(c: Conversion, resource: Resource, m: OtlpMetric): void {
   const problem = unsupported(m, c.opts.allowDelta === true);
   if (problem !== undefined) {
     c.errors.push(problem);
     c.droppedPoints += pointCount(m);
-    return 0n;
+    return;
   }
   const name = metricName(m, c.naming);
-  const latest = addPoints(c, resource, name, m);
+  addPoints(c, resource, name, m);
   c.out.startMs = 0;
   if (!c.metadata.has(name) && name !== '') {
     c.metadata.set(name, { type: metricType(m), metricFamilyName: name, help: m.description, unit: prometheusUnit(m.unit) });
   }
-  return latest;
 }
 
-function addPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetric): bigint {
+/** The earliest and latest point of a resource (ns); earliest -1n: no point yet. */
+interface TimeSpan {
+  earliest: bigint;
+  latest: bigint;
+}
+
+/** Every point counts, those of metrics then refused too, as in Prometheus' receiver. */
+function widenToPoints(span: TimeSpan, m: OtlpMetric): void {
+  const widen = (p: { timeUnixNano: bigint }) => {
+    if (span.earliest < 0n || p.timeUnixNano < span.earliest) span.earliest = p.timeUnixNano;
+    if (p.timeUnixNano > span.latest) span.latest = p.timeUnixNano;
+  };
+  m.numberPoints.forEach(widen);
+  m.histogramPoints.forEach(widen);
+  m.exponentialPoints.forEach(widen);
+  m.summaryPoints.forEach(widen);
+}
+
+function addPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetric): void {
   const out = c.out;
   const delta = m.temporality === TEMPORALITY_DELTA;
-  let latest = 0n;
-  const seen = (t: bigint) => {
-    if (t > latest) latest = t;
-  };
   switch (m.kind) {
     case 'gauge':
     case 'sum':
       for (const p of m.numberPoints) {
         out.startMs = startOf(c, m, p.startTimeUnixNano);
         addNumberPoint(out, resource, name, p);
-        seen(p.timeUnixNano);
       }
-      return latest;
+      return;
     case 'histogram':
       for (const p of m.histogramPoints) {
         out.startMs = startOf(c, m, p.startTimeUnixNano);
         if (c.opts.convertHistogramsToNhcb === true) addCustomBucketsPoint(out, resource, name, p, delta);
         else addHistogramPoint(out, resource, name, p);
-        seen(p.timeUnixNano);
       }
-      return latest;
+      return;
     case 'exponential_histogram':
       return addExponentialPoints(c, resource, name, m);
     default:
       for (const p of m.summaryPoints) {
         out.startMs = startOf(c, m, p.startTimeUnixNano);
         addSummaryPoint(out, resource, name, p);
-        seen(p.timeUnixNano);
       }
-      return latest;
   }
 }
 
@@ -303,8 +321,7 @@ function spansOf(b: ExponentialBuckets, scaleDown: number): { spans: HistogramSp
 }
 
 /** Points with a scale below Prometheus' lowest schema are dropped and listed; the rest become native histograms. */
-function addExponentialPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetric): bigint {
-  let latest = 0n;
+function addExponentialPoints(c: Conversion, resource: Resource, name: string, m: OtlpMetric): void {
   let bad = 0;
   for (const p of m.exponentialPoints) {
     if (p.scale < -4) {
@@ -313,13 +330,11 @@ function addExponentialPoints(c: Conversion, resource: Resource, name: string, m
     }
     c.out.startMs = startOf(c, m, p.startTimeUnixNano);
     addExponentialPoint(c.out, resource, name, p, m.temporality === TEMPORALITY_DELTA);
-    if (p.timeUnixNano > latest) latest = p.timeUnixNano;
   }
   if (bad > 0) {
     c.errors.push(`OTLP metric ${JSON.stringify(m.name)} has exponential histogram points with a scale below -4, the lowest native histogram schema`);
     c.droppedPoints += bad;
   }
-  return latest;
 }
 
 /** A delta point is a gauge histogram, Prometheus' hint for native deltas (no counter-reset detection). */
@@ -331,7 +346,8 @@ function addExponentialPoint(out: SeriesSet, resource: Resource, name: string, p
   const histogram: NativeHistogram = {
     counterResetHint: delta ? 'gauge' : 'unknown',
     schema: p.scale - scaleDown,
-    zeroThreshold: p.zeroThreshold,
+    // Prometheus' receiver ignores the point's zero_threshold and uses its own (1e-128): so do we, for equal answers.
+    zeroThreshold: OTLP_ZERO_THRESHOLD,
     zeroCount: p.zeroCount,
     count: p.count,
     sum: stale ? STALE_NAN : (p.sum ?? 0),
@@ -340,7 +356,11 @@ function addExponentialPoint(out: SeriesSet, resource: Resource, name: string, p
     negativeSpans: neg.spans,
     negativeBuckets: neg.counts,
   };
-  out.addHistogram(withName(baseLabels(resource, p.attributes), name), encodeHistogram({ timestamp: toMillis(p.timeUnixNano), float: false, histogram }));
+  const series = out.addHistogram(
+    withName(baseLabels(resource, p.attributes), name),
+    encodeHistogram({ timestamp: toMillis(p.timeUnixNano), float: false, histogram }),
+  );
+  for (const x of p.exemplars) if (x.value <= Infinity) series.exemplars!.push(exemplar(x));
 }
 
 /** An explicit-bucket point as one native histogram with custom buckets, its exemplars on the one series. */
@@ -359,12 +379,22 @@ function addSummaryPoint(out: SeriesSet, resource: Resource, name: string, p: Su
   }
 }
 
-/** `target_info{job, instance, <other resource attributes>} 1` at the resource's latest timestamp. */
-function addTargetInfo(out: SeriesSet, resource: Resource, latest: bigint, keepIdentifying: boolean): boolean {
-  if (latest === 0n) return false;
+/**
+ * `target_info{job, instance, <other resource attributes>} 1` from the resource's earliest point to
+ * its latest, every half lookback delta (Prometheus' and Mimir's 5 m default), so that a join with
+ * target_info finds it at every step; one sample per timestamp when resources share the labels.
+ */
+function addTargetInfo(out: SeriesSet, resource: Resource, span: TimeSpan, keepIdentifying: boolean): boolean {
+  if (span.earliest < 0n) return false;
   const labels = targetInfoLabels(resource, keepIdentifying);
   if (labels === undefined) return false;
-  out.add(withName(labels, TARGET_INFO), { value: 1, timestamp: toMillis(latest) });
+  const named = withName(labels, TARGET_INFO);
+  const latest = toMillis(span.latest);
+  const times: number[] = [];
+  for (let t = Math.max(toMillis(span.earliest), latest - TARGET_INFO_SPAN_MS); t < latest; t += TARGET_INFO_INTERVAL_MS) times.push(t);
+  times.push(latest);
+  const written = new Set(out.find(named)?.samples.map((s) => s.timestamp));
+  for (const timestamp of times) if (!written.has(timestamp)) out.add(named, { value: 1, timestamp });
   return true;
 }
 
@@ -425,27 +455,38 @@ class SeriesSet {
 
   add(labels: Label[], s: SampleInput): SeriesInput {
     if (this.startMs !== 0) s.startTimestamp = this.startMs;
-    let key = '';
-    for (const l of labels) key += l.name + '\xff' + l.value + '\xff';
-    let series = this.byKey.get(key);
-    if (series === undefined) this.byKey.set(key, (series = { labels, samples: [], exemplars: [] }));
+    const series = this.seriesOf(labels);
     series.samples.push(s);
     return series;
   }
 
   addHistogram(labels: Label[], h: Uint8Array): SeriesInput {
     if (this.startMs !== 0) h = withStartTimestamp(h, this.startMs);
-    let key = '';
-    for (const l of labels) key += l.name + '\xff' + l.value + '\xff';
-    let series = this.byKey.get(key);
-    if (series === undefined) this.byKey.set(key, (series = { labels, samples: [], exemplars: [] }));
+    const series = this.seriesOf(labels);
     (series.histograms ??= []).push(h);
     return series;
+  }
+
+  find(labels: Label[]): SeriesInput | undefined {
+    return this.byKey.get(keyOf(labels));
   }
 
   series(): SeriesInput[] {
     return [...this.byKey.values()];
   }
+
+  private seriesOf(labels: Label[]): SeriesInput {
+    const key = keyOf(labels);
+    let series = this.byKey.get(key);
+    if (series === undefined) this.byKey.set(key, (series = { labels, samples: [], exemplars: [] }));
+    return series;
+  }
+}
+
+function keyOf(labels: Label[]): string {
+  let key = '';
+  for (const l of labels) key += l.name + '\xff' + l.value + '\xff';
+  return key;
 }
 
 /** A Histogram message with its start timestamp (field 17) added: fields may come in any order. */

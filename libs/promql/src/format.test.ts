@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { formatTimestamp, formatValue, toPrometheusData } from './format.ts';
 
 describe('format', () => {
-  it("formats values as Go strconv.FormatFloat(v, 'f', -1, 64)", () => {
+  it("formats values as Prometheus' API does: Go's 'f' format, 'e' below 1e-6 and from 1e21 on", () => {
     const cases: [number, string][] = [
       [0, '0'],
       [-0, '-0'],
@@ -11,11 +11,14 @@ describe('format', () => {
       [-2.5, '-2.5'],
       [0.1, '0.1'],
       [1 / 3, '0.3333333333333333'],
-      [1e21, '1000000000000000000000'],
-      [1.5e300, '15' + '0'.repeat(299)],
-      [1e-7, '0.0000001'],
-      [-1.234e-10, '-0.0000000001234'],
-      [5e-324, '0.' + '0'.repeat(323) + '5'],
+      [1e-6, '0.000001'],
+      [9.99e-7, '9.99e-07'],
+      [1e21, '1e+21'],
+      [1.5e300, '1.5e+300'],
+      [1e-7, '1e-07'],
+      [-1.234e-10, '-1.234e-10'],
+      [1e-128, '1e-128'],
+      [5e-324, '5e-324'],
       [123456789012345680000, '123456789012345680000'],
       [NaN, 'NaN'],
       [Infinity, '+Inf'],

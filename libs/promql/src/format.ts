@@ -31,8 +31,13 @@ export type PrometheusData =
   | { resultType: 'scalar'; result: PrometheusPoint }
   | { resultType: 'string'; result: [number, string] };
 
-/** Go's strconv.FormatFloat(v, 'f', -1, 64) with Prometheus' "NaN", "+Inf" and "-Inf". */
+/**
+ * A float as Prometheus' API writes it (its jsonutil.MarshalFloat): Go's strconv.FormatFloat(v, 'f', -1, 64),
+ * or 'e' (1e-07, 1.5e+21: two exponent digits at least) below 1e-6 and from 1e21 on; "NaN", "+Inf", "-Inf".
+ */
 export function formatValue(v: number): string {
+  const abs = Math.abs(v);
+  if (abs !== 0 && abs !== Infinity && (abs < 1e-6 || abs >= 1e21)) return v.toExponential().replace(/e([+-])(\d)$/, 'e$10$2');
   return formatGoFloat(v);
 }
 

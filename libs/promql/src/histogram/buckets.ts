@@ -3,6 +3,8 @@
 // compaction. Mirrors Prometheus' model/histogram generic code; works on plain
 // arrays and never mutates its inputs.
 
+import { SCHEMA_8_FRACTIONS } from './exponential-bounds.ts';
+
 /** A run of `length` consecutive buckets, `offset` buckets after the previous run (or from index 0). */
 export interface Span {
   offset: number;
@@ -34,7 +36,7 @@ function ldexp(frac: number, exp: number): number {
 
 /** Fractions in [0.5, 1) of the bucket bounds of schemas 0..8 (Prometheus' exponentialBounds). */
 const EXPONENTIAL_FRACTIONS: number[][] = Array.from({ length: 9 }, (_, schema) =>
-  Array.from({ length: 1 << schema }, (_, j) => (j === 0 ? 0.5 : 2 ** (j / (1 << schema)) / 2)),
+  Array.from({ length: 1 << schema }, (_, j) => SCHEMA_8_FRACTIONS[j << (8 - schema)]),
 );
 
 /** The upper bound of bucket `idx` of an exponential schema (Prometheus' getBoundExponential). */

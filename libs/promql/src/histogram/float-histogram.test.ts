@@ -10,7 +10,10 @@ describe('native histogram buckets', () => {
     assert.equal(exponentialBound(0, 0), 1);
     assert.equal(exponentialBound(1, 0), 2);
     assert.equal(exponentialBound(-1, 0), 0.5);
-    assert.equal(exponentialBound(1, 1), Math.SQRT2);
+    // Prometheus' table, one bit below the correctly rounded √2 (Math.SQRT2): Prometheus prints 1.414213562373095.
+    assert.equal(exponentialBound(1, 1), 1.414213562373095);
+    assert.equal(exponentialBound(-1, 2), 0.8408964152537144);
+    assert.equal(exponentialBound(3, 8), 2 * 0.5040779490592088);
     assert.equal(exponentialBound(1, -1), 4);
     assert.equal(exponentialBound(1024, 0), Number.MAX_VALUE);
   });
@@ -53,7 +56,7 @@ describe('FloatHistogram', () => {
     const x = h('{{schema:1 sum:5 count:4 z_bucket:1 z_bucket_w:0.001 buckets:[1 2] offset:1 n_buckets:[1] counter_reset_hint:gauge}}');
     assert.equal(x.testExpression(), '{{schema:1 count:4 sum:5 z_bucket:1 z_bucket_w:0.001 counter_reset_hint:gauge offset:1 buckets:[1 2] n_buckets:[1]}}');
     // Bounds are computed, not tabled: Go's table can differ in the last bit (0.7071067811865475 there).
-    assert.equal(x.toString(), '{count:4, sum:5, [-1,-0.7071067811865476):1, [-0.001,0.001]:1, (1,1.4142135623730951]:1, (1.4142135623730951,2]:2}');
+    assert.equal(x.toString(), '{count:4, sum:5, [-1,-0.7071067811865475):1, [-0.001,0.001]:1, (1,1.414213562373095]:1, (1.414213562373095,2]:2}');
     const nhcb = h('{{schema:-53 sum:5 count:4 custom_values:[5 10] buckets:[1 2 1]}}');
     assert.ok(nhcb.usesCustomBuckets());
     assert.deepEqual(
