@@ -1,14 +1,21 @@
-// A container in Azure Blob Storage (or Azurite) through @azure/storage-blob, with a
-// shared key. Uploads are block blobs: the SDK stages blocks and commits the list
-// last, so a reader sees the old blob or the new one, never a part.
+// A container in Azure Blob Storage (or Azurite) through @azure/storage-blob, reached with a
+// connection string, a shared key, or (neither given) the pod's managed or workload identity,
+// as Mimir's Azure client chooses. Uploads are block blobs: the SDK stages blocks and commits
+// the list last, so a reader sees the old blob or the new one, never a part.
 
-import { StorageSharedKeyCredential, ContainerClient, type ContainerClient as AzureContainerClient } from '@azure/storage-blob';
+import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential } from '@azure/identity';
+import { StorageSharedKeyCredential, ContainerClient, type ContainerClient as AzureContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
 import { dirPrefix, isFileBody, type Bucket, type ListOptions, type ObjectAttributes, type PutBody } from './bucket.ts';
 import { BucketConfigError, ObjectNotFoundError, foundByAttributes } from './errors.ts';
 
 export interface AzureBucketOptions {
   accountName: string;
+  /** Shared-key auth; '' (and no connection string): a managed or workload identity. */
   accountKey: string;
+  /** Replaces the account name, key and endpoint when set. */
+  connectionString: string;
+  /** The user-assigned managed identity's client id; '': the default credential chain. */
+  userAssignedId: string;
   containerName: string;
   /** Host suffix after `<account>.`; '' for blob.core.windows.net. */
   endpointSuffix: string;
@@ -23,12 +30,15 @@ export class AzureBucket implements Bucket {
   private readonly container: AzureContainerClient;
 
   constructor(opts: AzureBucketOptions) {
-    if (opts.accountKey === '') throw new BucketConfigError('-blocks-storage.azure.account-key is required with -blocks-storage.backend=azure');
+    const options: StoragePipelineOptions = { retryOptions: { maxTries: Math.max(1, opts.maxRetries) } };
+    if (opts.connectionString !== '') {
+      this.container = containerFromConnectionString(opts.connectionString, opts.containerName, options);
+      this.name = `azure://${this.container.accountName}/${opts.containerName}`;
+      return;
+    }
     const service = opts.endpoint !== '' ? opts.endpoint.replace(/\/+$/, '') : `https://${opts.accountName}.${opts.endpointSuffix || 'blob.core.windows.net'}`;
     this.name = `azure://${opts.accountName}/${opts.containerName}`;
-    this.container = new ContainerClient(`${service}/${opts.containerName}`, new StorageSharedKeyCredential(opts.accountName, opts.accountKey), {
-      retryOptions: { maxTries: Math.max(1, opts.maxRetries) },
-    });
+    this.container = new ContainerClient(`${service}/${opts.containerName}`, credentialOf(opts), options);
   }
 
   async get(key: string): Promise<Uint8Array> {
@@ -105,4 +115,25 @@ function toBytes(b: Buffer): Uint8Array {
 
 function status(err: unknown): number | undefined {
   return (err as { statusCode?: number }).statusCode;
+}
+
+/** The account key when given; else a user-assigned managed identity, or the default chain (workload identity, managed identity, ...). */
+function credentialOf(opts: AzureBucketOptions): StorageSharedKeyCredential | TokenCredential {
+  if (opts.accountKey !== '') return new StorageSharedKeyCredential(opts.accountName, opts.accountKey);
+  if (opts.userAssignedId !== '') return new ManagedIdentityCredential({ clientId: opts.userAssignedId });
+  return new DefaultAzureCredential();
+}
+
+function containerFromConnectionString(connectionString: string, containerName: string, options: StoragePipelineOptions): AzureContainerClient {
+  try {
+    return new ContainerClient(connectionString, containerName, options);
+  } catch (err) {
+    // The SDK's message quotes the string, key included: say only what is wrong.
+    throw new BucketConfigError(`-blocks-storage.azure.connection-string is not an Azure storage connection string (${firstWords(err)})`);
+  }
+}
+
+function firstWords(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split(/[:.]/)[0].slice(0, 80);
 }

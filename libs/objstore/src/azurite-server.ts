@@ -18,6 +18,8 @@ export interface LocalAzuriteServer {
   container: string;
   /** The -blocks-storage.* flags that point a Strata app at this server. */
   flags(): string[];
+  /** The same account as an Azure storage connection string. */
+  connectionString(): string;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startAzuriteServer(opts: { dir: string; container?: string
       `-blocks-storage.azure.account-key=${KEY}`,
       `-blocks-storage.azure.container-name=${container}`,
     ],
+    connectionString: () => `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};BlobEndpoint=${endpoint};`,
     stop: () => proc.stop(),
   };
 }

@@ -132,14 +132,62 @@ contract('azure (Azurite on loopback)', async () => {
   };
 });
 
+describe('azure auth (Azurite on loopback)', () => {
+  let dir: string;
+  let azurite: Awaited<ReturnType<typeof startAzuriteServer>>;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'strata-azurite-auth-'));
+    azurite = await startAzuriteServer({ dir });
+  });
+  after(async () => {
+    await azurite?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const parse = (args: string[]) => flagsToConfig(bucketConfigShape, parseFlags(args, {}));
+
+  test('a connection string alone (with the container) reaches the account, and is redacted', async () => {
+    const flags = [
+      '-blocks-storage.backend=azure',
+      `-blocks-storage.azure.connection-string=${azurite.connectionString()}`,
+      `-blocks-storage.azure.container-name=${azurite.container}`,
+    ];
+    const bucket = createBucket(parse(flags));
+    assert.equal(bucket.name, `azure://devstoreaccount1/${azurite.container}`);
+    await bucket.put('auth/connection-string', new TextEncoder().encode('through a connection string'));
+    assert.equal(new TextDecoder().decode(await bucket.get('auth/connection-string')), 'through a connection string');
+    assert.equal(redactConfig(parse(flags))['blocks-storage.azure.connection-string'], '********');
+  });
+
+  test('a malformed connection string is refused at start without echoing it', () => {
+    const secret = 'AccountKey=c2VjcmV0LWtleQ==';
+    assert.throws(
+      () =>
+        createBucket(parse(['-blocks-storage.backend=azure', `-blocks-storage.azure.connection-string=${secret}`, '-blocks-storage.azure.container-name=c'])),
+      (err: Error) => /connection-string is not an Azure storage connection string/.test(err.message) && !err.message.includes('c2VjcmV0'),
+    );
+  });
+
+  test('no key: the default credential chain is used, and its failure says no identity was found', async () => {
+    const bucket = createBucket(
+      parse([
+        '-blocks-storage.backend=azure',
+        `-blocks-storage.azure.endpoint=${azurite.endpoint}`,
+        '-blocks-storage.azure.account-name=devstoreaccount1',
+        `-blocks-storage.azure.container-name=${azurite.container}`,
+      ]),
+    );
+    await assert.rejects(bucket.get('auth/connection-string'), /credential|identity|token/i);
+  });
+});
+
 describe('bucket config', () => {
   test('each cloud backend names its missing flag', () => {
     const parse = (args: string[]) => flagsToConfig(bucketConfigShape, parseFlags(args, {}));
     assert.throws(() => createBucket(parse(['-blocks-storage.backend=gcs'])), /-blocks-storage\.gcs\.bucket-name is required/);
     assert.throws(() => createBucket(parse(['-blocks-storage.backend=azure'])), /-blocks-storage\.azure\.account-name is required/);
     assert.throws(
-      () => createBucket(parse(['-blocks-storage.backend=azure', '-blocks-storage.azure.account-name=a', '-blocks-storage.azure.container-name=c'])),
-      /-blocks-storage\.azure\.account-key is required/,
+      () => createBucket(parse(['-blocks-storage.backend=azure', '-blocks-storage.azure.connection-string=x'])),
+      /-blocks-storage\.azure\.container-name is required/,
     );
     assert.throws(
       () => createBucket(parse(['-blocks-storage.backend=gcs', '-blocks-storage.gcs.bucket-name=b', '-blocks-storage.gcs.service-account=not json'])),

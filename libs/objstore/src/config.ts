@@ -45,7 +45,20 @@ export const bucketConfigShape = {
     .default(20)
     .describe('Attempts per GCS request, uploads included, with exponential backoff (0: unlimited, 1: no retries).'),
   'blocks-storage.azure.account-name': z.string().default('').describe('Azure storage account name (required with -blocks-storage.backend=azure).'),
-  'blocks-storage.azure.account-key': z.string().default('').describe('Azure storage account key (a secret), for shared-key auth.'),
+  'blocks-storage.azure.account-key': z
+    .string()
+    .default('')
+    .describe('Azure storage account key (a secret), for shared-key auth; empty: a managed identity (or workload identity) of the pod.'),
+  'blocks-storage.azure.connection-string': z
+    .string()
+    .default('')
+    .describe('Azure storage connection string (a secret); when set it replaces the account name, key and endpoint flags.'),
+  'blocks-storage.azure.user-assigned-id': z
+    .string()
+    .default('')
+    .describe(
+      "Client id of the user-assigned managed identity to use when no key is set; empty: the pod's default credential (workload identity, then system-assigned).",
+    ),
   'blocks-storage.azure.container-name': z.string().default('').describe('Azure storage container name (required with -blocks-storage.backend=azure).'),
   'blocks-storage.azure.endpoint-suffix': z
     .string()
@@ -86,13 +99,17 @@ function createGcsBucket(config: BucketConfig): Bucket {
 }
 
 function createAzureBucket(config: BucketConfig): Bucket {
-  for (const flag of ['account-name', 'container-name'] as const) {
+  const connectionString = config['blocks-storage.azure.connection-string'];
+  const required = connectionString === '' ? (['account-name', 'container-name'] as const) : (['container-name'] as const);
+  for (const flag of required) {
     if (config[`blocks-storage.azure.${flag}`] === '')
       throw new BucketConfigError(`-blocks-storage.azure.${flag} is required with -blocks-storage.backend=azure`);
   }
   return new AzureBucket({
     accountName: config['blocks-storage.azure.account-name'],
     accountKey: config['blocks-storage.azure.account-key'],
+    connectionString,
+    userAssignedId: config['blocks-storage.azure.user-assigned-id'],
     containerName: config['blocks-storage.azure.container-name'],
     endpointSuffix: config['blocks-storage.azure.endpoint-suffix'],
     endpoint: config['blocks-storage.azure.endpoint'],

@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { compareUtf8, type Series } from '@strata/model';
 import { parseExpr } from '@strata/promql';
+import { isSecretFlag } from '@strata/service';
 import type { ExtraRoute, RequestContext } from './api.ts';
 import { badData } from './errors.ts';
 import { required } from './params.ts';
@@ -22,13 +23,12 @@ export interface StatusOptions {
   now?: () => number;
 }
 
-/** Keys whose values are credentials: printed as Prometheus prints secrets. */
-const SECRET_KEY = /(secret|password|token(?!s-file)|credentials|api-key|private-key|account-key|service-account)/i;
+/** Credentials are printed as Prometheus prints secrets. */
 const SECRET = '<secret>';
 
 export function redactedConfig(config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(config)) out[k] = SECRET_KEY.test(k) && v !== '' && v !== undefined ? SECRET : v;
+  for (const [k, v] of Object.entries(config)) out[k] = isSecretFlag(k) && v !== '' && v !== undefined ? SECRET : v;
   return out;
 }
 

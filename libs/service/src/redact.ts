@@ -3,8 +3,9 @@
 
 export const REDACTED = '********';
 
-/** Flags whose value is a secret (the S3 secret key, the GCS and Azure keys, any password or token value; not the tokens *file* path). */
-const SECRET_FLAG = /(secret|password|passwd|credential|api-key|account-key|service-account|(?<!s-file|s-reload-period)token(?!s-file|s-reload-period))/i;
+/** Flags whose value is a secret (the S3 secret key, the GCS and Azure keys and connection string, any password or token value; not the tokens *file* path). */
+const SECRET_FLAG =
+  /(secret|password|passwd|credential|api-key|private-key|account-key|connection-string|service-account|(?<!s-file|s-reload-period)token(?!s-file|s-reload-period))/i;
 
 export function isSecretFlag(name: string): boolean {
   return SECRET_FLAG.test(name);
