@@ -51,13 +51,18 @@ describe('Kafka with SASL and TLS', () => {
   }
 
   async function startDistributor(name: string, args: string[]): Promise<AppProcess> {
-    const [port] = await freePorts(1);
+    return startApp(name, 'distributor', args);
+  }
+
+  async function startApp(name: string, target: 'distributor' | 'ingester', args: string[]): Promise<AppProcess> {
+    const [port, grpcPort] = await freePorts(2);
+    const ingester = target === 'ingester' ? [`-server.grpc-listen-port=${grpcPort}`, `-blocks-storage.tsdb.dir=${join(dir, name, 'tsdb')}`] : [];
     const p = new AppProcess({
       name,
-      target: 'distributor',
+      target,
       httpPort: port,
       logFile: join(dir, `${name}.log`),
-      args: [`-server.http-listen-port=${port}`, '-auth.multitenancy-enabled=false', ...args],
+      args: [`-server.http-listen-port=${port}`, '-auth.multitenancy-enabled=false', ...ingester, ...args],
     });
     started.push(p);
     p.start();
@@ -127,5 +132,25 @@ describe('Kafka with SASL and TLS', () => {
     await p.waitReady(60_000);
     const res = await push(p.url, generateSeries('kafka_sasl_test', 3, 1, Date.now(), 15_000));
     assert.equal(res.status, 200, res.body);
+  });
+
+  test('a wrong password: an ingester stays up past its reader start timeout, not ready, one line per reason, retrying', async () => {
+    const p = await startApp('ingester-zone-a-0', 'ingester', [
+      ...secureFlags('SCRAM-SHA-512', 'not-the-password', certs.caPem),
+      '-ingester.ring.instance-id=ingester-zone-a-0',
+      `-blocks-storage.filesystem.dir=${join(dir, 'bucket')}`,
+    ]);
+    const reason = await notReadyReason(p);
+    assert.match(reason, /SASL SCRAM-SHA-512 as strata|auth|credential|SASL/i);
+    // The reader's start used to give up after 60 s and take the process with it.
+    await new Promise((r) => setTimeout(r, 65_000));
+    assert.ok(p.running, 'the ingester exited');
+    const res = await fetch(`${p.url}/ready`);
+    assert.equal(res.status, 503);
+    assert.match(await res.text(), /cannot reach Kafka/);
+    const log = readFileSync(join(dir, 'ingester-zone-a-0.log'), 'utf8').split('\n');
+    const lines = log.filter((l) => /cannot reach Kafka/.test(l));
+    assert.equal(lines.length, 1, `one log line for the one reason, got:\n${lines.join('\n')}`);
+    assert.ok(log.filter((l) => /kafka partition reader started/.test(l)).length === 0, 'it never consumed');
   });
 });

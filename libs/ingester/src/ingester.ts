@@ -7,7 +7,7 @@
 
 import type { Registry } from 'prom-client';
 import { join } from 'node:path';
-import { StrataError } from '@strata/errors';
+import { StrataError, isRetriable } from '@strata/errors';
 import { SymbolizedDecoder, decodeWriteRequest, validateHistogram, type DecodedSeries, type SymbolizedRecord } from '@strata/remote-write';
 import { DecodedSamplesCache, Head, type AppendStats, emptyAppendStats } from '@strata/tsdb';
 import {
@@ -35,9 +35,11 @@ import { OffsetTracker } from './offset-tracker.ts';
 import { TenantDB } from './tenant-db.ts';
 import { EwmaRate, INGESTION_RATE_TICK_MS } from './ingestion-rate.ts';
 import { InstanceLimitGate, type InstanceLimits } from './instance-limits.ts';
+import { SpanStatusCode, defaultTracer, extractTraceContext, inSpanSync, type Tracer } from '@strata/tracing';
 
 const LIMIT_CHECK_INTERVAL_MS = 1000;
-import { SpanStatusCode, defaultTracer, extractTraceContext, inSpanSync, type Tracer } from '@strata/tracing';
+/** Between attempts to start consuming while Kafka refuses or cannot be reached. */
+const CONNECT_RETRY_MS = 5000;
 
 export interface IngestRecord {
   tenant: string;
@@ -168,7 +170,10 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   private readonly consumed = new ConsumedOffset();
   /** Decodes format-3 records (one at a time, into arrays it reuses). */
   private readonly symbolized = new SymbolizedDecoder();
-  private readonly source: RecordSource;
+  /** A new one for each attempt to start consuming: a reader that failed to start cannot start again. */
+  private source: RecordSource;
+  private connectRetry: NodeJS.Timeout | undefined;
+  private stopped = false;
   private readonly limitGate: InstanceLimitGate | undefined;
   private limitTimer: NodeJS.Timeout | undefined;
   private readonly tracker: OffsetTracker;
@@ -228,10 +233,7 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
         metrics: this.metrics.blockCutter!,
       });
     }
-    this.source = opts.createSource(
-      (batch) => this.consume(batch),
-      (from, to) => this.metrics.recordsMissed.inc(Number(to - from)),
-    );
+    this.source = this.newSource();
     if (opts.instanceLimits)
       this.limitGate = new InstanceLimitGate({ limits: opts.instanceLimits, numSeries: () => this.numSeries, onChange: (r) => opts.onOverLimit?.(r) });
   }
@@ -242,6 +244,19 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
 
   /** Warm start (local blocks' index headers), then consumption; readiness follows catch-up. */
   async start(): Promise<void> {
+    await this.loadLocalBlocks();
+    this.warm = true;
+    await this.connect();
+  }
+
+  private newSource(): RecordSource {
+    return this.opts.createSource(
+      (batch) => this.consume(batch),
+      (from, to) => this.metrics.recordsMissed.inc(Number(to - from)),
+    );
+  }
+
+  private async loadLocalBlocks(): Promise<void> {
     const { identity, logger } = this.opts;
     if (this.cutter) {
       const began = this.now();
@@ -260,8 +275,34 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
       }
       logger.info({ blocks: n, seconds: (this.now() - began) / 1000 }, `${identity.id} loaded the index headers of ${n} local blocks`);
     }
-    this.warm = true;
-    await this.source.start();
+  }
+
+  /**
+   * Starts consuming. While Kafka cannot be reached or refuses this ingester (wrong credentials, an
+   * untrusted certificate, brokers down) it stays up and not ready, says why once per reason, and
+   * tries again every CONNECT_RETRY_MS with a new reader; a reader failed for good still throws.
+   */
+  private async connect(): Promise<void> {
+    try {
+      await this.source.start();
+    } catch (err) {
+      if (this.stopped) return;
+      if (!(err instanceof StrataError) || !isRetriable(err.kind)) throw err;
+      const reason = `cannot reach Kafka: ${err.message}`;
+      if (reason !== this.progress) this.opts.logger.error({ err: err.message }, `${reason}; retrying every ${CONNECT_RETRY_MS / 1000}s`);
+      this.progress = reason;
+      this.connectRetry = setTimeout(() => {
+        this.source = this.newSource();
+        this.connect().catch((e: Error) => this.opts.logger.error({ err: e.message }, 'starting the partition reader failed for good'));
+      }, CONNECT_RETRY_MS);
+      return;
+    }
+    this.startConsuming();
+  }
+
+  /** From the reader's start on: catch-up (then ready), ingestion rates, limit checks and block cuts. */
+  private startConsuming(): void {
+    const { identity, logger } = this.opts;
     this.consuming = true;
     logger.info(
       { partition: identity.partition, from: String(this.source.position()) },
@@ -304,6 +345,8 @@ export class Ingester implements Querier, ExemplarQuerier, MetadataQuerier {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.connectRetry);
     this.consuming = false;
     if (this.timer) clearInterval(this.timer);
     if (this.rateTimer) clearInterval(this.rateTimer);

@@ -1,6 +1,8 @@
 // How many partitions the tenants' series are spread over, refreshed in the
 // background: per-tenant global limits are divided by it. A failed refresh
-// keeps the last count; only the first fetch (at start) must succeed.
+// keeps the last count. While the first fetch fails (Kafka unreachable or
+// refusing this process) it is retried every 5 s and the count is 1: the
+// ingester cannot consume meanwhile either.
 
 import type { Logger } from '@strata/service';
 
@@ -11,8 +13,13 @@ export interface PartitionCountOptions {
   logger: Logger;
 }
 
+const FIRST_RETRY_MS = 5000;
+
 export class PartitionCount {
   private count = 1;
+  private stopped = false;
+  /** The first fetch's last failure, logged once. */
+  private lastError: string | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   private readonly opts: PartitionCountOptions;
@@ -25,14 +32,30 @@ export class PartitionCount {
     return this.count;
   }
 
+  /** Resolves after the first attempt; until one succeeds, attempts repeat every FIRST_RETRY_MS. */
   async start(): Promise<void> {
-    this.count = await this.fetch();
+    let count: number;
+    try {
+      count = await this.fetch();
+    } catch (err) {
+      if (this.stopped) return;
+      const message = (err as Error).message;
+      if (message !== this.lastError) this.opts.logger.warn({ err: message }, `reading the partition count failed; retrying every ${FIRST_RETRY_MS / 1000}s`);
+      this.lastError = message;
+      this.timer = setTimeout(() => void this.start(), FIRST_RETRY_MS);
+      this.timer.unref();
+      return;
+    }
+    if (this.stopped) return;
+    this.count = count;
     this.opts.logger.info({ partitions: this.count }, `per-tenant limits are split over ${this.count} partition(s)`);
     this.timer = setInterval(() => void this.refresh(), this.opts.refreshMs ?? 30_000);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    // Node's timers clear either way: the first-fetch retry or the refresh.
     clearInterval(this.timer);
   }
 
