@@ -14,6 +14,7 @@ import {
   encodeHistogram,
   encodeWriteRequest,
   encodeWriteRequestV2,
+  ParsedSeries,
   type DecodedHistogram,
   type SeriesInput,
   type WriteRequestInput,
@@ -500,4 +501,27 @@ test("a tenant's metric_relabel_configs and drop_labels apply before Kafka; drop
   assert.ok(byTenant('team-b').every((ls) => ls.some((x) => x.name === 'pod')));
   assert.equal(await counter(registry, 'strata_distributor_relabel_dropped_series_total', { tenant: 'team-a' }), 2);
   assert.equal(await counter(registry, 'strata_distributor_relabel_dropped_series_total', { tenant: 'team-b' }), 0);
+});
+
+test("known series are routed by their label bytes: a tenant without relabel rules never decodes a known series' labels", async () => {
+  const { push, writer } = await server();
+  const proto = Object.getPrototypeOf(ParsedSeries.prototype) as object;
+  const getter = Object.getOwnPropertyDescriptor(proto, 'labels')!;
+  let decoded = 0;
+  Object.defineProperty(proto, 'labels', {
+    ...getter,
+    get() {
+      decoded++;
+      return getter.get!.call(this);
+    },
+  });
+  try {
+    assert.equal((await push({ timeseries: series(50, 1) })).statusCode, 200);
+    decoded = 0;
+    assert.equal((await push({ timeseries: series(50, 1, NOW - MIN + 1000) })).statusCode, 200);
+    assert.equal(decoded, 0, 'the second push of the same 50 series decoded labels');
+    assert.equal(writer.seriesNames().length, 100);
+  } finally {
+    Object.defineProperty(proto, 'labels', getter);
+  }
 });

@@ -126,12 +126,12 @@ export class PushBatch {
   }
 }
 
-/** The labels the tenant's metric_relabel_configs and drop_labels leave (sorted); undefined when a rule dropped the series. */
 /** A series' labels to check and store (decoded, relabelled when the tenant has rules); null when a rule dropped it. */
 export function ownLabels(b: PushBatch, s: Routable): Label[] | null {
   return b.relabelling ? (relabelled(s.labels, b.limits) ?? null) : s.labels;
 }
 
+/** The labels the tenant's metric_relabel_configs and drop_labels leave (sorted); undefined when a rule dropped the series. */
 function relabelled(labels: Label[], limits: Readonly<TenantLimits>): Label[] | undefined {
   const out = relabel(labels, limits.metricRelabelConfigs);
   if (out === undefined || limits.dropLabels.length === 0) return out;
