@@ -149,7 +149,17 @@ describe('per-tenant limits and auth in single-process mode', { timeout: 300_000
       readFileSync(strata.opts.logFile, 'utf8'),
       /runtime config reload failed; keeping the last good runtime config: .*relabel config 2: the hashmod action requires a non-zero modulus/,
     );
+    // Kafka produce requests so far: a push whose every series a rule drops sends nothing to Kafka.
+    const produced = async () =>
+      (await (await fetch(`${strata.url}/metrics`)).text())
+        .split('\n')
+        .filter((l) => l.startsWith('strata_distributor_kafka_produce_duration_seconds_count'))
+        .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+    const before = await produced();
     assert.equal((await push(strata.url, generateSeries('e2e_relabel_noise', 20, 1, start + 15_000, 15_000), { 'x-scope-orgid': 'relabelled' })).status, 200);
+    assert.equal(await produced(), before, 'the dropped series never reached Kafka');
+    assert.equal((await push(strata.url, generateSeries('e2e_relabel_noise', 20, 1, start + 15_000, 15_000), { 'x-scope-orgid': 'plain' })).status, 200);
+    assert.ok((await produced()) > before, "the other tenant's series did");
     await waitFor(
       'the old rules still dropping',
       async () => (/tenant="relabelled"[^}]*\} 40$/m.test(await (await fetch(`${strata.url}/metrics`)).text()) ? true : undefined),
